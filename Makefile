@@ -1,0 +1,33 @@
+# The project's commands. Each target sets itself up from nothing (creates .venv,
+# installs ragkit with its extras) and then acts. Set-up never pulls PyTorch/CUDA.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: setup test demo bench lint clean
+
+$(STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
+	@$(BIN)/python -c "import importlib.util as u, sys; bad=[m for m in ('torch','sentence_transformers') if u.find_spec(m)]; sys.exit('set-up pulled ' + ', '.join(bad) + ' (forbidden)' if bad else 0)"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check ragkit
+	$(BIN)/mypy ragkit
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+demo: $(STAMP)
+	$(BIN)/python -m ragkit.demo
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,146 @@
+"""``astream_events(version="v2")``: every run's start, stream and end as events.
+
+Example:
+    >>> import asyncio
+    >>> from ragkit import RunnableLambda
+    >>> async def names():
+    ...     chain = RunnableLambda(lambda x: x + 1) | RunnableLambda(lambda x: x * 2)
+    ...     return [e["event"] async for e in chain.astream_events(1, version="v2")]
+    >>> asyncio.run(names())[:2]
+    ['on_chain_start', 'on_chain_start']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from ragkit.core.callbacks import Run
+from ragkit.core.config import RunnableConfig, ensure_config
+from ragkit.core.tracing import QueueHandler, RunFilter, add_handler
+
+_DONE = object()
+
+
+class EventStreamHandler(QueueHandler):
+    """Turns run callbacks into LangChain v2 stream events."""
+
+    def __init__(self, keep: RunFilter) -> None:
+        super().__init__()
+        self.keep = keep
+        self.known: dict[uuid.UUID, Run] = {}
+
+    def _parent_ids(self, run: Run) -> list[str]:
+        known = {str(k) for k in self.known}
+        return [p for p in run.parent_ids if p in known]
+
+    def _send(self, run: Run, phase: str, data: dict[str, Any]) -> None:
+        if not self.keep(run.name, run.run_type, run.tags):
+            return
+        self.post(
+            {
+                "event": f"on_{run.run_type}_{phase}",
+                "data": data,
+                "name": run.name,
+                "tags": list(run.tags),
+                "run_id": str(run.id),
+                "metadata": dict(run.metadata),
+                "parent_ids": self._parent_ids(run),
+            }
+        )
+
+    @staticmethod
+    def _input(run: Run) -> Any:
+        if run.run_type == "chat_model":
+            return {"messages": [run.inputs]}
+        if run.run_type == "retriever":
+            return {"query": run.inputs}
+        return run.inputs
+
+    def on_run_start(self, run: Run) -> None:
+        self.known[run.id] = run
+        data = {"input": self._input(run)} if run.input_known else {}
+        self._send(run, "start", data)
+
+    def on_run_stream(self, run: Run, chunk: Any) -> None:
+        self._send(run, "stream", {"chunk": chunk})
+
+    def on_run_end(self, run: Run) -> None:
+        self._send(run, "end", {"output": run.outputs, "input": self._input(run)})
+
+    def on_run_error(self, run: Run) -> None:
+        if run.run_type == "tool":
+            self._send(run, "error", {"error": run.error, "input": run.inputs})
+
+    def on_custom_event(
+        self, name: str, data: Any, *, run_id: uuid.UUID, tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None, **kwargs: Any,
+    ) -> None:
+        parent = self.known.get(run_id)
+        parent_ids = [*self._parent_ids(parent), str(run_id)] if parent else []
+        self.post(
+            {
+                "event": "on_custom_event",
+                "run_id": str(run_id),
+                "name": name,
+                "tags": list(tags or []),
+                "metadata": dict(metadata or {}),
+                "data": data,
+                "parent_ids": parent_ids[:-1] if parent else [],
+            }
+        )
+
+
+async def astream_events(
+    runnable: Any,
+    input: Any,
+    config: RunnableConfig | None = None,
+    *,
+    version: str = "v2",
+    include_names: Sequence[str] | None = None,
+    include_types: Sequence[str] | None = None,
+    include_tags: Sequence[str] | None = None,
+    exclude_names: Sequence[str] | None = None,
+    exclude_types: Sequence[str] | None = None,
+    exclude_tags: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> AsyncIterator[dict[str, Any]]:
+    """Run ``runnable.astream`` and yield the v2 events of every run it makes."""
+    if version != "v2":
+        raise ValueError(f"astream_events supports version='v2' only, got version={version!r}")
+    handler = EventStreamHandler(
+        RunFilter(include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags)
+    )
+    cfg: dict[str, Any] = dict(ensure_config(config))
+    cfg.setdefault("run_id", uuid.uuid4())
+    cfg["callbacks"] = add_handler(cfg.get("callbacks"), handler)
+
+    async def consume() -> None:
+        try:
+            async for _ in runnable.astream(input, cfg, **kwargs):
+                pass
+        finally:
+            handler.post(_DONE)
+
+    task = asyncio.ensure_future(consume())
+    root_id: str | None = None
+    try:
+        while True:
+            event = await handler.queue.get()
+            if event is _DONE:
+                break
+            if root_id is None:
+                root_id = event["run_id"]
+                event["data"]["input"] = input
+            elif event["run_id"] == root_id and event["event"].endswith("_end"):
+                event["data"].pop("input", None)
+            yield event
+    finally:
+        if not task.done():
+            task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass

@@ -1,0 +1,180 @@
+"""RunnableRetry: retry a runnable on chosen exceptions, with exponential backoff.
+
+Example:
+    >>> from ragkit import RunnableLambda
+    >>> calls = []
+    >>> def flaky(x):
+    ...     calls.append(x)
+    ...     if len(calls) < 3:
+    ...         raise ConnectionError("try again")
+    ...     return x
+    >>> RunnableLambda(flaky).with_retry(wait_exponential_jitter=False).invoke(7), len(calls)
+    (7, 3)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any
+
+from ragkit.core.base import Runnable
+from ragkit.core.binding import RunnableBinding
+from ragkit.core.callbacks import CallbackManager
+from ragkit.core.config import RunnableConfig, ensure_config, get_config_list
+
+
+class RunnableRetry(RunnableBinding):
+    """Retries ``bound`` up to ``max_attempt_number`` attempts in all.
+
+    Waits ``initial * exp_base**(attempt-1) + uniform(0, jitter)`` seconds
+    (capped at ``max``) between attempts when ``wait_exponential_jitter`` is on;
+    defaults: initial 1, max 60, exp_base 2, jitter 1. In a batch only the
+    failed inputs are retried. Attempts after the first carry the tag
+    ``retry:attempt:N``.
+    """
+
+    def __init__(
+        self,
+        *,
+        bound: Runnable[Any, Any],
+        retry_exception_types: tuple[type[BaseException], ...] = (Exception,),
+        wait_exponential_jitter: bool = True,
+        exponential_jitter_params: Mapping[str, float] | None = None,
+        max_attempt_number: int = 3,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(bound=bound, **kwargs)
+        if max_attempt_number < 1:
+            raise ValueError(f"stop_after_attempt must be >= 1, got {max_attempt_number}")
+        self.retry_exception_types = tuple(retry_exception_types)
+        self.wait_exponential_jitter = wait_exponential_jitter
+        self.exponential_jitter_params = dict(exponential_jitter_params or {})
+        self.max_attempt_number = max_attempt_number
+
+    def _copy(self, **changes: Any) -> RunnableRetry:
+        fields = {
+            "bound": self.bound,
+            "kwargs": self.kwargs,
+            "config": self.config,
+            "config_factories": self.config_factories,
+            "custom_input_type": self.custom_input_type,
+            "custom_output_type": self.custom_output_type,
+            "retry_exception_types": self.retry_exception_types,
+            "wait_exponential_jitter": self.wait_exponential_jitter,
+            "exponential_jitter_params": self.exponential_jitter_params,
+            "max_attempt_number": self.max_attempt_number,
+        }
+        fields.update(changes)
+        return RunnableRetry(**fields)
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        if not self.wait_exponential_jitter:
+            return 0.0
+        p = self.exponential_jitter_params
+        initial, maximum = p.get("initial", 1.0), p.get("max", 60.0)
+        base, jitter = p.get("exp_base", 2.0), p.get("jitter", 1.0)
+        return min(maximum, initial * base ** (attempt - 1) + random.uniform(0, jitter))
+
+    def _attempt_config(self, config: RunnableConfig, attempt: int) -> RunnableConfig:
+        if attempt == 1:
+            return config
+        cbs = config.get("callbacks")
+        if isinstance(cbs, CallbackManager):
+            return {**config, "callbacks": cbs.with_local([f"retry:attempt:{attempt}"])}
+        if cbs:
+            return {**config, "callbacks": CallbackManager(list(cbs), None, [f"retry:attempt:{attempt}"])}
+        return config
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        merged = ensure_config(self._merge(config))
+        for attempt in range(1, self.max_attempt_number + 1):
+            try:
+                return self.bound.invoke(input, self._attempt_config(merged, attempt), **self._kw(kwargs))
+            except self.retry_exception_types:
+                if attempt == self.max_attempt_number:
+                    raise
+                time.sleep(self.delay(attempt))
+        raise AssertionError("unreachable")
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        merged = ensure_config(self._merge(config))
+        for attempt in range(1, self.max_attempt_number + 1):
+            try:
+                return await self.bound.ainvoke(input, self._attempt_config(merged, attempt), **self._kw(kwargs))
+            except self.retry_exception_types:
+                if attempt == self.max_attempt_number:
+                    raise
+                await asyncio.sleep(self.delay(attempt))
+        raise AssertionError("unreachable")
+
+    def batch(self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
+        configs = [ensure_config(self._merge(c)) for c in get_config_list(config, len(inputs))]
+        results: dict[int, Any] = {}
+        pending = list(range(len(inputs)))
+        for attempt in range(1, self.max_attempt_number + 1):
+            outs = self.bound.batch(
+                [inputs[i] for i in pending],
+                [self._attempt_config(configs[i], attempt) for i in pending],
+                return_exceptions=True,
+                **self._kw(kwargs),
+            )
+            still: list[int] = []
+            for i, out in zip(pending, outs):
+                results[i] = out
+                if isinstance(out, self.retry_exception_types):
+                    still.append(i)
+            pending = still
+            if not pending or attempt == self.max_attempt_number:
+                break
+            time.sleep(self.delay(attempt))
+        return _finish(results, len(inputs), return_exceptions)
+
+    async def abatch(
+        self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any
+    ) -> list[Any]:
+        configs = [ensure_config(self._merge(c)) for c in get_config_list(config, len(inputs))]
+        results: dict[int, Any] = {}
+        pending = list(range(len(inputs)))
+        for attempt in range(1, self.max_attempt_number + 1):
+            outs = await self.bound.abatch(
+                [inputs[i] for i in pending],
+                [self._attempt_config(configs[i], attempt) for i in pending],
+                return_exceptions=True,
+                **self._kw(kwargs),
+            )
+            still = [i for i, out in zip(pending, outs) if isinstance(out, self.retry_exception_types)]
+            results.update(zip(pending, outs))
+            pending = still
+            if not pending or attempt == self.max_attempt_number:
+                break
+            await asyncio.sleep(self.delay(attempt))
+        return _finish(results, len(inputs), return_exceptions)
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+        # A stream cannot be replayed once chunks went out: retry the whole call, then stream it.
+        yield self.invoke(input, config, **kwargs)
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+        yield await self.ainvoke(input, config, **kwargs)
+
+    def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+        yield from Runnable.transform(self, input, config, **kwargs)
+
+    async def atransform(
+        self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        async for chunk in Runnable.atransform(self, input, config, **kwargs):
+            yield chunk
+
+
+def _finish(results: dict[int, Any], n: int, return_exceptions: bool) -> list[Any]:
+    out = [results[i] for i in range(n)]
+    if not return_exceptions:
+        for value in out:
+            if isinstance(value, BaseException):
+                raise value
+    return out

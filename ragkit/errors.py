@@ -1,0 +1,79 @@
+"""Errors raised by ragkit.
+
+Every error ragkit raises on purpose is a :class:`RagkitError`. Subclasses also
+inherit from the built-in exception a LangChain user would catch (``ValueError``,
+``KeyError``, ``TypeError``, ``RecursionError``), so existing ``except`` clauses
+keep working.
+
+Example:
+    >>> from ragkit.errors import RagkitError, OutputParserException
+    >>> try:
+    ...     raise OutputParserException("not JSON", llm_output="hello")
+    ... except RagkitError as err:
+    ...     err.llm_output
+    'hello'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RagkitError(Exception):
+    """Base class of every error ragkit raises deliberately."""
+
+
+class ConfigurationError(RagkitError, ValueError):
+    """A setting is missing or invalid (names the setting and what to do)."""
+
+
+class InvalidRunnableError(RagkitError, TypeError):
+    """Something that is not a Runnable (nor coercible to one) was used as one."""
+
+
+class RecursionLimitError(RagkitError, RecursionError):
+    """A chain recursed deeper than ``recursion_limit`` in its config."""
+
+
+class MissingVariablesError(RagkitError, KeyError):
+    """A prompt was formatted without some of its input variables."""
+
+    def __init__(self, message: str, missing: list[str]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.missing = missing
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.message
+
+
+class OutputParserException(RagkitError, ValueError):
+    """A parser could not parse a model's output.
+
+    ``llm_output`` carries the offending text so callers can log or re-prompt.
+    """
+
+    def __init__(
+        self,
+        error: Any,
+        observation: str | None = None,
+        llm_output: str | None = None,
+        send_to_llm: bool = False,
+    ) -> None:
+        super().__init__(error)
+        self.observation = observation
+        self.llm_output = llm_output
+        self.send_to_llm = send_to_llm
+
+
+class LLMChainError(RagkitError):
+    """A failure of :class:`ragkit.chains.LLMChain`.
+
+    ``type`` is a short machine-readable string such as
+    ``"exceeded_failure_count"``, ``"all_fallbacks_failed"`` or ``"exceeded_max_runs"``.
+    """
+
+    def __init__(self, message: str, type: str, original: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.type = type
+        self.original = original

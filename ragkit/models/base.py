@@ -1,0 +1,210 @@
+"""BaseChatModel: the interface every chat model implements.
+
+A subclass implements ``_generate(messages, stop, **kwargs) -> AIMessage`` and,
+to stream, ``_stream(...) -> Iterator[AIMessageChunk]`` (plus the async twins
+where the provider has a native async client). Input may be a string, a list
+of messages (or ``(role, content)`` tuples) or a PromptValue.
+
+Example:
+    >>> from ragkit.models import FakeChatModel
+    >>> FakeChatModel(responses=["Hello there"]).invoke("hi").content
+    'Hello there'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import warnings
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ragkit._schema import tool_schema
+from ragkit.core.base import Runnable, run_in_executor
+from ragkit.core.chunks import OneInput
+from ragkit.core.config import RunnableConfig
+from ragkit.core.executor import shared_pool
+from ragkit.errors import OutputParserException
+from ragkit.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    convert_to_messages,
+    message_chunk_to_message,
+)
+
+_END = object()
+
+
+with warnings.catch_warnings():
+    # ``name`` is both a Runnable attribute and a model field here, on purpose.
+    warnings.filterwarnings("ignore", message='Field name "name"', category=UserWarning)
+
+    class _NamedModel(BaseModel):
+        name: str | None = None
+
+
+class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
+    """A chat model as a runnable: messages in, an AIMessage out (run type ``chat_model``)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
+
+    @property
+    def _llm_type(self) -> str:
+        return type(self).__name__
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        return Runnable.get_name(self, suffix, name=name)
+
+    @property
+    def InputType(self) -> Any:  # noqa: N802
+        return str | list[Any]
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        return AIMessage
+
+    # -- what subclasses implement --------------------------------------------
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
+        raise NotImplementedError
+
+    def _stream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> Iterator[AIMessageChunk]:
+        raise NotImplementedError
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
+        return await run_in_executor(self._generate, messages, stop, **kwargs)
+
+    async def _astream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> AsyncIterator[AIMessageChunk]:
+        """By default runs the sync ``_stream`` in a worker thread, handing chunks over a queue."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        cancelled = threading.Event()
+
+        def produce() -> None:
+            try:
+                for chunk in self._stream(messages, stop, **kwargs):
+                    if cancelled.is_set():
+                        break
+                    loop.call_soon_threadsafe(queue.put_nowait, chunk)
+                loop.call_soon_threadsafe(queue.put_nowait, _END)
+            except BaseException as e:  # noqa: BLE001 - re-raised in the consumer
+                loop.call_soon_threadsafe(queue.put_nowait, e)
+
+        shared_pool().submit(produce)
+        try:
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            cancelled.set()
+
+    def _streams(self) -> bool:
+        return type(self)._stream is not BaseChatModel._stream
+
+    # -- the Runnable surface --------------------------------------------------
+    @staticmethod
+    def _messages(input: Any) -> list[BaseMessage]:
+        return convert_to_messages(input)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> AIMessage:
+        messages = self._messages(input)
+        return self._call_with_config(lambda m, c: self._generate(m, stop, **kwargs), messages, config,
+                                      run_type="chat_model")
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                      **kwargs: Any) -> AIMessage:
+        messages = self._messages(input)
+
+        async def run(m: list[BaseMessage], c: RunnableConfig) -> AIMessage:
+            return await self._agenerate(m, stop, **kwargs)
+
+        return await self._acall_with_config(run, messages, config, run_type="chat_model")
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> Iterator[AIMessageChunk]:
+        if not self._streams():
+            message = self.invoke(input, config, stop=stop, **kwargs)
+            yield AIMessageChunk(**message.model_dump(exclude={"type"}))
+            return
+        messages = self._messages(input)
+
+        def run(inputs: Iterator[Any], c: RunnableConfig) -> Iterator[AIMessageChunk]:
+            yield from self._stream(next(inputs), stop, **kwargs)
+
+        yield from self._transform_stream_with_config(OneInput(messages), run, config, run_type="chat_model")
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
+        has_async = type(self)._astream is not BaseChatModel._astream
+        if not (has_async or self._streams()):
+            message = await self.ainvoke(input, config, stop=stop, **kwargs)
+            yield AIMessageChunk(**message.model_dump(exclude={"type"}))
+            return
+        messages = self._messages(input)
+
+        async def run(inputs: AsyncIterator[Any], c: RunnableConfig) -> AsyncIterator[AIMessageChunk]:
+            async for chunk in self._astream(messages, stop, **kwargs):
+                yield chunk
+
+        async for chunk in self._atransform_stream_with_config(OneInput(messages), run, config, run_type="chat_model"):
+            yield chunk
+
+    # -- tools and structured output -------------------------------------------
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any) -> Runnable[Any, Any]:
+        """Offer ``tools`` (pydantic models, functions, dict schemas, Tools) to the model.
+
+        ``tool_choice``: "auto", "any" (some tool must be called), "none" or a tool name.
+        """
+        schemas = [tool_schema(t) for t in tools]
+        names = {s["name"] for s in schemas}
+        if tool_choice not in (None, "auto", "any", "none") and tool_choice not in names:
+            raise ValueError(f"tool_choice {tool_choice!r} is not one of the bound tools {sorted(names)}")
+        return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
+
+    def with_structured_output(self, schema: Any, *, include_raw: bool = False, **kwargs: Any) -> Runnable[Any, Any]:
+        """A runnable returning ``schema`` instances (pydantic) or dicts, via a forced tool call."""
+        from ragkit.core.lambdas import RunnableLambda
+
+        spec = tool_schema(schema)
+        bound = self.bind_tools([schema], tool_choice=spec["name"], **kwargs)
+        model_cls = schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
+
+        def parse(message: AIMessage) -> Any:
+            message = message_chunk_to_message(message)  # type: ignore[assignment]
+            calls = [c for c in message.tool_calls if c["name"] == spec["name"]]
+            if not calls:
+                raise OutputParserException(
+                    f"The model did not call {spec['name']!r} for structured output", llm_output=message.text
+                )
+            args = calls[0]["args"]
+            return model_cls.model_validate(args) if model_cls else args
+
+        if not include_raw:
+            return bound | RunnableLambda(parse, name="StructuredOutputParser")
+
+        def parse_with_raw(message: AIMessage) -> dict[str, Any]:
+            try:
+                return {"raw": message, "parsed": parse(message), "parsing_error": None}
+            except Exception as e:
+                return {"raw": message, "parsed": None, "parsing_error": e}
+
+        return bound | RunnableLambda(parse_with_raw, name="StructuredOutputParser")
+
+    def get_num_tokens(self, text: str) -> int:
+        """An estimate of the tokens in ``text`` (providers override with their tokenizer)."""
+        return len(re.findall(r"\w+|[^\w\s]", text))
+
+    def get_num_tokens_from_messages(self, messages: Sequence[BaseMessage]) -> int:
+        return sum(self.get_num_tokens(m.text) for m in messages)
