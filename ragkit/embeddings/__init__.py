@@ -1,0 +1,5 @@
+"""Embeddings: the base class, the local default model, Google's, and a caching wrapper."""
+
+from ragkit.embeddings.base import Embeddings
+
+__all__ = ["Embeddings"]
