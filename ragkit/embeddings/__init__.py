@@ -1,5 +1,6 @@
 """Embeddings: the base class, the local default model, Google's, and a caching wrapper."""
 
 from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.hash import HashEmbeddings
 
-__all__ = ["Embeddings"]
+__all__ = ["Embeddings", "HashEmbeddings"]
