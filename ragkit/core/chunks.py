@@ -10,6 +10,24 @@ from __future__ import annotations
 from typing import Any
 
 
+class AddableDict(dict[str, Any]):
+    """A dict whose ``+`` merges keys (values added with :func:`add_chunks`).
+
+    Streaming steps that yield dict chunks (parallel branches, assign, pick)
+    yield these, so summing a stream gives the full output.
+    """
+
+    def __add__(self, other: Any) -> AddableDict:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return AddableDict(add_chunks(dict(self), dict(other)))
+
+    def __radd__(self, other: Any) -> AddableDict:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return AddableDict(add_chunks(dict(other), dict(self)))
+
+
 def add_chunks(left: Any, right: Any) -> Any:
     """Combine two stream chunks: dicts merge key by key, other values use ``+``.
 
@@ -21,7 +39,7 @@ def add_chunks(left: Any, right: Any) -> Any:
         out = dict(left)
         for key, value in right.items():
             out[key] = add_chunks(out[key], value) if key in out else value
-        return out
+        return AddableDict(out) if isinstance(left, AddableDict) or isinstance(right, AddableDict) else out
     try:
         return left + right
     except TypeError:

@@ -196,7 +196,7 @@ class LogStreamHandler(QueueHandler):
         if key is None:
             return
         self.post(RunLogPatch(
-            {"op": "add", "path": f"/logs/{key}/final_output", "value": None},
+            {"op": "add", "path": f"/logs/{key}/final_output", "value": {}},  # as LangChain records a failed run
             {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
         ))
 

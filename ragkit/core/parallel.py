@@ -11,24 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import queue
 from collections.abc import AsyncIterator, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any
 
 from pydantic import BaseModel, create_model
 
 from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
 from ragkit.core.callbacks import CallbackManager, get_callback_manager
+from ragkit.core.chunks import AddableDict
 from ragkit.core.config import RunnableConfig, child_config, ensure_config
 from ragkit.core.executor import run_all, shared_pool
 from ragkit.core.tee import async_tee, safe_tee
 
 _DONE = object()
-
-
-class _Failed:
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
 
 
 class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
@@ -135,63 +131,66 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         return {k: config for k in self.steps__}
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[dict[str, Any]]:
-        keys = list(self.steps__)
+        # Each branch is pulled one chunk at a time, in worker threads, paced by
+        # the consumer: a branch only continues once its last chunk went out.
         configs = self._stream_configs(config)
+        keys = list(self.steps__)
         sources = safe_tee(inputs, len(keys))
-        q: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-
-        def run_branch(key: str, source: Iterator[Any]) -> None:
-            try:
-                for chunk in self.steps__[key].transform(source, configs[key]):
-                    q.put((key, chunk))
-                q.put((key, _DONE))
-            except BaseException as e:  # noqa: BLE001 - re-raised in the consumer
-                q.put((key, _Failed(e)))
-
+        iterators = {k: self.steps__[k].transform(src, configs[k]) for k, src in zip(keys, sources)}
         pool = shared_pool()
-        for key, source in zip(keys, sources):
-            pool.submit(contextvars.copy_context().run, run_branch, key, source)
-        remaining = len(keys)
-        while remaining:
-            key, item = q.get()
-            if item is _DONE:
-                remaining -= 1
-            elif isinstance(item, _Failed):
-                raise item.error
-            else:
-                yield {key: item}
+
+        def pull(key: str) -> Future[Any]:
+            return pool.submit(contextvars.copy_context().run, _next_or_done, iterators[key])
+
+        pending = {pull(k): k for k in keys}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    key = pending.pop(fut)
+                    chunk = fut.result()
+                    if chunk is _DONE:
+                        continue
+                    yield AddableDict({key: chunk})
+                    pending[pull(key)] = key
+        finally:
+            for fut in pending:
+                fut.cancel()
 
     async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[dict[str, Any]]:
-        keys = list(self.steps__)
         configs = self._stream_configs(config)
+        keys = list(self.steps__)
         sources = async_tee(inputs, len(keys))
-        q: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        iterators = {k: self.steps__[k].atransform(src, configs[k]).__aiter__() for k, src in zip(keys, sources)}
 
-        async def run_branch(key: str, source: AsyncIterator[Any]) -> None:
-            try:
-                async for chunk in self.steps__[key].atransform(source, configs[key]):
-                    await q.put((key, chunk))
-                await q.put((key, _DONE))
-            except BaseException as e:  # noqa: BLE001 - re-raised in the consumer
-                await q.put((key, _Failed(e)))
+        def pull(key: str) -> asyncio.Task[Any]:
+            return asyncio.ensure_future(_anext(iterators[key]))
 
-        tasks = [asyncio.ensure_future(run_branch(k, s)) for k, s in zip(keys, sources)]
+        pending = {pull(k): k for k in keys}
         try:
-            remaining = len(keys)
-            while remaining:
-                key, item = await q.get()
-                if item is _DONE:
-                    remaining -= 1
-                elif isinstance(item, _Failed):
-                    raise item.error
-                else:
-                    yield {key: item}
+            while pending:
+                done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    key = pending.pop(task)
+                    chunk = task.result()
+                    if chunk is _DONE:
+                        continue
+                    yield AddableDict({key: chunk})
+                    pending[pull(key)] = key
         finally:
-            for t in tasks:
-                if not t.done():
-                    t.cancel()
+            for task in pending:
+                task.cancel()
 
 
+def _next_or_done(iterator: Iterator[Any]) -> Any:
+    return next(iterator, _DONE)
+
+
+async def _anext(iterator: AsyncIterator[Any]) -> Any:
+    try:
+        return await iterator.__anext__()
+    except StopAsyncIteration:
+        return _DONE
 
 
 RunnableMap = RunnableParallel

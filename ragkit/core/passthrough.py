@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from ragkit.core.base import StreamingRunnable, run_in_executor
-from ragkit.core.chunks import add_chunks
+from ragkit.core.chunks import AddableDict, add_chunks
 from ragkit.core.config import RunnableConfig, call_with_config_arg
 from ragkit.core.executor import shared_pool
 from ragkit.core.lambdas import accepts_config
@@ -120,7 +120,7 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
         first = shared_pool().submit(next, map_output, None)
         for chunk in for_passthrough:
             data = _require_dict(chunk, self.get_name())
-            kept = {k: v for k, v in data.items() if k not in keys}
+            kept = AddableDict({k: v for k, v in data.items() if k not in keys})
             if kept:
                 yield kept
         head = first.result()
@@ -135,7 +135,7 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
         first = asyncio.ensure_future(_anext_or_none(map_output))
         async for chunk in for_passthrough:
             data = _require_dict(chunk, self.get_name())
-            kept = {k: v for k, v in data.items() if k not in keys}
+            kept = AddableDict({k: v for k, v in data.items() if k not in keys})
             if kept:
                 yield kept
         head = await first
@@ -170,7 +170,7 @@ class RunnablePick(StreamingRunnable[dict[str, Any], Any]):
         data = _require_dict(value, self.get_name())
         if isinstance(self.keys, str):
             return data.get(self.keys)
-        picked = {k: data[k] for k in self.keys if k in data}
+        picked = AddableDict({k: data[k] for k in self.keys if k in data})
         return picked or None
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
