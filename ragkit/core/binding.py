@@ -118,7 +118,7 @@ class RunnableBinding(Runnable[Any, Any]):
     def _configs(self, config: Any, n: int) -> list[RunnableConfig]:
         if isinstance(config, Sequence) and not isinstance(config, dict):
             return [self._merge(c) for c in get_config_list(config, n)]
-        return [self._merge(config)] * n
+        return [self._merge(config) for _ in range(n)]  # fresh listeners per input
 
     def batch(self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
         return self.bound.batch(

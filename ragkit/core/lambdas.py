@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -38,21 +39,25 @@ def _func_name(func: Any) -> str | None:
     return None if name in (None, "<lambda>") else name
 
 
+def _hints(func: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(func)
+    except Exception:  # unresolvable forward references: fall back to Any
+        return {}
+
+
 def _first_param_annotation(func: Any) -> Any:
     try:
         params = list(inspect.signature(func).parameters.values())
-        hints = getattr(func, "__annotations__", {})
     except (TypeError, ValueError):
         return Any
-    if params and params[0].name in hints:
-        ann = hints[params[0].name]
-        return Any if isinstance(ann, str) else ann
-    return Any
+    if not params:
+        return Any
+    return _hints(func).get(params[0].name, Any)
 
 
 def _return_annotation(func: Any) -> Any:
-    ann = getattr(func, "__annotations__", {}).get("return", Any)
-    return Any if isinstance(ann, str) else ann
+    return _hints(func).get("return", Any)
 
 
 def _check_recursion(config: RunnableConfig) -> int:
