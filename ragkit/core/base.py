@@ -415,9 +415,9 @@ class Runnable(Generic[Input, Output]):
                 final = add_chunks(final, chunk)
                 yield chunk
         except BaseException as e:
-            rm.on_error(e, tap.value, set_inputs=True)
+            rm.on_error(e, inputs.value if known else tap.value, set_inputs=True)  # type: ignore[attr-defined]
             raise
-        rm.on_end(final, tap.value, set_inputs=True)
+        rm.on_end(final, inputs.value if known else tap.value, set_inputs=True)  # type: ignore[attr-defined]
 
     async def _atransform_stream_with_config(
         self,
@@ -451,9 +451,9 @@ class Runnable(Generic[Input, Output]):
                 final = add_chunks(final, chunk)
                 yield chunk
         except BaseException as e:
-            rm.on_error(e, tap.value, set_inputs=True)
+            rm.on_error(e, inputs.value if known else tap.value, set_inputs=True)  # type: ignore[attr-defined]
             raise
-        rm.on_end(final, tap.value, set_inputs=True)
+        rm.on_end(final, inputs.value if known else tap.value, set_inputs=True)  # type: ignore[attr-defined]
 
 
 class _InputTap:
