@@ -1,0 +1,40 @@
+"""Time ``import ragkit`` in fresh interpreters (target: < 150 ms).
+
+Run:  .venv/bin/python benchmarks/import_time.py [--runs 7]
+Reports the median wall time of ``python -c "import ragkit"`` minus the median
+of ``python -c "pass"`` (interpreter start-up), and the same for langchain-core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+
+def median_ms(code: str, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    base = median_ms("pass", args.runs)
+    ours = median_ms("import ragkit", args.runs) - base
+    theirs = median_ms("import langchain_core.runnables", args.runs) - base
+    print("| import | ms (start-up subtracted) |\n|---|---:|")
+    print(f"| `import ragkit` | {ours:.0f} |")
+    print(f"| `import langchain_core.runnables` | {theirs:.0f} |")
+    print(f"\ntarget < 150 ms: {'met' if ours < 150 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
