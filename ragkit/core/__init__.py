@@ -3,6 +3,8 @@
 Only pydantic is imported here; nothing heavy.
 """
 
+from typing import Any
+
 from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
 from ragkit.core.binding import RunnableBinding
 from ragkit.core.branch import RunnableBranch
@@ -16,11 +18,20 @@ from ragkit.core.callbacks import (
 from ragkit.core.config import RunnableConfig, ensure_config, merge_configs, patch_config
 from ragkit.core.fallbacks import RunnableWithFallbacks
 from ragkit.core.lambdas import RunnableGenerator, RunnableLambda, chain
-from ragkit.core.log import RunLog, RunLogPatch
 from ragkit.core.parallel import RunnableMap, RunnableParallel
 from ragkit.core.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
 from ragkit.core.retry import RunnableRetry
 from ragkit.core.sequence import RunnableSequence
+
+
+def __getattr__(name: str) -> Any:
+    # The log stream pulls in asyncio; load it only when asked for.
+    if name in ("RunLog", "RunLogPatch"):
+        from ragkit.core import log
+
+        return getattr(log, name)
+    raise AttributeError(f"module 'ragkit.core' has no attribute {name!r}")
+
 
 __all__ = [
     "BaseCallbackHandler",

@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 import inspect
@@ -38,6 +37,8 @@ from ragkit.core.executor import run_all, run_as_completed, shared_pool
 from ragkit.errors import InvalidRunnableError
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ragkit.core.binding import RunnableBinding
     from ragkit.core.fallbacks import RunnableWithFallbacks
     from ragkit.core.retry import RunnableRetry
@@ -157,6 +158,8 @@ class Runnable(Generic[Input, Output]):
                 return await self.ainvoke(x, c, **kwargs)
 
         coros = [one(x, c) for x, c in zip(inputs, configs)]
+        import asyncio
+
         return list(await asyncio.gather(*coros, return_exceptions=return_exceptions))
 
     async def abatch_as_completed(
@@ -183,6 +186,8 @@ class Runnable(Generic[Input, Output]):
                 if return_exceptions:
                     return i, e
                 raise
+
+        import asyncio
 
         tasks = [asyncio.ensure_future(one(i, x, c)) for i, (x, c) in enumerate(zip(inputs, configs))]
         try:
@@ -492,6 +497,8 @@ async def _prepend(head: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
 
 
 def _semaphore(limit: int | None) -> asyncio.Semaphore | None:
+    import asyncio
+
     return asyncio.Semaphore(limit) if limit else None
 
 
@@ -504,6 +511,8 @@ async def run_in_executor(func: Callable[..., Any], *args: Any, **kwargs: Any) -
             return ctx.run(func, *args, **kwargs)
         except StopIteration as e:  # a Future cannot carry StopIteration
             raise RuntimeError("StopIteration raised inside a runnable") from e
+
+    import asyncio
 
     return await asyncio.get_running_loop().run_in_executor(shared_pool(), call)
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
@@ -31,6 +33,8 @@ def shared_pool() -> ThreadPoolExecutor:
     if _POOL is None:
         with _POOL_LOCK:
             if _POOL is None:
+                from concurrent.futures import ThreadPoolExecutor
+
                 _POOL = ThreadPoolExecutor(max_workers=POOL_SIZE, thread_name_prefix="ragkit")
     return _POOL
 

@@ -9,11 +9,9 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 from collections.abc import AsyncIterator, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, create_model
 
@@ -23,6 +21,9 @@ from ragkit.core.chunks import AddableDict
 from ragkit.core.config import RunnableConfig, child_config, ensure_config
 from ragkit.core.executor import run_all, shared_pool
 from ragkit.core.tee import async_tee, safe_tee
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 _DONE = object()
 
@@ -97,6 +98,8 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
     async def _ainvoke(self, input: Any, config: RunnableConfig, rm: Any) -> dict[str, Any]:
         configs = self._branch_configs(config, rm)
         limit = config.get("max_concurrency")
+        import asyncio
+
         sem = asyncio.Semaphore(limit) if limit else None
 
         async def one(key: str) -> Any:
@@ -131,6 +134,8 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         return {k: config for k in self.steps__}
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[dict[str, Any]]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
         # Each branch is pulled one chunk at a time, in worker threads, paced by
         # the consumer: a branch only continues once its last chunk went out.
         configs = self._stream_configs(config)
@@ -162,6 +167,8 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         keys = list(self.steps__)
         sources = async_tee(inputs, len(keys))
         iterators = {k: self.steps__[k].atransform(src, configs[k]).__aiter__() for k, src in zip(keys, sources)}
+
+        import asyncio
 
         def pull(key: str) -> asyncio.Task[Any]:
             return asyncio.ensure_future(_anext(iterators[key]))

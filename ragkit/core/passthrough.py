@@ -10,7 +10,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
@@ -132,6 +131,8 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
         keys = set(self.mapper.steps__)
         for_passthrough, for_map = async_tee(inputs, 2)
         map_output = self.mapper.atransform(for_map, config)
+        import asyncio
+
         first = asyncio.ensure_future(_anext_or_none(map_output))
         async for chunk in for_passthrough:
             data = _require_dict(chunk, self.get_name())

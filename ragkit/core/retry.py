@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -108,7 +107,7 @@ class RunnableRetry(RunnableBinding):
             except self.retry_exception_types:
                 if attempt == self.max_attempt_number:
                     raise
-                await asyncio.sleep(self.delay(attempt))
+                await _asleep(self.delay(attempt))
         raise AssertionError("unreachable")
 
     def batch(self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
@@ -151,7 +150,7 @@ class RunnableRetry(RunnableBinding):
             pending = still
             if not pending or attempt == self.max_attempt_number:
                 break
-            await asyncio.sleep(self.delay(attempt))
+            await _asleep(self.delay(attempt))
         return _finish(results, len(inputs), return_exceptions)
 
     def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
@@ -169,6 +168,12 @@ class RunnableRetry(RunnableBinding):
     ) -> AsyncIterator[Any]:
         async for chunk in Runnable.atransform(self, input, config, **kwargs):
             yield chunk
+
+
+async def _asleep(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
 
 
 def _finish(results: dict[int, Any], n: int, return_exceptions: bool) -> list[Any]:

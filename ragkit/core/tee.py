@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -51,6 +50,8 @@ class _ASharedState:
     def __init__(self, source: AsyncIterator[Any], n: int) -> None:
         self.source = source
         self.buffers: list[collections.deque[Any]] = [collections.deque() for _ in range(n)]
+        import asyncio
+
         self.lock = asyncio.Lock()
         self.exhausted = False
 
