@@ -2,7 +2,8 @@
 
 The names most people need are importable from here; everything else lives in
 the stage folders (``ragkit.loaders``, ``ragkit.splitters``, ``ragkit.embeddings``,
-``ragkit.stores``, ``ragkit.retrievers``, ``ragkit.chains``, ...).
+``ragkit.stores``, ``ragkit.retrievers``, ``ragkit.chains``, ...). Names load on
+first use, so ``import ragkit`` costs almost nothing.
 
 Example:
     >>> from ragkit import RunnableLambda
@@ -10,21 +11,38 @@ Example:
     'HI!'
 """
 
-from typing import Any
+from __future__ import annotations
 
-from ragkit.core import (
-    Runnable,
-    RunnableBranch,
-    RunnableConfig,
-    RunnableLambda,
-    RunnableParallel,
-    RunnablePassthrough,
-    RunnableSequence,
-    chain,
-)
-from ragkit.documents import Document
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragkit.core import (
+        Runnable,
+        RunnableBranch,
+        RunnableConfig,
+        RunnableLambda,
+        RunnableParallel,
+        RunnablePassthrough,
+        RunnableSequence,
+        chain,
+    )
+    from ragkit.documents import Document
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "Document": "ragkit.documents",
+    "Runnable": "ragkit.core",
+    "RunnableBranch": "ragkit.core",
+    "RunnableConfig": "ragkit.core",
+    "RunnableLambda": "ragkit.core",
+    "RunnableParallel": "ragkit.core",
+    "RunnablePassthrough": "ragkit.core",
+    "RunnableSequence": "ragkit.core",
+    "chain": "ragkit.core",
+    "Index": "ragkit.indexing.index_dir",
+}
 
 __all__ = [
     "Document",
@@ -40,9 +58,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # Index pulls in stores and embeddings; import it only when asked for.
-    if name == "Index":
-        from ragkit.indexing.index_dir import Index
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return Index
-    raise AttributeError(f"module 'ragkit' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
