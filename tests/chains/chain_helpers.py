@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from ragkit.messages import AIMessage
@@ -33,3 +37,16 @@ class Recorder:
     def record(self, name: str, start: float) -> None:
         with self.lock:
             self.intervals.append((name, start, time.perf_counter()))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_python(code: str, *args: str, wait: bool = True) -> subprocess.Popen | subprocess.CompletedProcess:
+    cmd = [sys.executable, "-c", textwrap.dedent(code), *args]
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    if not wait:
+        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done
