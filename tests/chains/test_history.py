@@ -19,6 +19,7 @@ from ragkit.chains import (
 from ragkit.errors import ConfigurationError
 from ragkit.messages import AIMessage, HumanMessage, ToolMessage
 
+
 def test_in_memory_history():
     h = ChatMessageHistory()
     h.add_user_message("hi")
@@ -53,7 +54,7 @@ def test_file_history_reports_a_corrupt_file_and_a_missing_folder(tmp_path: Path
     bad = tmp_path / "bad.json"
     bad.write_text('[{"type": "human", "data": {"content": "x"}}, ')
     with pytest.raises(ChatHistoryError, match="bad.json.*fix or delete"):
-        FileChatMessageHistory(bad).messages
+        _ = FileChatMessageHistory(bad).messages
     with pytest.raises(ChatHistoryError, match="does not exist"):
         FileChatMessageHistory(tmp_path / "nope" / "chat.json")
 
@@ -140,7 +141,7 @@ def test_sqlite_history_uses_wal_keeps_sessions_apart_and_reports_bad_rows(tmp_p
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         conn.execute("INSERT INTO message_store (session_id, message) VALUES ('b', 'not json')")
     with pytest.raises(ChatHistoryError, match="message_store"):
-        b.messages
+        _ = b.messages
     with pytest.raises(ConfigurationError, match="identifier"):
         SQLiteChatMessageHistory("a", db, table_name="x; DROP TABLE y")
     with pytest.raises(ConfigurationError, match="db_path"):
