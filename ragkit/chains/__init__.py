@@ -11,6 +11,7 @@ from ragkit.chains.history import (
 )
 from ragkit.chains.llm_chain import LLMChain
 from ragkit.chains.processors import JsonProcessor, PydanticProcessor
+from ragkit.chains.rag import create_rag_chain
 
 __all__ = [
     "BaseChatMessageHistory",
@@ -23,4 +24,5 @@ __all__ = [
     "PydanticProcessor",
     "RunnableWithMessageHistory",
     "SQLiteChatMessageHistory",
+    "create_rag_chain",
 ]
