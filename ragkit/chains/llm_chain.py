@@ -39,20 +39,23 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ragkit.chains import deltas as _deltas
+from ragkit.chains import modes
 from ragkit.chains.callbacks import check_handler, fire
 from ragkit.chains.processors import MessageProcessor, run_processors
 from ragkit.chains.run_support import (
     as_ai_message,
+    bound_model,
     chain_error,
     ensure_tool_call_ids,
+    guarded_stream,
     is_empty_reply,
+    model_error,
     prompt_messages,
-    trailing_tool_messages,
 )
 from ragkit.chains.tool_execution import ResultCache, execute_tool_calls, had_errors
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
-from ragkit.errors import ConfigurationError, LLMChainError
+from ragkit.errors import ConfigurationError
 from ragkit.messages import (
     AIMessage,
     AIMessageChunk,
@@ -353,29 +356,21 @@ class LLMChain:
         self._check_failures()
         if not self._messages:
             raise chain_error(self, "LLMChain cannot run without messages; add_message() first", "no_messages")
-        model: Runnable[Any, Any] = self._llm
-        if self._tools:
-            bind_tools = getattr(model, "bind_tools", None)
-            if bind_tools is None:
-                raise ConfigurationError(
-                    f"LLMChain has tools but its llm ({type(model).__name__}) has no bind_tools(); use a chat model"
-                )
-            model = bind_tools(list(self._tools.values()))
+        model = bound_model(self._llm, list(self._tools.values()))
         messages = list(self._messages)
-        try:
-            if not self.stream:
-                return self.process_message(as_ai_message(model.invoke(messages, config), self))
-            chain = self._evolve(_delta=None)
-            for chunk in model.stream(messages, config):
-                chain = chain.merge_delta(as_ai_message(chunk, self) if isinstance(chunk, str) else chunk)
-                fire(chain._callbacks, "on_llm_new_delta", chain, chunk)
-            if chain._delta is None:
-                return chain.process_message(AIMessage(content=""))
-            return chain.delta_to_message()
-        except (LLMChainError, ConfigurationError):
-            raise
-        except Exception as e:
-            raise chain_error(self, f"The model call failed: {type(e).__name__}: {e}", "model_error", e) from e
+        if not self.stream:
+            try:
+                reply = model.invoke(messages, config)
+            except Exception as e:
+                raise model_error(self, e) from e
+            return self.process_message(as_ai_message(reply, self))
+        chain = self._evolve(_delta=None)
+        for chunk in guarded_stream(model, messages, config, self):
+            chain = chain.merge_delta(AIMessageChunk(content=chunk) if isinstance(chunk, str) else chunk)
+            fire(chain._callbacks, "on_llm_new_delta", chain, chunk)
+        if chain._delta is None:
+            return chain.process_message(AIMessage(content=""))
+        return chain.delta_to_message()
 
     # -- running ------------------------------------------------------------------
     def run(self, mode: Mode = None, *, with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
@@ -401,39 +396,10 @@ class LLMChain:
             if mode == "step":
                 return chain.execute_tool_calls(config=config).call_llm(config).execute_tool_calls(config=config)
             if mode == "while_needs_response":
-                return chain._while_needs_response(max_runs, config)
-            return chain._until_success(max_runs, config)
+                return modes.while_needs_response(chain, max_runs, config)
+            return modes.until_success(chain, max_runs, config)
 
-        return start._with_fallbacks(attempt, with_fallbacks, before_fallback)
-
-    def _while_needs_response(self, max_runs: int, config: RunnableConfig | None) -> LLMChain:
-        chain, calls = self, 0
-        while True:
-            chain = chain.execute_tool_calls(config=config)
-            if not chain.needs_response:
-                return chain
-            chain._check_failures()
-            if calls >= max_runs:
-                raise chain_error(chain, f"Exceeded max_runs={max_runs} model calls while the model kept "
-                                  "needing a response", "exceeded_max_runs")
-            chain, calls = chain.call_llm(config), calls + 1
-
-    def _until_success(self, max_runs: int, config: RunnableConfig | None) -> LLMChain:
-        chain, calls, cache = self, 0, ResultCache()
-        chain = chain.execute_tool_calls(config=config, _cache=cache)
-        while True:
-            chain._check_failures()
-            tool_round = trailing_tool_messages(chain._messages)
-            last = chain.last_message
-            if tool_round and not had_errors(tool_round):
-                return chain
-            if isinstance(last, AIMessage) and not last.tool_calls and not last.invalid_tool_calls:
-                return chain
-            if calls >= max_runs:
-                raise chain_error(chain, f"Exceeded max_runs={max_runs} model calls without a success",
-                                  "exceeded_max_runs")
-            chain, calls = chain.call_llm(config), calls + 1
-            chain = chain.execute_tool_calls(config=config, _cache=cache)
+        return modes.with_fallbacks(start, attempt, with_fallbacks, before_fallback)
 
     def run_until_tool_used(self, tool_names: str | Sequence[str], max_runs: int = 25, *,
                             with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
@@ -453,48 +419,12 @@ class LLMChain:
         found: list[ToolMessage] = []
 
         def attempt(chain: LLMChain) -> LLMChain:
-            chain = chain.execute_tool_calls(config=config)
-            for _ in range(max_runs):
-                last = chain.last_message
-                if isinstance(last, AIMessage) and not (last.tool_calls or last.invalid_tool_calls):
-                    chain = chain._with_message(HumanMessage(
-                        content=f"Continue, and finish by calling the tool {' or '.join(map(repr, names))}."))
-                chain = chain.call_llm(config).execute_tool_calls(config=config)
-                hits = [m for m in trailing_tool_messages(chain._messages)
-                        if m.name in names and m.status == "success"]
-                if hits:
-                    found.append(hits[0])
-                    return chain
-            raise chain_error(chain, f"Exceeded max_runs={max_runs} model calls before {names} was used",
-                              "exceeded_max_runs")
+            done, result = modes.until_tool_used(chain, names, max_runs, config)
+            found.append(result)
+            return done
 
-        start = self._evolve(_exchanged=())
-        done = start._with_fallbacks(attempt, with_fallbacks, before_fallback)
+        done = modes.with_fallbacks(self._evolve(_exchanged=()), attempt, with_fallbacks, before_fallback)
         return done, found[-1]
-
-    def _with_fallbacks(self, attempt: Callable[[LLMChain], LLMChain],
-                        fallbacks: Sequence[Runnable[Any, Any]] | None,
-                        before_fallback: Callable[[LLMChain], LLMChain] | None) -> LLMChain:
-        if fallbacks is None and before_fallback is None:
-            return attempt(self)
-        errors: list[str] = []
-        last_error: LLMChainError | None = None
-        for llm in [self._llm, *(fallbacks or [])]:
-            chain = self.with_llm(llm)
-            if before_fallback is not None:
-                chain = before_fallback(chain)
-                if not isinstance(chain, LLMChain):
-                    raise ConfigurationError(f"before_fallback must return an LLMChain, got {type(chain).__name__}")
-            try:
-                return attempt(chain)
-            except LLMChainError as e:
-                self._log(f"attempt with {type(llm).__name__} failed", e)
-                errors.append(f"{type(llm).__name__}: [{e.type}] {e}")
-                last_error = e
-        if fallbacks is None and last_error is not None:
-            raise last_error
-        raise chain_error(self, f"All {len(errors)} models failed: " + " | ".join(errors),
-                          "all_fallbacks_failed", last_error)
 
     def _log(self, label: str, value: Any) -> None:
         if self.verbose:

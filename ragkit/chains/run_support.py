@@ -10,9 +10,11 @@ Example:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ragkit.core.base import Runnable
+from ragkit.core.config import RunnableConfig
 from ragkit.errors import ConfigurationError, LLMChainError
 from ragkit.messages import (
     AIMessage,
@@ -28,6 +30,41 @@ def chain_error(chain: Any, message: str, type: str, original: BaseException | N
     err = LLMChainError(message, type=type, original=original)
     err.chain = chain  # type: ignore[attr-defined]
     return err
+
+
+def model_error(chain: Any, error: Exception) -> LLMChainError:
+    if isinstance(error, LLMChainError):
+        return error
+    return chain_error(chain, f"The model call failed: {type(error).__name__}: {error}", "model_error", error)
+
+
+def bound_model(llm: Runnable[Any, Any], tools: list[Any]) -> Runnable[Any, Any]:
+    """``llm`` offering ``tools`` (unchanged without tools)."""
+    if not tools:
+        return llm
+    bind_tools = getattr(llm, "bind_tools", None)
+    if bind_tools is None:
+        raise ConfigurationError(
+            f"LLMChain has tools but its llm ({type(llm).__name__}) has no bind_tools(); use a chat model"
+        )
+    return bind_tools(tools)  # type: ignore[no-any-return]
+
+
+def guarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig | None,
+                   chain: Any) -> Iterator[Any]:
+    """The model's stream; only errors raised by the model become ``model_error``."""
+    try:
+        stream = iter(model.stream(messages, config))
+    except Exception as e:
+        raise model_error(chain, e) from e
+    while True:
+        try:
+            chunk = next(stream)
+        except StopIteration:
+            return
+        except Exception as e:
+            raise model_error(chain, e) from e
+        yield chunk
 
 
 def as_ai_message(reply: Any, chain: Any) -> AIMessage:

@@ -1,11 +1,4 @@
-"""Tools: typed Python functions (or pydantic models) a chat model can call.
-
-``@tool`` turns a typed function, sync or async, into a :class:`Tool`; its
-JSON schema comes from the signature (``custom_context`` and ``config``
-parameters are filled in by ragkit, never by the model). A Tool is a
-runnable of run type ``tool``, so callbacks and ``astream_events`` see
-``on_tool_start`` / ``on_tool_end``, and ``BaseChatModel.bind_tools`` accepts
-it through :meth:`Tool.tool_schema`.
+"""Tool: a named, described, schema-checked function a chat model can call.
 
 Invoked with plain arguments a tool returns the function's result and
 raises on bad input. Invoked with a ``ToolCall`` (what a model sends) it
@@ -14,15 +7,10 @@ arguments, an exception, a timeout) becomes a ``status="error"`` message the
 model can read and act on.
 
 Example:
-    >>> @tool
-    ... def add(a: int, b: int = 1) -> int:
-    ...     '''Add two integers.'''
-    ...     return a + b
-    >>> add.invoke({"a": 2, "b": 3})
-    5
-    >>> add.tool_schema()["parameters"]["required"]
-    ['a']
-    >>> add.invoke({"name": "add", "args": {"a": "x"}, "id": "c1", "type": "tool_call"}).status
+    >>> t = Tool(name="echo", description="Echo text.", func=lambda text: text)
+    >>> t.invoke({"text": "hi"})
+    'hi'
+    >>> t.invoke({"name": "echo", "args": {}, "id": "c1", "type": "tool_call"}).status
     'error'
 """
 
@@ -36,7 +24,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from typing import Any, overload
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -45,6 +33,7 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig, current_config, ensure_config
 from ragkit.errors import ConfigurationError, RagkitError
 from ragkit.messages import ToolMessage
+from ragkit.tools.docstrings import split_docstring, with_descriptions
 
 
 class ToolException(RagkitError, ValueError):
@@ -169,7 +158,7 @@ class Tool(Runnable[Any, Any]):
         doc = inspect.cleandoc(func.__doc__ or "")
         arg_docs: dict[str, str] = {}
         if parse_docstring:
-            doc, arg_docs = _split_docstring(doc)
+            doc, arg_docs = split_docstring(doc)
         desc = description if description is not None else doc
         fname = name or func.__name__
         if not desc:
@@ -178,7 +167,7 @@ class Tool(Runnable[Any, Any]):
             )
         schema = args_schema or function_args_model(func)
         if arg_docs:
-            schema = _with_descriptions(schema, arg_docs)
+            schema = with_descriptions(schema, arg_docs)
         is_async = inspect.iscoroutinefunction(func)
         return cls(
             name=fname, description=desc, func=None if is_async else func,
@@ -396,96 +385,3 @@ class Tool(Runnable[Any, Any]):
 
 def _empty_model() -> type[BaseModel]:
     return function_args_model(lambda: None)
-
-
-_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-
-
-def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into its description and ``Args:`` entries."""
-    lines = doc.splitlines()
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() in ("Args:", "Arguments:"))
-    except StopIteration:
-        return doc, {}
-    args: dict[str, str] = {}
-    current: str | None = None
-    end = len(lines)
-    for i in range(start + 1, len(lines)):
-        line = lines[i]
-        if line.strip() and not line.startswith((" ", "\t")):
-            end = i
-            break
-        match = _ARG_LINE.match(line)
-        if match and line.startswith(("    ", "\t")) and not line.startswith(("        ", "\t\t")):
-            current = match.group(1).lstrip("*")
-            args[current] = match.group(2).strip()
-        elif current and line.strip():
-            args[current] = f"{args[current]} {line.strip()}".strip()
-    description = "\n".join(lines[:start] + lines[end:]).strip()
-    return description, args
-
-
-def _with_descriptions(model: type[BaseModel], docs: dict[str, str]) -> type[BaseModel]:
-    from pydantic import Field, create_model
-
-    fields: dict[str, Any] = {}
-    for fname, info in model.model_fields.items():
-        default = ... if info.is_required() else info.default
-        desc = info.description or docs.get(fname)
-        fields[fname] = (info.annotation, Field(default, description=desc))
-    return create_model(model.__name__, **fields)
-
-
-@overload
-def tool(func: Callable[..., Any], /) -> Tool: ...
-
-
-@overload
-def tool(
-    name: str | None = None,
-    /,
-    *,
-    description: str | None = None,
-    args_schema: type[BaseModel] | None = None,
-    timeout: float | None = None,
-    parse_docstring: bool = False,
-) -> Callable[[Callable[..., Any]], Tool]: ...
-
-
-def tool(
-    name_or_func: Any = None,
-    /,
-    *,
-    description: str | None = None,
-    args_schema: type[BaseModel] | None = None,
-    timeout: float | None = None,
-    parse_docstring: bool = False,
-) -> Any:
-    """Make a :class:`Tool` from a typed function (sync or async) or a pydantic model.
-
-    Use as ``@tool``, ``@tool("name")`` or ``@tool(description=..., timeout=...)``;
-    ``tool(SomeModel)`` gives :meth:`Tool.from_model`. With ``parse_docstring``
-    the ``Args:`` section of a Google-style docstring describes the parameters.
-    """
-    def make(func: Any, name: str | None) -> Tool:
-        if isinstance(func, type) and issubclass(func, BaseModel):
-            return Tool.from_model(func, name=name, description=description, timeout=timeout)
-        if not callable(func):
-            raise ConfigurationError(f"@tool needs a function or a pydantic model, got {type(func).__name__}")
-        return Tool.from_function(func, name, description, args_schema=args_schema, timeout=timeout,
-                                  parse_docstring=parse_docstring)
-
-    if name_or_func is not None and not isinstance(name_or_func, str):
-        return make(name_or_func, None)
-    return lambda func: make(func, name_or_func)
-
-
-def as_tool(obj: Any) -> Tool:
-    """A Tool from a Tool, a typed function or a pydantic model."""
-    if isinstance(obj, Tool):
-        return obj
-    return tool(obj)
-
-
-__all__ = ["Tool", "ToolException", "ToolTimeoutError", "as_tool", "tool"]
