@@ -233,3 +233,35 @@ def test_streaming_with_fake_chat_model_and_tools():
     assert tool_results(done)[0].content == "0.25"
     assert done.last_message.content == "A quarter."
     assert "".join(d.text for d in deltas) == "A quarter."
+
+
+class BrokenStream(BaseChatModel):
+    """Streams one word, then fails like a dropped connection."""
+
+    def _generate(self, messages: list[BaseMessage], stop=None, **kwargs: Any) -> AIMessage:
+        return AIMessage(content="x")
+
+    def _stream(self, messages: list[BaseMessage], stop=None, **kwargs: Any) -> Iterator[AIMessageChunk]:
+        yield AIMessageChunk(content="partial")
+        raise ConnectionResetError("stream dropped")
+
+
+def test_only_model_failures_become_model_errors():
+    chain = LLMChain(BrokenStream(), stream=True).add_message(HumanMessage("q"))
+    with pytest.raises(LLMChainError) as info:
+        chain.run()
+    assert info.value.type == "model_error" and isinstance(info.value.original, ConnectionResetError)
+
+    def bad_callback(c: LLMChain, d: AIMessageChunk) -> None:
+        raise KeyError("bug in my callback")
+
+    buggy = LLMChain(FakeChatModel(["a b"]), stream=True).add_callback({"on_llm_new_delta": bad_callback})
+    with pytest.raises(KeyError, match="bug in my callback"):
+        buggy.add_message(HumanMessage("q")).run()
+
+
+def test_verbose_prints_each_step(capsys: pytest.CaptureFixture[str]):
+    model = FakeChatModel([calls(("divide", {"a": 1, "b": 2})), "half"])
+    LLMChain(model, tools=[divide], verbose=True).add_message(HumanMessage("1/2")).run(mode="while_needs_response")
+    err = capsys.readouterr().err
+    assert "[LLMChain] reply" in err and "[LLMChain] tool result" in err and "0.5" in err
