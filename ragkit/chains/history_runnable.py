@@ -38,6 +38,20 @@ from ragkit.messages import (
 )
 
 
+def _messages_value(data: Any, key: str | None, side: str) -> Any:
+    """The messages part of an input or output: ``data[key]`` for dicts (the only key, or ``side``)."""
+    if not isinstance(data, dict):
+        return data
+    if key is None:
+        key = next(iter(data)) if len(data) == 1 else side
+    if key not in data:
+        raise ConfigurationError(
+            f"RunnableWithMessageHistory: the {side} has no key {key!r} (keys: {sorted(data)}); "
+            f"set {side}_messages_key to the key holding the messages"
+        )
+    return data[key]
+
+
 class RunnableWithMessageHistory(Runnable[Any, Any]):
     """Wrap ``runnable`` so each call reads and extends the chat history of its session.
 
@@ -100,17 +114,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
     # -- input and output messages ----------------------------------------------------
     def _input_messages(self, input: Any) -> list[BaseMessage]:
-        value = input
-        if isinstance(input, dict):
-            key = self.input_messages_key
-            if key is None:
-                key = next(iter(input)) if len(input) == 1 else "input"
-            if key not in input:
-                raise ConfigurationError(
-                    f"RunnableWithMessageHistory: the input has no key {key!r} (keys: {sorted(input)}); "
-                    "set input_messages_key to the key holding the new message"
-                )
-            value = input[key]
+        value = _messages_value(input, self.input_messages_key, "input")
         if isinstance(value, str):
             return [HumanMessage(content=value)]
         return convert_to_messages(value)
@@ -127,17 +131,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         return [*history, *new], new
 
     def _output_messages(self, output: Any) -> list[BaseMessage]:
-        value = output
-        if isinstance(output, dict):
-            key = self.output_messages_key
-            if key is None:
-                key = next(iter(output)) if len(output) == 1 else "output"
-            if key not in output:
-                raise ConfigurationError(
-                    f"RunnableWithMessageHistory: the output has no key {key!r} (keys: {sorted(output)}); "
-                    "set output_messages_key to the key holding the reply"
-                )
-            value = output[key]
+        value = _messages_value(output, self.output_messages_key, "output")
         if isinstance(value, str):
             return [AIMessage(content=value)]
         if isinstance(value, BaseMessage):

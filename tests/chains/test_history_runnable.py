@@ -120,3 +120,10 @@ def test_a_conversation_continues_across_processes(tmp_path: Path):
     assert second.stdout.strip() == "3"  # the second process saw the first turn
     assert [m.content for m in SQLiteChatMessageHistory("conv", db).messages] == [
         "My name is Ann.", "Nice to meet you, Ann.", "What is my name?", "Ann."]
+
+
+def test_dict_input_without_a_messages_key_is_reported():
+    _, get = memory_store()
+    chat = RunnableWithMessageHistory(prompt_chain(FakeChatModel(["x"])), get, history_messages_key="history")
+    with pytest.raises(ConfigurationError, match="input_messages_key"):
+        chat.invoke({"question": "q", "lang": "en"}, cfg("s"))
