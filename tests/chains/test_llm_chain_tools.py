@@ -265,3 +265,23 @@ def test_verbose_prints_each_step(capsys: pytest.CaptureFixture[str]):
     LLMChain(model, tools=[divide], verbose=True).add_message(HumanMessage("1/2")).run(mode="while_needs_response")
     err = capsys.readouterr().err
     assert "[LLMChain] reply" in err and "[LLMChain] tool result" in err and "0.5" in err
+
+
+def test_run_config_reaches_the_model_and_the_tools():
+    from ragkit.core import BaseCallbackHandler
+
+    class Names(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.seen: list[tuple[str, list[str]]] = []
+
+        def on_chat_model_start(self, serialized: Any, messages: Any, **kw: Any) -> None:
+            self.seen.append(("model", kw.get("tags", [])))
+
+        def on_tool_start(self, serialized: Any, input_str: str, **kw: Any) -> None:
+            self.seen.append((serialized["name"], kw.get("tags", [])))
+
+    handler = Names()
+    model = FakeChatModel([calls(("divide", {"a": 1, "b": 1})), "one"])
+    (LLMChain(model, tools=[divide]).add_message(HumanMessage("1/1"))
+     .run(mode="while_needs_response", config={"callbacks": [handler], "tags": ["chat-42"]}))
+    assert handler.seen == [("model", ["chat-42"]), ("divide", ["chat-42"]), ("model", ["chat-42"])]
