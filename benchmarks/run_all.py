@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS: dict[str, list[str]] = {
     "core_overhead": [],
     "import_time": [],
+    "chains": [],
 }
 
 
