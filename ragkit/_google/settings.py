@@ -32,6 +32,11 @@ KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 TRANSPORTS = ("rest", "grpc")
 
 
+def model_resource(model: str) -> str:
+    """``"gemini-1.5-flash"`` -> ``"models/gemini-1.5-flash"`` (full resource names are kept)."""
+    return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+
+
 def resolve_api_key(value: SecretStr | str | None, owner: str) -> SecretStr:
     """The API key from ``value`` or the environment; a ConfigurationError naming GOOGLE_API_KEY if none."""
     if isinstance(value, SecretStr) and value.get_secret_value():

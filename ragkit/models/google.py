@@ -29,7 +29,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from ragkit._google.errors import ChatGoogleGenerativeAIError, GoogleAPIError
 from ragkit._google.messages import StreamConverter, to_ai_message, to_contents
-from ragkit._google.settings import GoogleSettings
+from ragkit._google.settings import GoogleSettings, model_resource
 from ragkit._google.tools import function_declaration, tool_config
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_messages
 from ragkit.models.base import BaseChatModel
@@ -38,11 +38,6 @@ __all__ = ["ChatGoogleGenerativeAI", "ChatGoogleGenerativeAIError"]
 
 _GENERATION_KWARGS = {"temperature", "top_p", "top_k", "max_output_tokens", "candidate_count",
                       "response_mime_type", "presence_penalty", "frequency_penalty"}
-
-
-def model_resource(model: str) -> str:
-    """``"gemini-1.5-flash"`` -> ``"models/gemini-1.5-flash"`` (full resource names are kept)."""
-    return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
 
 
 class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):

@@ -99,3 +99,16 @@ print(json.dumps({"warnings": [str(w.message) for w in caught], "sdk": google.ge
     assert result["sdk"] == "0.8.6" and result["client"] == "GenerativeServiceClient"
     assert "unrelated" in result["warnings"]
     assert not any("google.generativeai" in w or "Google will stop supporting" in w for w in result["warnings"])
+
+
+def test_importing_ragkit_does_not_import_the_sdk():
+    script = """
+import json, sys
+import ragkit, ragkit.models, ragkit.embeddings, ragkit.stores, ragkit.retrievers
+import ragkit.models.google, ragkit.embeddings.google
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(("google.generativeai", "google.ai", "grpc")))))
+"""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert json.loads(out.stdout) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass
@@ -17,7 +17,8 @@ class Fault:
     - ``malformed``: answer 200 with a body that is not JSON;
     - ``drop``: close the connection without answering;
     - ``stream_error_after``: in a stream, send this many pieces, then an ``{"error": ...}`` object;
-    - ``stall_after``: in a stream, send this many pieces, then sleep ``delay`` seconds.
+    - ``stall_after``: in a stream, send this many pieces, then sleep ``delay`` seconds;
+    - ``after``: let this many matching calls through untouched first.
     """
 
     rpc: str
@@ -30,6 +31,7 @@ class Fault:
     drop: bool = False
     stream_error_after: int | None = None
     stall_after: int | None = None
+    after: int = 0
 
 
 class FaultQueue:
@@ -41,12 +43,15 @@ class FaultQueue:
 
     def add(self, fault: Fault, times: int = 1) -> None:
         with self._lock:
-            self._faults.extend(fault for _ in range(times))
+            self._faults.extend(replace(fault) for _ in range(times))
 
     def take(self, rpc: str) -> Fault | None:
         with self._lock:
             for fault in self._faults:
                 if fault.rpc in (rpc, "*"):
+                    if fault.after > 0:
+                        fault.after -= 1
+                        return None
                     self._faults.remove(fault)
                     return fault
         return None
