@@ -18,7 +18,9 @@ class Fault:
     - ``drop``: close the connection without answering;
     - ``stream_error_after``: in a stream, send this many pieces, then an ``{"error": ...}`` object;
     - ``stall_after``: in a stream, send this many pieces, then sleep ``delay`` seconds;
-    - ``after``: let this many matching calls through untouched first.
+    - ``after``: let this many matching calls through untouched first;
+    - ``commit``: with ``status``, carry the request out first and answer the error anyway
+      (a reply lost on the way back: the client retries something that already happened).
     """
 
     rpc: str
@@ -32,6 +34,7 @@ class Fault:
     stream_error_after: int | None = None
     stall_after: int | None = None
     after: int = 0
+    commit: bool = False
 
 
 class FaultQueue:

@@ -179,6 +179,11 @@ class _Handler(BaseHTTPRequestHandler):
     emulator: Emulator
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes; without this, delayed ACKs add ~40 ms per call.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
@@ -227,6 +232,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
             if fault is not None and fault.status and fault.stream_error_after is None:
+                if fault.commit:
+                    self.emulator.dispatch(rpc, args, body, entry.params)
                 raise _fault_error(fault)
             if fault is not None and fault.malformed:
                 entry.status = 200
