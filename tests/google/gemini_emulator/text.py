@@ -34,8 +34,8 @@ def embed(text: str, dimension: int = DIMENSION) -> list[float]:
 
 
 def overlap(query: str, passage: str) -> float:
-    """Share of the query's distinct words found in the passage, in [0, 1]."""
-    wanted = set(words(query))
+    """Share of the query's distinct words (of 3+ letters) found in the passage, in [0, 1]."""
+    wanted = {w for w in words(query) if len(w) > 2}
     if not wanted:
         return 0.0
     return len(wanted & set(words(passage))) / len(wanted)
