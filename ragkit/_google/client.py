@@ -242,9 +242,6 @@ class GoogleClient:
     def delete_corpus(self, name: str, force: bool = False) -> None:
         self._rpc("retriever", "delete_corpus", "DeleteCorpusRequest", {"name": name, "force": force})
 
-    def list_corpora(self) -> list[dict[str, Any]]:
-        return self._pages("list_corpora", "ListCorporaRequest", {}, "corpora", page_size=20)
-
     def create_document(self, parent: str, document: dict[str, Any]) -> dict[str, Any]:
         return to_dict(self._rpc("retriever", "create_document", "CreateDocumentRequest",
                                  {"parent": parent, "document": document}))

@@ -72,7 +72,7 @@ def _block_part(block: Any, where: str) -> dict[str, Any]:
         data = block.get("data", block.get("base64"))
         mime = block.get("mime_type")
         if data is None or not mime:
-            raise _fail(f"{where}: a {kind!r} block needs base64 'data' and a 'mime_type'")
+            raise _fail(f"{where}: the {kind!r} block needs base64 'data' and a 'mime_type'")
         return {"inline_data": {"mime_type": str(mime), "data": _decode(data, where)}}
     raise _fail(f"{where}: content blocks of type {kind!r} are not supported (use 'text', 'image_url' or 'image')")
 

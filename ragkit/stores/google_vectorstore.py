@@ -174,6 +174,21 @@ class GoogleVectorStore(VectorStore):
         store.add_texts(texts, metadatas, ids=ids)
         return store
 
+    def list_documents(self) -> list[str]:
+        """The ids of the corpus's documents."""
+        documents = self._client.list_documents(f"corpora/{self._corpus_id}")
+        return [d["name"].rsplit("/", 1)[-1] for d in documents]
+
+    def delete_document(self, force: bool = True) -> None:
+        """Delete the bound document (with its chunks unless ``force=False``, which fails on a non-empty one)."""
+        if self._document_id is None:
+            raise ValueError("delete_document needs a store bound to a document")
+        self._client.delete_document(self.name, force=force)
+
+    def delete_corpus(self, force: bool = True) -> None:
+        """Delete the whole corpus (with its documents unless ``force=False``, which fails on a non-empty one)."""
+        self._client.delete_corpus(f"corpora/{self._corpus_id}", force=force)
+
     # -- writing -------------------------------------------------------------------------
     def add_texts(self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, *,
                   ids: Sequence[str] | None = None, document_id: str | None = None,

@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from ragkit._google.errors import GoogleAPIError
 from ragkit.documents import Document
 from ragkit.stores import GoogleVectorStore
 from ragkit.stores.google_vectorstore import (
@@ -251,3 +252,37 @@ def test_corpus_calls_retry(corpus_store, emulator):
     emulator.fail("queryCorpus", status=503, times=2)
     assert corpus_store.similarity_search("cats", k=1)[0].page_content == FACTS[2][0]
     assert [r.status for r in emulator.requests("queryCorpus")] == [503, 503, 200]
+
+
+def test_documents_and_corpus_management(doc_store, google_kwargs, emulator):
+    again = GoogleVectorStore.create_document("facts", "main", **google_kwargs)  # exists: reused
+    assert again.name == doc_store.name and chunk_count(emulator) == 4
+    for i in range(22):  # more than one page of documents (20 per page)
+        GoogleVectorStore.create_document("facts", f"extra-{i}", **google_kwargs)
+    corpus = GoogleVectorStore("facts", **google_kwargs)
+    ids = corpus.list_documents()
+    assert len(ids) == 23 and "main" in ids and len(emulator.requests("listDocuments")) == 2
+    with pytest.raises(ValueError, match="needs a store bound to a document"):
+        corpus.delete_document()
+    doc_store.delete_document()
+    assert "corpora/facts/documents/main" not in emulator.corpora.documents and chunk_count(emulator) == 0
+    assert emulator.requests("deleteDocument")[0].params["force"] == ["true"]
+    with pytest.raises(DoesNotExistsException):
+        GoogleVectorStore("facts", "main", **google_kwargs)
+    with pytest.raises(GoogleAPIError, match="HTTP 400 .*not empty"):
+        corpus.delete_corpus(force=False)
+    corpus.delete_corpus()
+    assert emulator.corpora.corpora == {} and emulator.corpora.documents == {}
+
+
+def test_generated_corpus_and_unexpected_errors(google_kwargs, emulator):
+    store = GoogleVectorStore.from_texts(["solo"], **google_kwargs)
+    assert store.corpus_id.startswith("corpus-") and store.document_id.startswith("doc-")
+    assert store.delete([]) is False
+    corpus = GoogleVectorStore(store.corpus_id, **google_kwargs)
+    with pytest.raises(ValueError, match="needs a document: pass full chunk names"):
+        corpus.delete(["abc"])
+    emulator.fail("getCorpus", status=500, times=10)
+    with pytest.raises(GoogleAPIError, match="getCorpus failed after 3 attempts: HTTP 500") as info:
+        GoogleVectorStore(store.corpus_id, **{**google_kwargs, "max_retries": 2})
+    assert not isinstance(info.value, DoesNotExistsException)

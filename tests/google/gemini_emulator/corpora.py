@@ -89,9 +89,6 @@ class CorpusState:
     def _get_corpus(self, name: str, body: Any, params: Any) -> dict[str, Any]:
         return self.corpus(name)
 
-    def _list_corpora(self, body: Any, params: dict[str, list[str]]) -> dict[str, Any]:
-        return self._page(list(self.corpora.values()), params, "corpora", 20)
-
     def _delete_corpus(self, name: str, body: Any, params: dict[str, list[str]]) -> dict[str, Any]:
         self.corpus(name)
         docs = [d for d in self.documents if d.startswith(name + "/")]

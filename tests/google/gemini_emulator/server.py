@@ -38,7 +38,6 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("POST", r"(?P<model>models/[^:/]+):batchEmbedContents", "batchEmbedContents"),
         ("POST", r"(?P<model>models/[^:/]+):generateAnswer", "generateAnswer"),
         ("POST", r"corpora", "createCorpus"),
-        ("GET", r"corpora", "listCorpora"),
         ("GET", rf"(?P<name>corpora/{_NAME})", "getCorpus"),
         ("DELETE", rf"(?P<name>corpora/{_NAME})", "deleteCorpus"),
         ("POST", rf"(?P<name>corpora/{_NAME}):query", "queryCorpus"),
