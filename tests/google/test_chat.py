@@ -265,3 +265,19 @@ def test_function_call_args_keep_ints(llm, emulator):
     assert call["args"] == {"a": 2, "b": 2.5, "xs": [1, 2]} and isinstance(call["args"]["a"], int)
     assert call["id"]  # Gemini sends no id; one is made up so tool messages can refer to it
     assert json.dumps(call["args"])
+
+
+def test_copies_with_other_settings_get_their_own_connection(llm, emulator):
+    llm.invoke("a")
+    other = llm.model_copy(update={"client_options": {"api_endpoint": "http://127.0.0.1:9"}, "max_retries": 0})
+    with pytest.raises(ChatGoogleGenerativeAIError, match="CONNECTION.*127.0.0.1:9"):
+        other.invoke("b")
+    assert llm.invoke("c").content == "echo: c" and len(emulator.requests()) == 2
+
+
+def test_reply_stopped_for_safety_is_an_empty_message(llm, emulator):
+    emulator.reply("generateContent", {"candidates": [{"finishReason": 3, "safetyRatings": [
+        {"category": 10, "probability": 4, "blocked": True}]}]})
+    reply = llm.invoke("something risky")
+    assert reply.content == "" and reply.response_metadata["finish_reason"] == "SAFETY"
+    assert reply.response_metadata["safety_ratings"][0]["blocked"] is True
