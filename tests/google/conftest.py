@@ -11,10 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from gemini_emulator import Emulator  # noqa: E402
-
-API_KEY = "emulator-secret-key-0123456789"
-FAST_RETRY = {"retry_initial_delay": 0.001, "retry_max_delay": 0.005}
-"""Keeps backoff waits tiny in tests (retry counts are read from the request log)."""
+from gemini_testing import API_KEY, FAST_RETRY  # noqa: E402
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, FAST_RETRY
+from gemini_testing import API_KEY, FAST_RETRY
 
 from ragkit.errors import ConfigurationError
 from ragkit.models import ChatGoogleGenerativeAI
