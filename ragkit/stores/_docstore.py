@@ -29,10 +29,17 @@ class DocColumns:
         self.ids: list[str] = []
         self.texts: list[str] = []
         self.metadatas: list[dict[str, Any] | None] = []
-        self.position: dict[str, int] = {}
+        self._position: dict[str, int] | None = {}
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def position(self) -> dict[str, int]:
+        """id -> row (built on first use: bulk loads of fresh ids do not pay for it)."""
+        if self._position is None:
+            self._position = {x: i for i, x in enumerate(self.ids)}
+        return self._position
 
     # -- validation (before anything is embedded or added) -----------------------
     def validate_new(self, texts: Sequence[str], metadatas: Sequence[Any] | None, ids: Sequence[Any] | None) -> None:
@@ -67,14 +74,19 @@ class DocColumns:
 
     # -- mutation ---------------------------------------------------------------
     def extend(self, ids: list[str], texts: list[str], metadatas: Sequence[dict[str, Any] | None] | None) -> None:
+        """Append rows; metadata dicts are copied (later changes by the caller do not leak in)."""
         start = len(self.ids)
         self.ids.extend(ids)
         self.texts.extend(texts)
         if metadatas is None:
             self.metadatas.extend([None] * len(ids))
         else:
-            self.metadatas.extend([dict(m) if m else None for m in metadatas])
-        self.position.update(zip(ids, range(start, start + len(ids))))
+            self.metadatas.extend([m.copy() if m else None for m in metadatas])
+        if self._position is not None:
+            if start == 0:
+                self._position = None  # a bulk load: build the map only if someone asks
+            else:
+                self._position.update(zip(ids, range(start, start + len(ids))))
 
     def keep(self, mask: np.ndarray) -> None:
         """Keep only the rows where ``mask`` is True (order preserved)."""
@@ -82,7 +94,7 @@ class DocColumns:
         self.ids = [self.ids[i] for i in rows]
         self.texts = [self.texts[i] for i in rows]
         self.metadatas = [self.metadatas[i] for i in rows]
-        self.position = {x: i for i, x in enumerate(self.ids)}
+        self._position = None
 
     # -- reading ----------------------------------------------------------------
     def metadata_view(self, pos: int) -> dict[str, Any]:
@@ -91,8 +103,7 @@ class DocColumns:
 
     def document(self, pos: int) -> Document:
         meta = self.metadatas[pos]
-        return Document.model_construct(page_content=self.texts[pos], metadata=dict(meta) if meta else {},
-                                        id=self.ids[pos])
+        return Document(self.texts[pos], metadata=meta.copy() if meta else {}, id=self.ids[pos])
 
     # -- serialisation (see ragkit.stores.persist) -------------------------------
     def to_json_obj(self) -> dict[str, Any]:
@@ -117,5 +128,5 @@ class DocColumns:
         if not all(m is None or isinstance(m, dict) for m in metas):
             raise ValueError(f"{source}: 'metadatas' must be objects or null")
         cols.ids, cols.texts, cols.metadatas = ids, texts, metas
-        cols.position = {x: i for i, x in enumerate(ids)}
+        cols._position = None
         return cols

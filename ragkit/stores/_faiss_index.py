@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -99,8 +100,13 @@ def _faiss_message(err: BaseException) -> str:
     return text[-1] if text else type(err).__name__
 
 
-def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors") -> np.ndarray:
-    """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix; ValueError on ragged, NaN/inf or wrong width."""
+def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors", unit: bool = False) -> np.ndarray:
+    """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix, checked before FAISS sees it.
+
+    ValueError on ragged input, NaN/inf, overflowing norms or the wrong width. With
+    ``unit=True`` rows are scaled to length 1 (zero rows stay zero); rows that already
+    are unit length are not copied.
+    """
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (ValueError, TypeError) as err:
@@ -113,24 +119,42 @@ def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors") -> 
         raise EmbeddingMismatchError(
             f"{what} have dimension {matrix.shape[1]}, but the store holds vectors of dimension {dimension}; "
             "use the embedding model the store was built with")
-    if matrix.shape[0] and matrix.shape[1] == 0:
+    if matrix.shape[0] == 0:
+        return matrix
+    if matrix.shape[1] == 0:
         raise ValueError(f"{what} are empty (dimension 0)")
-    # NaN/inf anywhere in a row makes its squared norm non-finite: one cheap pass.
-    sq = np.einsum("ij,ij->i", matrix, matrix)
-    bad = np.flatnonzero(~np.isfinite(sq))
-    if bad.size:
+    matrix = np.ascontiguousarray(matrix)
+    if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array calls
+        with np.errstate(over="ignore"):  # an overflow is reported below as "too large"
+            norm2 = float(matrix[0] @ matrix[0])
+        if unit and abs(norm2 - 1.0) < 1e-5:
+            return matrix
+        if math.isfinite(norm2):
+            return matrix / math.sqrt(norm2) if unit and norm2 > 0 else matrix
+    sq = _squared_norms(matrix)
+    if unit and float(np.abs(sq - 1.0).max()) < 1e-5:  # False for NaN: falls through to the checks
+        return matrix
+    # NaN/inf anywhere in a row makes its squared norm non-finite: one cheap pass finds both.
+    if not np.isfinite(sq).all():
         rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
         if rows.size:
             raise ValueError(f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
                              f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output")
+        bad = np.flatnonzero(~np.isfinite(sq))
         raise ValueError(f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)")
-    return np.ascontiguousarray(matrix)
+    if unit:
+        scale = np.zeros_like(sq)
+        np.divide(1.0, np.sqrt(sq), out=scale, where=sq > 0)
+        matrix = matrix * scale[:, None]
+    return matrix
 
 
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    """Unit-length rows (zero rows stay zero), as a new array."""
-    out = np.array(matrix, dtype=np.float32, copy=True)
-    faiss_module().normalize_L2(out)
+def _squared_norms(matrix: np.ndarray) -> np.ndarray:
+    if matrix.shape[0] <= 16:
+        return np.einsum("ij,ij->i", matrix, matrix)
+    faiss = faiss_module()
+    out = np.empty(matrix.shape[0], dtype=np.float32)
+    faiss.fvec_norms_L2sqr(faiss.swig_ptr(out), faiss.swig_ptr(matrix), matrix.shape[1], matrix.shape[0])
     return out
 
 
@@ -143,15 +167,23 @@ def new_ids(count: int) -> list[str]:
     return [h[i:i + 32] for i in range(0, 32 * count, 32)]
 
 
-def vectors_at(index: Any, positions: Sequence[int] | np.ndarray) -> np.ndarray:
+def flat_view(index: Any) -> np.ndarray | None:
+    """A zero-copy ``(ntotal, d)`` view of a flat index's vectors (invalid after the index changes)."""
+    if not is_flat(index) or index.ntotal == 0:
+        return None
+    faiss = faiss_module()
+    return faiss.rev_swig_ptr(index.get_xb(), index.ntotal * index.d).reshape(index.ntotal, index.d)
+
+
+def vectors_at(index: Any, positions: Sequence[int] | np.ndarray, view: np.ndarray | None = None) -> np.ndarray:
     """The stored vectors at ``positions`` (exact for Flat/HNSW/IVF-Flat, decoded for compressed codes)."""
     pos = np.asarray(positions, dtype=np.int64)
     if pos.size == 0:
         return np.zeros((0, index.d), dtype=np.float32)
-    if is_flat(index):
-        faiss = faiss_module()
-        flat = faiss.rev_swig_ptr(index.get_xb(), index.ntotal * index.d).reshape(index.ntotal, index.d)
-        return np.asarray(flat[pos], dtype=np.float32)
+    if view is None:
+        view = flat_view(index)
+    if view is not None:
+        return view[pos]
     return np.asarray(index.reconstruct_batch(pos), dtype=np.float32)
 
 

@@ -66,11 +66,14 @@ class FaissStore(VectorStore):
                  dimension: int | None = None) -> None:
         self._embedding = embedding
         self.distance_strategy = fx.distance_strategy(distance_strategy)
+        self._unit = self.distance_strategy == fx.COSINE
         self.index_factory = index_factory
         self.override_relevance_score_fn = relevance_score_fn
         self._dimension = dimension if dimension is not None else (embedding.dimension if embedding else None)
         self._model_id = embedding.model_id if embedding is not None else None
         self._index: Any = None
+        self._flat: np.ndarray | None = None
+        self._flat_key: tuple[int, int] = (0, 0)
         self._docs = DocColumns()
 
     # -- properties ---------------------------------------------------------------
@@ -139,11 +142,9 @@ class FaissStore(VectorStore):
 
     def _add(self, texts: list[str], vectors: Any, metadatas: Sequence[dict[str, Any] | None] | None,
              ids: Sequence[str] | None) -> list[str]:
-        matrix = fx.as_matrix(vectors, self._dimension, what="embeddings")
+        matrix = fx.as_matrix(vectors, self._dimension, what="embeddings", unit=self._unit)
         if matrix.shape[0] != len(texts):
             raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
-        if self.distance_strategy == fx.COSINE:
-            matrix = fx.normalise(matrix)
         index = self._ensure_index(matrix.shape[1])
         if not index.is_trained:
             self._train(matrix)
@@ -167,9 +168,7 @@ class FaissStore(VectorStore):
             raw: Any = self._need_embedding().embed_documents_array(list(data))
         else:
             raw = data
-        matrix = fx.as_matrix(raw, self._dimension, what="training vectors")
-        if self.distance_strategy == fx.COSINE:
-            matrix = fx.normalise(matrix)
+        matrix = fx.as_matrix(raw, self._dimension, what="training vectors", unit=self._unit)
         index = self._ensure_index(matrix.shape[1])
         if index.ntotal:
             raise ValueError("train() must come before the first vectors are added")
@@ -208,10 +207,7 @@ class FaissStore(VectorStore):
 
     # -- searching ------------------------------------------------------------------
     def _query_matrix(self, vectors: Any) -> np.ndarray:
-        matrix = fx.as_matrix(vectors, self._dimension, what="query vectors")
-        if self.distance_strategy == fx.COSINE:
-            matrix = fx.normalise(matrix)
-        return matrix
+        return fx.as_matrix(vectors, self._dimension, what="query vectors", unit=self._unit)
 
     def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         embedding = self._need_embedding()
@@ -233,7 +229,7 @@ class FaissStore(VectorStore):
         out: list[list[Hit]] = []
         for row in range(queries.shape[0]):
             if pred is None:
-                hits = [(int(p), float(s)) for p, s in zip(positions[row], scores[row]) if p >= 0]
+                hits = [(p, s) for p, s in zip(positions[row].tolist(), scores[row].tolist()) if p >= 0]
             else:
                 hits = self._filtered(queries[row:row + 1], pred, k, first, scores[row], positions[row])
             if score_threshold is not None:
@@ -263,6 +259,16 @@ class FaissStore(VectorStore):
             fetched = min(total, fetched * 4)
             more_scores, more_positions = fx.search(self._index, query, fetched)
             scores, positions = more_scores[0], more_positions[0]
+
+    def _view(self) -> np.ndarray | None:
+        """Zero-copy view of a flat index's vectors, cached while the index memory is unchanged."""
+        index = self._index
+        if not fx.is_flat(index) or index.ntotal == 0:
+            return None
+        key = (index.ntotal, int(index.get_xb()))
+        if self._flat is None or self._flat_key != key:
+            self._flat, self._flat_key = fx.flat_view(index), key
+        return self._flat
 
     def _with_docs(self, hits: list[Hit]) -> list[tuple[Document, float]]:
         document = self._docs.document
@@ -339,8 +345,8 @@ class FaissStore(VectorStore):
         hits = self._search(query, max(k, fetch_k), filter, max(k, fetch_k))[0]
         if not hits:
             return []
-        positions = [p for p, _ in hits]
-        picks = maximal_marginal_relevance(query[0], fx.vectors_at(self._index, positions), lambda_mult, k)
+        candidates = fx.vectors_at(self._index, [p for p, _ in hits], self._view())
+        picks = maximal_marginal_relevance(query[0], candidates, lambda_mult, k, normalized=self._unit)
         return self._with_docs([hits[i] for i in picks])
 
     def max_marginal_relevance_search_by_vector(self, embedding: Sequence[float], k: int = 4, fetch_k: int = 20,
@@ -373,6 +379,15 @@ class FaissStore(VectorStore):
         """Build a store from precomputed ``(text, vector)`` pairs."""
         store = cls(embedding, **kwargs)
         store.add_embeddings(text_embeddings, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_vectors(cls, texts: Sequence[str], vectors: Any, embedding: Embeddings | None = None,
+                     metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
+                     **kwargs: Any) -> FaissStore:
+        """Build a store from texts and a precomputed ``(n, d)`` matrix (the fastest way in)."""
+        store = cls(embedding, **kwargs)
+        store.add_vectors(texts, vectors, metadatas, ids=ids)
         return store
 
     @classmethod

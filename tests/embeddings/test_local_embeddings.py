@@ -125,8 +125,11 @@ def test_bad_settings_are_configuration_errors(tmp_path: Path) -> None:
         LocalEmbeddings(model_path=junk).embed_query("x")
 
 
-def test_faiss_store_end_to_end_refuses_other_settings(emb: LocalEmbeddings, tmp_path: Path) -> None:
-    store = FaissStore.from_texts(SENTENCES, emb, ids=[str(i) for i in range(len(SENTENCES))])
+def test_faiss_store_end_to_end_refuses_other_settings(emb: LocalEmbeddings, vectors: np.ndarray,
+                                                        tmp_path: Path) -> None:
+    store = FaissStore.from_embeddings(list(zip(SENTENCES, vectors.tolist())), emb,
+                                       ids=[str(i) for i in range(len(SENTENCES))])
+    store.add_texts(["A chef is cooking dinner."], ids=["chef"])
     hits = store.similarity_search("Which city is the capital of France?", k=2)
     assert "9" in [d.id for d in hits]
     assert store.similarity_search("someone eats a meal", k=1)[0].id in {"0", "1"}
