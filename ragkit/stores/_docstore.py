@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -45,16 +45,18 @@ class DocColumns:
     def validate_new(self, texts: Sequence[str], metadatas: Sequence[Any] | None, ids: Sequence[Any] | None) -> None:
         """ValueError naming the row at fault if texts/metadatas/ids are unusable or ids collide."""
         n = len(texts)
-        bad_texts = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-        if bad_texts:
-            raise ValueError(f"texts must be str; rows {bad_texts[:10]} are "
-                             f"{sorted({type(texts[i]).__name__ for i in bad_texts})}")
+        if not set(map(type, texts)) <= {str}:  # fast path first; the slow one names the rows
+            bad_texts = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+            if bad_texts:
+                raise ValueError(f"texts must be str; rows {bad_texts[:10]} are "
+                                 f"{sorted({type(texts[i]).__name__ for i in bad_texts})}")
         if metadatas is not None:
             if len(metadatas) != n:
                 raise ValueError(f"got {len(metadatas)} metadatas for {n} texts; pass one dict per text")
-            bad = [i for i, m in enumerate(metadatas) if m is not None and not isinstance(m, dict)]
-            if bad:
-                raise ValueError(f"metadatas must be dicts; rows {bad[:10]} are not")
+            if not set(map(type, metadatas)) <= {dict, type(None)}:
+                bad = [i for i, m in enumerate(metadatas) if m is not None and not isinstance(m, dict)]
+                if bad:
+                    raise ValueError(f"metadatas must be dicts; rows {bad[:10]} are not")
         if ids is None:
             return
         if len(ids) != n:
@@ -80,8 +82,10 @@ class DocColumns:
         self.texts.extend(texts)
         if metadatas is None:
             self.metadatas.extend([None] * len(ids))
+        elif set(map(type, metadatas)) == {dict}:
+            self.metadatas.extend(map(dict.copy, cast("Sequence[dict[str, Any]]", metadatas)))
         else:
-            self.metadatas.extend([m.copy() if m else None for m in metadatas])
+            self.metadatas.extend([dict(m) if m else None for m in metadatas])
         if self._position is not None:
             if start == 0:
                 self._position = None  # a bulk load: build the map only if someone asks

@@ -32,22 +32,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
 from ragkit.errors import EmbeddingMismatchError
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores._docstore import DocColumns
+from ragkit.stores._faiss_async import FaissAsyncMixin
+from ragkit.stores._faiss_search import Hit, search_hits
 from ragkit.stores.base import VectorStore
-from ragkit.stores.filters import MetadataFilter, Predicate, compile_filter
+from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
 
-Hit = tuple[int, float]
 
 
-class FaissStore(VectorStore):
+class FaissStore(FaissAsyncMixin, VectorStore):
     """A FAISS-backed vector store with LangChain's method names.
 
     Args:
@@ -217,48 +217,9 @@ class FaissStore(VectorStore):
 
     def _search(self, queries: np.ndarray, k: int, filter: MetadataFilter | None, fetch_k: int,
                 score_threshold: float | None = None) -> list[list[Hit]]:
-        """Top-``k`` (position, raw score) per query row; filters over-fetch until ``k`` match or all are seen."""
-        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
         pred = compile_filter(filter) if filter is not None else None
-        index = self._index
-        if index is None or index.ntotal == 0:
-            return [[] for _ in range(queries.shape[0])]
-        first = k if pred is None else max(k, fetch_k)
-        scores, positions = fx.search(index, queries, first)
-        out: list[list[Hit]] = []
-        for row in range(queries.shape[0]):
-            if pred is None:
-                hits = [(p, s) for p, s in zip(positions[row].tolist(), scores[row].tolist()) if p >= 0]
-            else:
-                hits = self._filtered(queries[row:row + 1], pred, k, first, scores[row], positions[row])
-            if score_threshold is not None:
-                better = fx.higher_is_better(self.distance_strategy)
-                hits = [(p, s) for p, s in hits if (s >= score_threshold if better else s <= score_threshold)]
-            out.append(hits)
-        return out
-
-    def _filtered(self, query: np.ndarray, pred: Predicate, k: int, fetched: int,
-                  scores: np.ndarray, positions: np.ndarray) -> list[Hit]:
-        verdict: dict[int, bool] = {}
-        total = self._index.ntotal
-        while True:
-            hits: list[Hit] = []
-            for p, s in zip(positions.tolist(), scores.tolist()):
-                if p < 0:
-                    continue
-                ok = verdict.get(p)
-                if ok is None:
-                    ok = verdict[p] = pred(self._docs.metadata_view(p))
-                if ok:
-                    hits.append((p, s))
-                    if len(hits) == k:
-                        return hits
-            if fetched >= total:
-                return hits
-            fetched = min(total, fetched * 4)
-            more_scores, more_positions = fx.search(self._index, query, fetched)
-            scores, positions = more_scores[0], more_positions[0]
+        return search_hits(self._index, self._docs.metadata_view, queries, k, pred, fetch_k, score_threshold,
+                           fx.higher_is_better(self.distance_strategy))
 
     def _view(self) -> np.ndarray | None:
         """Zero-copy view of a flat index's vectors, cached while the index memory is unchanged."""
@@ -433,52 +394,3 @@ class FaissStore(VectorStore):
                    allow_dangerous_deserialization: bool = False, **kwargs: Any) -> FaissStore:
         """LangChain's name for :meth:`load` (nothing is deserialised unsafely, so the flag is ignored)."""
         return cls.load(folder_path, embeddings, **kwargs)
-
-    # -- async twins --------------------------------------------------------------------
-    async def aadd_embeddings(self, text_embeddings: Iterable[tuple[str, Sequence[float]]],
-                              metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any) -> list[str]:
-        return await run_in_executor(self.add_embeddings, list(text_embeddings), metadatas, **kwargs)
-
-    async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
-        return self.get_by_ids(ids)
-
-    async def asimilarity_search_by_vector(self, embedding: Sequence[float], k: int = 4,
-                                           **kwargs: Any) -> list[Document]:
-        return await run_in_executor(self.similarity_search_by_vector, embedding, k, **kwargs)
-
-    async def asimilarity_search_with_score_by_vector(self, embedding: Sequence[float], k: int = 4,
-                                                      **kwargs: Any) -> list[tuple[Document, float]]:
-        return await run_in_executor(self.similarity_search_with_score_by_vector, embedding, k, **kwargs)
-
-    async def amax_marginal_relevance_search_by_vector(self, embedding: Sequence[float], k: int = 4,
-                                                       fetch_k: int = 20, lambda_mult: float = 0.5,
-                                                       **kwargs: Any) -> list[Document]:
-        return await run_in_executor(self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k,
-                                     lambda_mult, **kwargs)
-
-    async def asimilarity_search_batch(self, queries: Sequence[str], k: int = 4,
-                                       **kwargs: Any) -> list[list[Document]]:
-        return await run_in_executor(self.similarity_search_batch, queries, k, **kwargs)
-
-    @classmethod
-    async def afrom_texts(cls, texts: Sequence[str], embedding: Embeddings,
-                          metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any) -> FaissStore:
-        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
-
-    @classmethod
-    async def afrom_documents(cls, documents: Sequence[Document], embedding: Embeddings,
-                              **kwargs: Any) -> FaissStore:
-        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
-
-    @classmethod
-    async def afrom_embeddings(cls, text_embeddings: Iterable[tuple[str, Sequence[float]]], embedding: Embeddings,
-                               **kwargs: Any) -> FaissStore:
-        return await run_in_executor(cls.from_embeddings, list(text_embeddings), embedding, **kwargs)
-
-    @classmethod
-    async def aload(cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None,
-                    **kwargs: Any) -> FaissStore:
-        return await run_in_executor(cls.load, path, embeddings, **kwargs)
-
-    async def asave(self, path: str | os.PathLike[str]) -> None:
-        await run_in_executor(self.save, path)
