@@ -16,7 +16,12 @@ import numpy as np
 import pytest
 
 from ragkit.embeddings import HashEmbeddings
-from ragkit.errors import EmbeddingMismatchError, IndexCorruptedError, IndexNotFoundError, StoreError
+from ragkit.errors import (
+    EmbeddingMismatchError,
+    IndexCorruptedError,
+    IndexNotFoundError,
+    StoreError,
+)
 from ragkit.stores import FaissStore
 
 REPO = Path(__file__).resolve().parents[2]
