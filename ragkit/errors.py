@@ -77,3 +77,23 @@ class LLMChainError(RagkitError):
         super().__init__(message)
         self.type = type
         self.original = original
+
+
+class StoreError(RagkitError):
+    """A vector store or key-value store cannot do what was asked (names the store, file or key)."""
+
+
+class InvalidKeyError(StoreError, ValueError):
+    """A key-value store key is malformed or would escape the store's root directory."""
+
+
+class IndexNotFoundError(StoreError, FileNotFoundError):
+    """No saved index exists at the given path (or it is not a ragkit index)."""
+
+
+class IndexCorruptedError(StoreError, ValueError):
+    """A saved index is damaged, truncated or not in ragkit's format; the message names the file."""
+
+
+class EmbeddingMismatchError(StoreError, ValueError):
+    """Vectors from another model, or of another dimension, were mixed into a store."""
