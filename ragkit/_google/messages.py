@@ -116,6 +116,8 @@ def to_contents(messages: list[BaseMessage], convert_system_message_to_human: bo
                 if call.get("id"):
                     names[str(call["id"])] = call["name"]
                 parts.append({"function_call": {"name": call["name"], "args": call["args"]}})
+            if not parts:  # an empty reply (e.g. stopped for safety): the service rejects a turn without parts
+                continue
         elif isinstance(message, HumanMessage):
             role, parts = "user", _parts(message.content, where)
         elif isinstance(message, ToolMessage):

@@ -88,11 +88,20 @@ def _reply_text(body: dict[str, Any], last_user: str) -> tuple[str, int]:
     return text, FINISH_STOP
 
 
+def check_contents(body: dict[str, Any]) -> None:
+    """Reject what the service rejects: no contents, or a turn without parts (checked for scripted replies too)."""
+    contents = body.get("contents") or []
+    require(bool(contents), "* GenerateContentRequest.contents: contents is not specified")
+    for i, content in enumerate(contents):
+        require(bool(content.get("parts")), f"* GenerateContentRequest.contents[{i}].parts: contents.parts must not "
+                                            "be empty.")
+
+
 def generate(body: dict[str, Any], model: str) -> dict[str, Any]:
     """The generateContent response for ``body``."""
     check_model(model, CHAT_MODELS)
-    contents = body.get("contents") or []
-    require(bool(contents), "* GenerateContentRequest.contents: contents is not specified")
+    check_contents(body)
+    contents = body["contents"]
     users = [c for c in contents if c.get("role", "user") == "user"]
     last_user = content_text(users[-1]) if users else ""
     n_prompt = prompt_tokens(body)

@@ -146,6 +146,8 @@ class Emulator:
 
     # -- dispatch ------------------------------------------------------------------------
     def dispatch(self, rpc: str, args: dict[str, str], body: Any, params: dict[str, list[str]]) -> Any:
+        if rpc in ("generateContent", "streamGenerateContent"):
+            generative.check_contents(body or {})
         scripted = self._scripted(rpc)
         if scripted is not None:
             if isinstance(scripted, ApiError):
