@@ -33,16 +33,17 @@ Example:
 
 from __future__ import annotations
 
-import copy
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ragkit.chains import deltas as _deltas
 from ragkit.chains import modes
 from ragkit.chains.callbacks import check_handler, fire
+from ragkit.chains.chain_state import ChainState
+from ragkit.chains.modes import Mode
 from ragkit.chains.processors import MessageProcessor, run_processors
 from ragkit.chains.run_support import (
+    aguarded_stream,
     as_ai_message,
     bound_model,
     chain_error,
@@ -52,7 +53,12 @@ from ragkit.chains.run_support import (
     model_error,
     prompt_messages,
 )
-from ragkit.chains.tool_execution import ResultCache, execute_tool_calls, had_errors
+from ragkit.chains.tool_execution import (
+    ResultCache,
+    aexecute_tool_calls,
+    execute_tool_calls,
+    had_errors,
+)
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.errors import ConfigurationError
@@ -64,13 +70,9 @@ from ragkit.messages import (
     SystemMessage,
     ToolMessage,
 )
-from ragkit.tools import Tool, as_tool
-
-Mode = Literal["until_success", "while_needs_response", "step"] | None
-_MODES = (None, "until_success", "while_needs_response", "step")
 
 
-class LLMChain:
+class LLMChain(ChainState):
     """A stateful, immutable conversation runner (see the module docstring).
 
     Args:
@@ -86,120 +88,6 @@ class LLMChain:
         stream: call the model with ``stream`` and merge deltas (``on_llm_new_delta`` fires per chunk).
     """
 
-    def __init__(
-        self,
-        llm: Runnable[Any, Any],
-        messages: Sequence[BaseMessage] | None = None,
-        tools: Sequence[Any] | None = None,
-        custom_context: Mapping[str, Any] | None = None,
-        max_retry_count: int = 3,
-        verbose: bool = False,
-        *,
-        callbacks: Sequence[Any] | None = None,
-        message_processors: Sequence[MessageProcessor] | None = None,
-        async_tool_timeout: float | None = 120.0,
-        parallel_tool_calls: bool = True,
-        stream: bool = False,
-    ) -> None:
-        if max_retry_count < 1:
-            raise ConfigurationError(f"LLMChain max_retry_count must be at least 1, got {max_retry_count}")
-        self._llm = llm
-        self._messages: tuple[BaseMessage, ...] = ()
-        self._exchanged: tuple[BaseMessage, ...] = ()
-        self._tools: dict[str, Tool] = {}
-        self._custom_context: dict[str, Any] = dict(custom_context or {})
-        self.max_retry_count = max_retry_count
-        self.verbose = verbose
-        self._callbacks: tuple[Any, ...] = tuple(check_handler(h) for h in callbacks or ())
-        self._processors: tuple[MessageProcessor, ...] = tuple(message_processors or ())
-        self.async_tool_timeout = async_tool_timeout
-        self.parallel_tool_calls = parallel_tool_calls
-        self.stream = stream
-        self._failures = 0
-        self._delta: AIMessageChunk | None = None
-        self._add_tools_in_place(tools or ())
-        for message in messages or ():
-            self._append(message, exchanged=False)
-
-    # -- reading ------------------------------------------------------------------
-    @property
-    def llm(self) -> Runnable[Any, Any]:
-        return self._llm
-
-    @property
-    def messages(self) -> list[BaseMessage]:
-        """All messages of the conversation (a copy)."""
-        return list(self._messages)
-
-    @property
-    def last_message(self) -> BaseMessage | None:
-        return self._messages[-1] if self._messages else None
-
-    @property
-    def exchanged_messages(self) -> list[BaseMessage]:
-        """The messages added during the latest ``run`` (replies, tool results, error messages)."""
-        return list(self._exchanged)
-
-    @property
-    def current_failure_count(self) -> int:
-        """Failures in a row; reset by an accepted reply or a tool round without errors."""
-        return self._failures
-
-    @property
-    def needs_response(self) -> bool:
-        """Whether the model is expected to speak next (after a user message, tool calls or results)."""
-        last = self.last_message
-        if isinstance(last, (HumanMessage, ToolMessage)):
-            return True
-        return isinstance(last, AIMessage) and bool(last.tool_calls or last.invalid_tool_calls)
-
-    @property
-    def tools(self) -> list[Tool]:
-        return list(self._tools.values())
-
-    @property
-    def custom_context(self) -> dict[str, Any]:
-        return dict(self._custom_context)
-
-    @property
-    def callbacks(self) -> list[Any]:
-        return list(self._callbacks)
-
-    @property
-    def processors(self) -> list[MessageProcessor]:
-        return list(self._processors)
-
-    @property
-    def delta(self) -> AIMessageChunk | None:
-        """The streamed reply merged so far (None when no reply is being streamed)."""
-        return self._delta
-
-    def __repr__(self) -> str:
-        return (f"LLMChain(llm={type(self._llm).__name__}, messages={len(self._messages)}, "
-                f"tools={list(self._tools)}, failures={self._failures})")
-
-    # -- building (each returns a new chain) -----------------------------------------
-    def _evolve(self, **changes: Any) -> LLMChain:
-        new = copy.copy(self)
-        for key, value in changes.items():
-            setattr(new, key, value)
-        return new
-
-    def _append(self, message: BaseMessage, exchanged: bool = True) -> None:
-        """In-place append: only ever called on a freshly made copy."""
-        if not isinstance(message, BaseMessage):
-            raise ConfigurationError(
-                f"LLMChain messages must be ragkit messages, got {type(message).__name__}: {message!r:.80}. "
-                "Use apply_prompt_templates() for prompt templates."
-            )
-        self._messages = (*self._messages, message)
-        if exchanged:
-            self._exchanged = (*self._exchanged, message)
-
-    def _with_message(self, message: BaseMessage) -> LLMChain:
-        new = self._evolve()
-        new._append(message)
-        return new
 
     def add_message(self, message: BaseMessage) -> LLMChain:
         """A new chain with ``message`` appended."""
@@ -212,16 +100,6 @@ class LLMChain:
         for message in messages:
             new._append(message, exchanged=False)
         return new
-
-    def _add_tools_in_place(self, tools: Any) -> None:
-        items = tools if isinstance(tools, (list, tuple)) else [tools]
-        table = dict(self._tools)
-        for item in items:
-            t = as_tool(item)
-            if t.name in table and table[t.name] is not t:
-                raise ConfigurationError(f"LLMChain already has a tool named {t.name!r}; tool names must be unique")
-            table[t.name] = t
-        self._tools = table
 
     def add_tools(self, tools: Any) -> LLMChain:
         """A new chain with ``tools`` (one or a list of Tools, functions or pydantic models) added."""
@@ -316,20 +194,41 @@ class LLMChain:
         return self
 
     # -- tools --------------------------------------------------------------------
+    def _pending_tool_calls(self) -> AIMessage | None:
+        last = self.last_message
+        if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
+            return last
+        return None
+
+    def _tool_kwargs(self, custom_context: Mapping[str, Any] | None, config: RunnableConfig | None,
+                     cache: ResultCache | None) -> dict[str, Any]:
+        return {"custom_context": dict(custom_context) if custom_context is not None else self.custom_context,
+                "timeout": self.async_tool_timeout, "parallel": self.parallel_tool_calls, "config": config,
+                "cache": cache}
+
     def execute_tool_calls(self, custom_context: Mapping[str, Any] | None = None, *,
                            config: RunnableConfig | None = None, _cache: ResultCache | None = None) -> LLMChain:
         """Run the tool calls of the last message (if it is a reply with tool calls) and add the results.
 
         ``custom_context`` overrides the chain's for this call. Safe to call at any time.
         """
-        last = self.last_message
-        if not (isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls)):
+        pending = self._pending_tool_calls()
+        if pending is None:
             return self
-        results = execute_tool_calls(
-            last, self._tools,
-            custom_context=dict(custom_context) if custom_context is not None else self.custom_context,
-            timeout=self.async_tool_timeout, parallel=self.parallel_tool_calls, config=config, cache=_cache,
-        )
+        return self._with_tool_results(
+            execute_tool_calls(pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)))
+
+    async def aexecute_tool_calls(self, custom_context: Mapping[str, Any] | None = None, *,
+                                  config: RunnableConfig | None = None,
+                                  _cache: ResultCache | None = None) -> LLMChain:
+        """The async twin of :meth:`execute_tool_calls` (tools' ``ainvoke``, run concurrently with asyncio)."""
+        pending = self._pending_tool_calls()
+        if pending is None:
+            return self
+        return self._with_tool_results(
+            await aexecute_tool_calls(pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)))
+
+    def _with_tool_results(self, results: list[ToolMessage]) -> LLMChain:
         new = self._evolve()
         for message in results:
             new._append(message)
@@ -351,13 +250,25 @@ class LLMChain:
                 "exceeded_failure_count",
             )
 
-    def call_llm(self, config: RunnableConfig | None = None) -> LLMChain:
-        """One model call on the messages (tools offered); the reply is processed and added."""
+    def _model_and_messages(self) -> tuple[Runnable[Any, Any], list[BaseMessage]]:
         self._check_failures()
         if not self._messages:
             raise chain_error(self, "LLMChain cannot run without messages; add_message() first", "no_messages")
-        model = bound_model(self._llm, list(self._tools.values()))
-        messages = list(self._messages)
+        return bound_model(self._llm, list(self._tools.values())), list(self._messages)
+
+    def _with_chunk(self, chunk: Any) -> LLMChain:
+        chain = self.merge_delta(AIMessageChunk(content=chunk) if isinstance(chunk, str) else chunk)
+        fire(chain._callbacks, "on_llm_new_delta", chain, chunk)
+        return chain
+
+    def _streamed_reply(self) -> LLMChain:
+        if self._delta is None:
+            return self.process_message(AIMessage(content=""))
+        return self.delta_to_message()
+
+    def call_llm(self, config: RunnableConfig | None = None) -> LLMChain:
+        """One model call on the messages (tools offered); the reply is processed and added."""
+        model, messages = self._model_and_messages()
         if not self.stream:
             try:
                 reply = model.invoke(messages, config)
@@ -366,11 +277,22 @@ class LLMChain:
             return self.process_message(as_ai_message(reply, self))
         chain = self._evolve(_delta=None)
         for chunk in guarded_stream(model, messages, config, self):
-            chain = chain.merge_delta(AIMessageChunk(content=chunk) if isinstance(chunk, str) else chunk)
-            fire(chain._callbacks, "on_llm_new_delta", chain, chunk)
-        if chain._delta is None:
-            return chain.process_message(AIMessage(content=""))
-        return chain.delta_to_message()
+            chain = chain._with_chunk(chunk)
+        return chain._streamed_reply()
+
+    async def acall_llm(self, config: RunnableConfig | None = None) -> LLMChain:
+        """The async twin of :meth:`call_llm` (the model's ``ainvoke``, or ``astream`` when streaming)."""
+        model, messages = self._model_and_messages()
+        if not self.stream:
+            try:
+                reply = await model.ainvoke(messages, config)
+            except Exception as e:
+                raise model_error(self, e) from e
+            return self.process_message(as_ai_message(reply, self))
+        chain = self._evolve(_delta=None)
+        async for chunk in aguarded_stream(model, messages, config, self):
+            chain = chain._with_chunk(chunk)
+        return chain._streamed_reply()
 
     # -- running ------------------------------------------------------------------
     def run(self, mode: Mode = None, *, with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
@@ -384,22 +306,24 @@ class LLMChain:
         (error ``exceeded_max_runs``). ``config`` reaches the model and tools
         (callbacks, tags, tracing).
         """
-        if mode not in _MODES:
-            raise ConfigurationError(f"LLMChain.run mode must be one of {list(_MODES)}, got {mode!r}")
-        start = self._evolve(_exchanged=())
-        if not start._messages:
-            raise chain_error(start, "LLMChain cannot run without messages; add_message() first", "no_messages")
+        return modes.drive(modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config)
 
-        def attempt(chain: LLMChain) -> LLMChain:
-            if mode is None:
-                return chain.call_llm(config)
-            if mode == "step":
-                return chain.execute_tool_calls(config=config).call_llm(config).execute_tool_calls(config=config)
-            if mode == "while_needs_response":
-                return modes.while_needs_response(chain, max_runs, config)
-            return modes.until_success(chain, max_runs, config)
+    async def arun(self, mode: Mode = None, *, with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+                   before_fallback: Callable[[LLMChain], LLMChain] | None = None, max_runs: int = 25,
+                   config: RunnableConfig | None = None) -> LLMChain:
+        """:meth:`run` with the model's ``ainvoke``/``astream`` and the tools' ``ainvoke``.
 
-        return modes.with_fallbacks(start, attempt, with_fallbacks, before_fallback)
+        Same modes, errors and callbacks as ``run``; the tool calls of one reply
+        run concurrently on the event loop (``before_fallback`` stays a plain function).
+
+        Example:
+            >>> import asyncio
+            >>> from ragkit.models import FakeChatModel
+            >>> chain = LLMChain(FakeChatModel(["Paris."])).add_message(HumanMessage("Capital of France?"))
+            >>> asyncio.run(chain.arun()).last_message.content
+            'Paris.'
+        """
+        return await modes.adrive(modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config)
 
     def run_until_tool_used(self, tool_names: str | Sequence[str], max_runs: int = 25, *,
                             with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
@@ -411,22 +335,13 @@ class LLMChain:
         (no success within ``max_runs`` model calls), ``exceeded_failure_count``.
         When the model answers without calling a tool it is reminded to call one.
         """
-        names = [tool_names] if isinstance(tool_names, str) else list(tool_names)
-        unknown = [n for n in names if n not in self._tools]
-        if unknown or not names:
-            raise chain_error(self, f"Tool name(s) {unknown or names} not found in the chain's tools "
-                              f"{sorted(self._tools)}", "invalid_tool_name")
-        found: list[ToolMessage] = []
+        steps = modes.until_tool_used_steps(self, tool_names, max_runs, with_fallbacks, before_fallback)
+        return modes.drive(steps, config)
 
-        def attempt(chain: LLMChain) -> LLMChain:
-            done, result = modes.until_tool_used(chain, names, max_runs, config)
-            found.append(result)
-            return done
-
-        done = modes.with_fallbacks(self._evolve(_exchanged=()), attempt, with_fallbacks, before_fallback)
-        return done, found[-1]
-
-    def _log(self, label: str, value: Any) -> None:
-        if self.verbose:
-            text = value.pretty_repr() if isinstance(value, BaseMessage) else repr(value)
-            print(f"[LLMChain] {label}: {text}", file=sys.stderr)
+    async def arun_until_tool_used(self, tool_names: str | Sequence[str], max_runs: int = 25, *,
+                                   with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+                                   before_fallback: Callable[[LLMChain], LLMChain] | None = None,
+                                   config: RunnableConfig | None = None) -> tuple[LLMChain, ToolMessage]:
+        """The async twin of :meth:`run_until_tool_used`."""
+        steps = modes.until_tool_used_steps(self, tool_names, max_runs, with_fallbacks, before_fallback)
+        return await modes.adrive(steps, config)

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
 from ragkit.core.base import Runnable
@@ -61,6 +61,23 @@ def guarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], confi
         try:
             chunk = next(stream)
         except StopIteration:
+            return
+        except Exception as e:
+            raise model_error(chain, e) from e
+        yield chunk
+
+
+async def aguarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig | None,
+                          chain: Any) -> AsyncIterator[Any]:
+    """The model's ``astream``; only errors raised by the model become ``model_error``."""
+    try:
+        stream = aiter(model.astream(messages, config))
+    except Exception as e:
+        raise model_error(chain, e) from e
+    while True:
+        try:
+            chunk = await anext(stream)
+        except StopAsyncIteration:
             return
         except Exception as e:
             raise model_error(chain, e) from e

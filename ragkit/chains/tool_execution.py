@@ -20,9 +20,10 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ragkit.core.config import RunnableConfig
@@ -54,6 +55,38 @@ def _invalid_call(call: dict[str, Any]) -> ToolMessage:
     )
 
 
+class _Plan:
+    """The answers known before running anything, and the tool calls left to run."""
+
+    def __init__(self, message: AIMessage, tools: Mapping[str, Tool], cache: ResultCache | None) -> None:
+        self.message = message
+        self.cache = cache
+        self.results: list[ToolMessage | None] = []
+        self.to_run: list[tuple[int, Tool, ToolCall]] = []
+        for call in message.tool_calls:
+            tool = tools.get(call["name"])
+            if tool is None:
+                self.results.append(_unknown_tool(call, tools))
+            elif cache is not None and _cache_key(call) in cache:
+                earlier = cache[_cache_key(call)]
+                self.results.append(earlier.model_copy(update={"tool_call_id": call.get("id") or ""}))
+            else:
+                self.to_run.append((len(self.results), tool, call))
+                self.results.append(None)
+        for bad in message.invalid_tool_calls:
+            self.results.append(_invalid_call(dict(bad)))
+
+    def finish(self, outputs: Sequence[ToolMessage]) -> list[ToolMessage]:
+        for (slot, _, _), out in zip(self.to_run, outputs):
+            self.results[slot] = out
+        done = [r for r in self.results if r is not None]
+        if self.cache is not None:
+            for call, msg in zip(self.message.tool_calls, done):
+                if msg.status == "success":
+                    self.cache.setdefault(_cache_key(call), msg)
+        return done
+
+
 def execute_tool_calls(
     message: AIMessage,
     tools: Mapping[str, Tool],
@@ -71,32 +104,35 @@ def execute_tool_calls(
     same arguments) reuses that result instead of running again; new successes
     are added to it.
     """
-    results: list[ToolMessage | None] = []
-    thunks: list[Callable[[], ToolMessage]] = []
-    slots: list[int] = []
-    for call in message.tool_calls:
-        tool = tools.get(call["name"])
-        if tool is None:
-            results.append(_unknown_tool(call, tools))
-            continue
-        if cache is not None and _cache_key(call) in cache:
-            earlier = cache[_cache_key(call)]
-            results.append(earlier.model_copy(update={"tool_call_id": call.get("id") or ""}))
-            continue
-        slots.append(len(results))
-        results.append(None)
-        thunks.append(functools.partial(tool.invoke, call, config, custom_context=custom_context, timeout=timeout))
-    for bad in message.invalid_tool_calls:
-        results.append(_invalid_call(dict(bad)))
-    outputs = run_all(thunks, None if parallel else 1)
-    for slot, out in zip(slots, outputs):
-        results[slot] = out
-    done = [r for r in results if r is not None]
-    if cache is not None:
-        for call, msg in zip(message.tool_calls, done):
-            if msg.status == "success":
-                cache.setdefault(_cache_key(call), msg)
-    return done
+    plan = _Plan(message, tools, cache)
+    thunks: list[Callable[[], ToolMessage]] = [
+        functools.partial(tool.invoke, call, config, custom_context=custom_context, timeout=timeout)
+        for _, tool, call in plan.to_run
+    ]
+    return plan.finish(run_all(thunks, None if parallel else 1))
+
+
+async def aexecute_tool_calls(
+    message: AIMessage,
+    tools: Mapping[str, Tool],
+    *,
+    custom_context: Any = None,
+    timeout: float | None = None,
+    parallel: bool = True,
+    config: RunnableConfig | None = None,
+    cache: ResultCache | None = None,
+) -> list[ToolMessage]:
+    """The async twin of :func:`execute_tool_calls`: each tool's ``ainvoke``, concurrently with asyncio."""
+    plan = _Plan(message, tools, cache)
+
+    def one(tool: Tool, call: ToolCall) -> Awaitable[ToolMessage]:
+        return tool.ainvoke(call, config, custom_context=custom_context, timeout=timeout)
+
+    if parallel:
+        outputs = await asyncio.gather(*(one(tool, call) for _, tool, call in plan.to_run))
+    else:
+        outputs = [await one(tool, call) for _, tool, call in plan.to_run]
+    return plan.finish(outputs)
 
 
 def had_errors(messages: list[ToolMessage]) -> bool:

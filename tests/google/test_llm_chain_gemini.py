@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -13,6 +14,14 @@ from ragkit.models import ChatGoogleGenerativeAI, FakeChatModel
 from ragkit.tools import tool
 
 MODEL = "gemini-1.5-flash"
+RUNNERS = pytest.mark.parametrize("runner", ["run", "arun"])
+
+
+def run(chain: LLMChain, runner: str, mode: Any = None, **kwargs: Any) -> LLMChain:
+    """``chain.run`` or ``chain.arun`` (the async path: ainvoke/astream in a worker thread, async tools)."""
+    if runner == "run":
+        return chain.run(mode, **kwargs)
+    return asyncio.run(chain.arun(mode, **kwargs))
 
 
 def usage(prompt: int, output: int) -> dict[str, int]:
@@ -63,13 +72,14 @@ def contents_of(emulator, rpc: str = "generateContent") -> list[list[dict[str, A
     return [r.body["contents"] for r in emulator.requests(rpc)]
 
 
-def test_tool_loop_runs_the_function_call_and_sends_the_result_back(llm, emulator):
+@RUNNERS
+def test_tool_loop_runs_the_function_call_and_sends_the_result_back(llm, emulator, runner):
     counter = Counter()
     emulator.reply("generateContent", function_calls(("lookup", {"word": "zephyr"})))
     usages: list[dict[str, int]] = []
     chain = (LLMChain(llm, tools=make_tools(counter)).add_message(HumanMessage("What is a zephyr?"))
              .add_callback({"on_llm_token_usage": lambda c, u: usages.append(dict(u))}))
-    done = chain.run(mode="while_needs_response")
+    done = run(chain, runner, "while_needs_response")
 
     assert counter.calls == [("lookup", {"word": "zephyr"})]
     assert [m.type for m in done.exchanged_messages] == ["ai", "tool", "ai"]
@@ -91,12 +101,13 @@ def test_tool_loop_runs_the_function_call_and_sends_the_result_back(llm, emulato
     assert len(usages) == 2 and usages[1]["input_tokens"] == answer.usage_metadata["input_tokens"]
 
 
-def test_until_success_sends_the_tool_error_back_and_reruns_only_the_failed_call(llm, emulator):
+@RUNNERS
+def test_until_success_sends_the_tool_error_back_and_reruns_only_the_failed_call(llm, emulator, runner):
     counter = Counter()
     emulator.reply("generateContent", function_calls(("lookup", {"word": "zephyr"}), ("divide", {"a": 1, "b": 0})))
     emulator.reply("generateContent", function_calls(("lookup", {"word": "zephyr"}), ("divide", {"a": 1, "b": 4})))
     chain = LLMChain(llm, tools=make_tools(counter)).add_message(HumanMessage("Define zephyr and compute 1/0"))
-    done = chain.run(mode="until_success")
+    done = run(chain, runner, "until_success")
 
     # The two calls of a reply run concurrently: compare without order. lookup ran once, divide twice.
     assert sorted(counter.calls, key=repr) == [("divide", {"a": 1.0, "b": 0.0}), ("divide", {"a": 1.0, "b": 4.0}),
@@ -124,7 +135,8 @@ def test_until_success_gives_up_after_max_retry_count(llm, emulator):
     assert len(emulator.requests("generateContent")) == 2
 
 
-def test_streaming_merges_gemini_deltas_and_usage_sent_after_the_last_text(llm, emulator):
+@RUNNERS
+def test_streaming_merges_gemini_deltas_and_usage_sent_after_the_last_text(llm, emulator, runner):
     counter = Counter()
     emulator.reply("streamGenerateContent", [function_calls(("lookup", {"word": "zephyr"}), tokens=(9, 3))])
     emulator.reply("streamGenerateContent", [
@@ -137,7 +149,7 @@ def test_streaming_merges_gemini_deltas_and_usage_sent_after_the_last_text(llm, 
     chain = (LLMChain(llm, tools=make_tools(counter), stream=True).add_message(HumanMessage("zephyr?"))
              .add_callback({"on_llm_new_delta": lambda c, d: deltas.append(d),
                             "on_llm_token_usage": lambda c, u: usages.append(dict(u))}))
-    done = chain.run(mode="while_needs_response")
+    done = run(chain, runner, "while_needs_response")
 
     assert counter.calls == [("lookup", {"word": "zephyr"})]
     ask, answer = done.exchanged_messages[0], done.exchanged_messages[-1]
@@ -152,7 +164,8 @@ def test_streaming_merges_gemini_deltas_and_usage_sent_after_the_last_text(llm, 
     assert emulator.requests("generateContent") == [] and len(emulator.requests("streamGenerateContent")) == 2
 
 
-def test_fallback_to_a_fake_model_after_gemini_keeps_answering_503(google_kwargs, emulator):
+@RUNNERS
+def test_fallback_to_a_fake_model_after_gemini_keeps_answering_503(google_kwargs, emulator, runner):
     gemini = ChatGoogleGenerativeAI(model=MODEL, **{**google_kwargs, "max_retries": 2})
     emulator.fail("generateContent", status=503, times=3)
     backup = FakeChatModel(["From the backup model."])
@@ -164,7 +177,7 @@ def test_fallback_to_a_fake_model_after_gemini_keeps_answering_503(google_kwargs
 
     counter = Counter()
     chain = LLMChain(gemini, tools=make_tools(counter)).add_message(HumanMessage("hello"))
-    done = chain.run(mode="while_needs_response", with_fallbacks=[backup], before_fallback=before)
+    done = run(chain, runner, "while_needs_response", with_fallbacks=[backup], before_fallback=before)
 
     assert [r.status for r in emulator.requests("generateContent")] == [503, 503, 503]
     assert seen == ["ChatGoogleGenerativeAI", "FakeChatModel"]
