@@ -22,6 +22,10 @@ Run modes (``run(mode=...)``):
 - ``"step"``: execute pending tool calls, make one model call, execute the
   tool calls it asks for, return.
 
+``arun`` and ``arun_until_tool_used`` are the async twins: the same loops
+(see :mod:`ragkit.chains.modes`) over the model's ``ainvoke``/``astream``, with
+the tool calls of one reply run concurrently as asyncio tasks.
+
 Example:
     >>> from ragkit.models import FakeChatModel
     >>> from ragkit.messages import HumanMessage
