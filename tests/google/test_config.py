@@ -112,3 +112,28 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith(("google.generati
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
     assert json.loads(out.stdout) == []
+
+
+def test_retrievers_re_export_google_aqa_lazily():
+    script = """
+import json, sys
+import ragkit.retrievers
+before = sorted(m for m in sys.modules if m.startswith(("ragkit.retrievers.google", "ragkit._google", "google.ai")))
+from ragkit.retrievers import AqaOutput, GoogleAQA
+from ragkit.retrievers import google_aqa
+sdk = sorted(m for m in sys.modules if m.startswith(("google.generativeai", "google.ai", "grpc")))
+try:
+    ragkit.retrievers.NoSuchRetriever
+    missing = ""
+except AttributeError as e:
+    missing = str(e)
+print(json.dumps({"before": before, "same": GoogleAQA is google_aqa.GoogleAQA and AqaOutput is google_aqa.AqaOutput,
+                  "sdk": sdk, "missing": missing, "all": "GoogleAQA" in ragkit.retrievers.__all__}))
+"""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    result = json.loads(out.stdout)
+    assert result["before"] == [] and result["same"] is True and result["all"] is True
+    assert result["sdk"] == []  # the SDK itself loads only when a request is made
+    assert result["missing"] == "module 'ragkit.retrievers' has no attribute 'NoSuchRetriever'"
