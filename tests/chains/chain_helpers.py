@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.messages import AIMessage
+from ragkit.tools import Tool, tool
 
 
 def calls(*specs: tuple[str, dict[str, Any]], content: str = "") -> AIMessage:
@@ -50,3 +51,31 @@ def run_python(code: str, *args: str, wait: bool = True) -> subprocess.Popen | s
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done
+
+
+def three_tools(rec: Recorder, *, async_upper: bool = False) -> list[Tool]:
+    """``add``, ``upper`` (async with ``async_upper``) and ``flaky`` (fails on its first call), counted in ``rec``."""
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        rec.count("add")
+        return a + b
+
+    def upper(text: str) -> str:
+        """Upper-case a text."""
+        rec.count("upper")
+        return text.upper()
+
+    async def aupper(text: str) -> str:
+        return upper(text)
+
+    @tool
+    def flaky(n: int) -> str:
+        """Fails on its first call."""
+        if rec.count("flaky") == 1:
+            raise RuntimeError("backend busy")
+        return f"ok {n}"
+
+    upper_tool = tool("upper", description="Upper-case a text.")(aupper if async_upper else upper)
+    return [add, upper_tool, flaky]

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from chain_helpers import Recorder, calls
+from chain_helpers import Recorder, calls, three_tools
 from pydantic import BaseModel
 
 from ragkit.chains import JsonProcessor, LLMChain
@@ -44,26 +44,7 @@ def run_until_tool_used(chain: LLMChain, runner: str, names: Any, **kwargs: Any)
 
 
 def counting_tools(rec: Recorder) -> list[Tool]:
-    @tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        rec.count("add")
-        return a + b
-
-    @tool
-    async def upper(text: str) -> str:
-        """Upper-case a text (async)."""
-        rec.count("upper")
-        return text.upper()
-
-    @tool
-    def flaky(n: int) -> str:
-        """Fails on its first call."""
-        if rec.count("flaky") == 1:
-            raise RuntimeError("backend busy")
-        return f"ok {n}"
-
-    return [add, upper, flaky]
+    return three_tools(rec, async_upper=True)
 
 
 @RUNNERS

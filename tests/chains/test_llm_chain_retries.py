@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chain_helpers import Recorder, calls
+from chain_helpers import Recorder, calls, three_tools
 from pydantic import BaseModel
 
 from ragkit.chains import JsonProcessor, LLMChain, PydanticProcessor
@@ -11,29 +11,6 @@ from ragkit.errors import LLMChainError
 from ragkit.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from ragkit.models import FakeChatModel
 from ragkit.tools import Tool, tool
-
-
-def three_tools(rec: Recorder) -> list[Tool]:
-    @tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        rec.count("add")
-        return a + b
-
-    @tool
-    def upper(text: str) -> str:
-        """Upper-case a text."""
-        rec.count("upper")
-        return text.upper()
-
-    @tool
-    def flaky(n: int) -> str:
-        """Fails on its first call."""
-        if rec.count("flaky") == 1:
-            raise RuntimeError("backend busy")
-        return f"ok {n}"
-
-    return [add, upper, flaky]
 
 
 def test_until_success_retries_only_the_failed_tool_call():
