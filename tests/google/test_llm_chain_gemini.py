@@ -207,3 +207,15 @@ def test_an_empty_gemini_reply_is_sent_back_as_a_valid_request(llm, emulator):
     second = contents_of(emulator)[1]
     assert all(turn["parts"] for turn in second)  # an empty model turn is invalid for the service
     assert [turn["role"] for turn in second] == ["user"]
+
+
+@RUNNERS
+def test_a_stream_that_breaks_off_falls_back_without_leaking_the_partial_reply(llm, emulator, runner):
+    emulator.fail("streamGenerateContent", status=500, stream_error_after=2)
+    deltas: list[str] = []
+    chain = (LLMChain(llm, stream=True).add_message(HumanMessage("one two three four"))
+             .add_callback({"on_llm_new_delta": lambda c, d: deltas.append(d.text)}))
+    done = run(chain, runner, with_fallbacks=[FakeChatModel(["backup words"])])
+    assert deltas == ["echo: ", "one ", "backup", " words"]  # two Gemini pieces, then the backup's stream
+    assert [m.content for m in done.exchanged_messages] == ["backup words"]
+    assert [r.status for r in emulator.requests("streamGenerateContent")] == [200]  # no retry after partial output
