@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+import sys
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
@@ -103,7 +105,7 @@ class _Builder(HTMLParser):
         if not self.pending:
             return
         text = "".join(self.pending) if len(self.pending) > 1 else self.pending[0]
-        self.pending = []
+        self.pending.clear()
         if not self.preserve and not text.strip(_ASCII_SPACES):
             text = "\n" if "\n" in text else " "
         if kind == TEXT and self.containers:
@@ -218,11 +220,106 @@ def _entities() -> dict[str, str]:
     return _ENTITIES
 
 
-def parse(html: str) -> Tree:
-    """Tokenize ``html`` with :mod:`html.parser` and build bs4's tree, flat."""
-    builder = _Builder()
-    builder.feed(html)
+# Tokens whose html.parser events are certain: a start tag with plain attributes, an end
+# tag, a character or entity reference. Anything else is handed to html.parser itself.
+_SP = "[ \t\n\r\f]"
+_SIMPLE_START = re.compile(
+    rf"<([a-zA-Z][a-zA-Z0-9]*)((?:{_SP}+[a-zA-Z_:][-a-zA-Z0-9_:.]*"
+    rf"(?:=(?:\"[^\"]*\"|'[^']*'|[a-zA-Z0-9_.:-]+(?=[ \t\n\r\f>])))?)*){_SP}*(/?)>"
+)
+_SIMPLE_END = re.compile(rf"</([a-zA-Z][-.a-zA-Z0-9:_]*){_SP}*>")
+_NEXT = re.compile("[&<]")
+_CHARREF = re.compile("&#(?:[0-9]+|[xX][0-9a-fA-F]+)[^0-9a-fA-F]")
+_ENTITYREF = re.compile("&([a-zA-Z][-.a-zA-Z0-9]*)[^a-zA-Z0-9]")
+# The fast path mirrors html.parser of CPython 3.10-3.12 (checked against bs4 by the tests).
+_FAST = sys.implementation.name == "cpython" and (3, 10) <= sys.version_info[:2] <= (3, 12)
+
+
+def _run(builder: _Builder, html: str) -> None:
+    """Feed ``html`` to ``builder``, tokenizing common tokens here and the rest with html.parser."""
+    builder.rawdata = html  # html.parser's own methods, called below, read it
+    data, start, end = builder.pending.append, builder.handle_starttag, builder.handle_endtag
+    startend = builder.handle_startendtag
+    i, n = 0, len(html)
+    while i < n:
+        if builder.cdata_elem is not None:  # inside <script> or <style>
+            m = builder.interesting.search(html, i)
+            if m is None:
+                break
+            j = m.start()
+            if i < j:
+                data(html[i:j])
+            k = builder.parse_endtag(j)
+            if k < 0:
+                i = j
+                break
+            i = k
+            continue
+        m = _NEXT.search(html, i)
+        j = m.start() if m is not None else n
+        if i < j:
+            data(html[i:j])
+        i = j
+        if i == n:
+            break
+        if html[i] == "<":
+            m = _SIMPLE_START.match(html, i)
+            if m is not None:
+                name = m.group(1).lower()
+                if m.group(3):
+                    startend(name, [])
+                else:
+                    start(name, [])
+                    if name in builder.CDATA_CONTENT_ELEMENTS:
+                        builder.set_cdata_mode(name)
+                i = m.end()
+                continue
+            m = _SIMPLE_END.match(html, i)
+            if m is not None:
+                end(m.group(1).lower())
+                i = m.end()
+                continue
+            k = _stdlib_markup(builder, html, i)
+        elif html.startswith("&#", i):
+            m = _CHARREF.match(html, i)
+            if m is None:
+                break
+            builder.handle_charref(m.group()[2:-1])
+            k = m.end() if html[m.end() - 1] == ";" else m.end() - 1
+        else:
+            m = _ENTITYREF.match(html, i)
+            if m is None:
+                break
+            builder.handle_entityref(m.group(1))
+            k = m.end() if html[m.end() - 1] == ";" else m.end() - 1
+        if k < 0:
+            break
+        i = k
+    # html.parser takes over where the fast path stopped (nothing, when it got to the end)
+    builder.rawdata = ""
+    builder.feed(html[i:])
     builder.close()
+
+
+def _stdlib_markup(builder: _Builder, html: str, i: int) -> int:
+    """Let html.parser handle the markup at ``i`` (as its goahead() would); -1 to stop here."""
+    if html.startswith("<!--", i):
+        return builder.parse_comment(i)
+    if html.startswith("<?", i):
+        return builder.parse_pi(i)
+    if html.startswith("<!", i):
+        return builder.parse_html_declaration(i)
+    return -1  # other start/end tags, a lone "<": html.parser decides from here on
+
+
+def parse(html: str) -> Tree:
+    """Tokenize ``html`` as :mod:`html.parser` does and build bs4's tree, flat."""
+    builder = _Builder()
+    if _FAST:
+        _run(builder, html)
+    else:
+        builder.feed(html)
+        builder.close()
     builder._flush()
     while len(builder.stack) > 1:
         builder._pop()
