@@ -117,7 +117,7 @@ class WordOffsets:
         try:
             if words and words[0] not in counts:
                 raise TypeError
-            token_ends = list(accumulate(map(counts.get, words)))  # type: ignore[arg-type]
+            token_ends: list[int] = list(accumulate(map(counts.get, words)))  # type: ignore[arg-type]
         except TypeError:  # a word not seen before
             self._fill(words)
             token_ends = list(accumulate(map(counts.__getitem__, words)))

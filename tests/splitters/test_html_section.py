@@ -39,7 +39,14 @@ FRAGMENTS = st.sampled_from(
 def test_matches_langchain_hypothesis(parts: list[str]) -> None:
     html = "<html>" + "".join(parts) + "</html>"
     ours, theirs = HTMLSectionSplitter(HEADERS), LCHTMLSection(HEADERS)
-    assert _pairs(ours.split_text(html)) == _pairs(theirs.split_text(html))
+    try:
+        expected = _pairs(theirs.split_text(html))
+    except KeyError:
+        # LangChain looks up the metadata key of a <body> that follows a header in
+        # headers_to_split_on and crashes; ragkit names that section "body".
+        assert any(d.metadata == {"body": d.metadata.get("body")} for d in ours.split_text(html))
+        return
+    assert _pairs(ours.split_text(html)) == expected
 
 
 def test_large_font_becomes_a_section() -> None:
