@@ -11,7 +11,7 @@ direct strings, and every string in document order with its kind.
 Example:
     >>> tree = parse("<body><h1>Title</h1><p>a &amp; b</p></body>")
     >>> [(t.name, t.depth, t.strings) for t in tree.tags]
-    [('body', 1, []), ('h1', 2, ['Title']), ('p', 2, ['a & b'])]
+    [('[document]', 0, []), ('body', 1, []), ('h1', 2, ['Title']), ('p', 2, ['a & b'])]
 """
 
 from __future__ import annotations

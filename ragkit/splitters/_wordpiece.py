@@ -13,7 +13,7 @@ Example:
     >>> wo = WordOffsets(local_tokenizer())
     >>> toks = wo.tokens("Hello, wordpiece!")
     >>> len(toks), toks.span(0), toks.span(3)
-    (6, (0, 5), (12, 16))
+    (5, (0, 5), (11, 16))
 """
 
 from __future__ import annotations
