@@ -7,7 +7,7 @@ Chunks never share mutable values with the input. As a document splitter it
 parses each Document's text as JSON.
 
 Example:
-    >>> splitter = RecursiveJsonSplitter(max_chunk_size=30)
+    >>> splitter = RecursiveJsonSplitter(max_chunk_size=30, min_chunk_size=10)
     >>> splitter.split_text({"a": {"x": 1, "y": 2}, "b": "some longer text here"})
     ['{"a": {"x": 1, "y": 2}}', '{"b": "some longer text here"}']
 """
