@@ -23,10 +23,10 @@ from __future__ import annotations
 import logging
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import Any
 
 from ragkit.splitters.base import first_non_space
@@ -57,6 +57,26 @@ def found(text: str, separator: str, regex: bool) -> bool:
     return compiled(separator).search(text) is not None
 
 
+class Ones(Sequence[int]):
+    """``n`` ones without a list: the lengths of the single characters of a text."""
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [1] * len(range(*index.indices(self._n)))
+        if not -self._n <= index < self._n:
+            raise IndexError(index)
+        return 1
+
+    def __iter__(self) -> Iterator[int]:
+        return repeat(1, self._n)
+
+
 @dataclass
 class Cut:
     """The non-empty pieces of ``text`` and where each starts.
@@ -69,10 +89,10 @@ class Cut:
     """
 
     text: str
-    starts: list[int]
+    starts: Sequence[int]
     pieces: list[str] | None = None
     glue: list[str] | None = None
-    lens: list[int] | None = None  # len() of each piece, when already known
+    lens: Sequence[int] | None = None  # len() of each piece, when already known
 
     @property
     def contiguous(self) -> bool:
@@ -92,7 +112,7 @@ class Cut:
             return [text[s[i] : s[i + 1]] for i in range(len(s) - 1)]
         return self.pieces
 
-    def lengths(self, length_function: Callable[[str], int]) -> list[int]:
+    def lengths(self, length_function: Callable[[str], int]) -> Sequence[int]:
         if length_function is len:
             if self.lens is not None:
                 return self.lens
@@ -111,7 +131,7 @@ class Cut:
                 return _split_regex(text, separator, keep)
             separator = literal
         if not separator:
-            return cls(text, list(range(len(text) + 1)), lens=[1] * len(text))
+            return cls(text, range(len(text) + 1), lens=Ones(len(text)))
         parts = text.split(separator)
         step = len(separator)
         if not keep:
@@ -195,7 +215,7 @@ class Merger:
         if self.out_starts is not None:
             self.out_starts.append(start)
 
-    def merge(self, cut: Cut, lo: int, hi: int, separator: str, lengths: list[int], base: int) -> None:
+    def merge(self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int) -> None:
         """Merge pieces ``lo..hi-1`` of ``cut`` (which starts at ``base`` in the source)."""
         if hi <= lo:
             return
@@ -205,17 +225,20 @@ class Merger:
             self._merge_one_by_one(cut, lo, hi, separator, lengths, base)
 
     def _merge_by_bisection(
-        self, cut: Cut, lo: int, hi: int, separator: str, lengths: list[int], base: int
+        self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
     ) -> None:
         # q[k] - q[a] - sep is the size of the window of pieces a..k-1 joined by the separator
         # (every piece is non-empty, so sizes grow strictly and bisection finds the boundaries).
         size, overlap = self.chunk_size, self.chunk_overlap
         sep = len(separator)
-        if cut.pieces is None:
-            q = cut.starts  # contiguous: the window a..k-1 is text[q[a]:q[k]]
-        else:
-            q = [0] * lo + [0, *accumulate(map(sep.__add__, lengths[lo:hi]) if sep else lengths[lo:hi])]
         text, pieces, starts = cut.text, cut.pieces, cut.starts
+        q: Sequence[int]
+        if pieces is None:
+            q = starts  # contiguous: the window a..k-1 is text[q[a]:q[k]]
+        else:  # work on the run alone, indices relative to lo
+            pieces, starts, lengths = pieces[lo:hi], starts[lo:hi], lengths[lo:hi]
+            q = [0, *accumulate(map(sep.__add__, lengths) if sep else lengths)]
+            lo, hi = 0, hi - lo
         join = separator.join
         add = self.add
         a = b = lo  # the window holds pieces a..b
@@ -236,7 +259,7 @@ class Merger:
         add(text[q[a] : q[hi]] if pieces is None else join(pieces[a:hi]), base + starts[a])
 
     def _merge_one_by_one(
-        self, cut: Cut, lo: int, hi: int, separator: str, lengths: list[int], base: int
+        self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
     ) -> None:
         size, overlap = self.chunk_size, self.chunk_overlap
         pieces = cut.all_pieces()

@@ -14,10 +14,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import compress
 from typing import Any, Literal
 
-from ragkit.splitters._pieces import Cut, Merger, found
+from ragkit.splitters._pieces import Cut, Merger, Ones, found
 from ragkit.splitters.base import TextSplitter
 from ragkit.splitters.language import Language, get_separators_for_language
 
@@ -80,7 +81,11 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         lengths = cut.lengths(self._length_function)
         size = self._chunk_size
         run_start = 0  # pieces run_start..i-1 are short and wait to be merged
-        for i in compress(range(len(lengths)), map(size.__le__, lengths)):
+        if isinstance(lengths, Ones) and size > 1:
+            big: Iterable[int] = ()  # single characters all fit
+        else:
+            big = compress(range(len(lengths)), map(size.__le__, lengths))
+        for i in big:
             merger.merge(cut, run_start, i, joiner, lengths, base)
             if rest:
                 self._split(cut.piece(i), base + cut.starts[i], rest, merger)
