@@ -34,6 +34,15 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
+def universal_newlines(text: str) -> str:
+    """``\\r\\n`` and lone ``\\r`` as ``\\n``, as Python's text mode (and LangChain's loaders) read them."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            text = text.replace("\r", "\n")
+    return text
+
+
 def decode_bytes(data: bytes, path: str, encoding: str | None = None, autodetect: bool = True) -> tuple[str, str]:
     """Decode ``data`` (read from ``path``): returns ``(text, encoding used)``.
 
@@ -64,7 +73,7 @@ def decode_bytes(data: bytes, path: str, encoding: str | None = None, autodetect
                 f"{path} is not valid UTF-8 ({e}); pass encoding= or autodetect_encoding=True", path
             ) from e
         text = None
-    if text is not None and "\x00" not in text:
+    if text is not None and b"\x00" not in data:
         return text, "utf-8"
     utf16 = _utf16_without_bom(data)
     if utf16 is not None:

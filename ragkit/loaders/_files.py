@@ -34,13 +34,31 @@ def check_regular(path: str | os.PathLike[str]) -> None:
         raise UnsupportedFileError(f"{name} is not a regular file (a FIFO, socket or device); not read", name)
 
 
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a regular file, or a LoaderError that names it."""
-    check_regular(path)
+    """The bytes of a regular file, or a LoaderError that names it.
+
+    The file is opened without blocking (a FIFO would otherwise wait for a
+    writer forever) and checked with ``fstat`` before reading.
+    """
     name = os.fspath(path)
     try:
-        with open(name, "rb") as f:
-            return f.read()
+        fd = os.open(name, _FLAGS)
+    except OSError:
+        check_regular(name)  # raises the specific error
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            check_regular(name)
+            raise UnsupportedFileError(f"{name} is not a regular file; not read", name)
+        chunks = [os.read(fd, st.st_size + 1)]
+        while len(chunks[-1]) > 0 and sum(map(len, chunks)) > st.st_size:  # the file grew
+            chunks.append(os.read(fd, 1 << 20))
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as e:
         raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e
-
+    finally:
+        os.close(fd)

@@ -31,6 +31,7 @@ from typing import Any
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders.base import BaseLoader
+from ragkit.loaders.text import TextLoader, read_text
 
 logger = logging.getLogger("ragkit.loaders")
 
@@ -64,8 +65,6 @@ def default_loader(path: str) -> BaseLoader:
         from ragkit.loaders.pdf import PDFLoader
 
         return PDFLoader(path)
-    from ragkit.loaders.text import TextLoader
-
     return TextLoader(path)
 
 
@@ -154,7 +153,7 @@ class DirectoryLoader(BaseLoader):
 
     def _walk(self) -> Iterator[str]:
         root_real = os.path.realpath(self.path)
-        includes = [glob_regex(g) for g in self.glob]
+        include = re.compile("|".join(f"(?:{glob_regex(g).pattern})" for g in self.glob)).match
         excludes = [glob_regex(g if "/" in g else "**/" + g) for g in self.exclude]
         visited = {root_real}
         stack: list[tuple[str, str]] = [(self.path, "")]
@@ -193,7 +192,7 @@ class DirectoryLoader(BaseLoader):
                     if self.recursive:
                         subfolders.append((entry.path, rel_path + "/"))
                     continue
-                if any(r.match(rel_path) for r in includes) and not any(r.match(rel_path) for r in excludes):
+                if include(rel_path) and not (excludes and any(r.match(rel_path) for r in excludes)):
                     yield entry.path
             stack.extend(reversed(subfolders))
 
@@ -203,6 +202,8 @@ class DirectoryLoader(BaseLoader):
 
     def _load_file(self, path: str) -> list[Document] | BaseException:
         try:
+            if self.loader_cls is TextLoader and not self.loader_kwargs:  # the common case, without a loader object
+                return [Document(read_text(path), metadata={"source": path})]
             loader = self.loader_cls(path, **self.loader_kwargs) if self.loader_cls else default_loader(path)
             docs = loader.load()
             for failure in getattr(loader, "errors", ()):
@@ -226,16 +227,33 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
     def _threaded(self, paths: Iterator[str]) -> Iterator[tuple[str, list[Document] | BaseException]]:
-        window: deque[tuple[str, Future[list[Document] | BaseException]]] = deque()
+        """Load in worker threads, in order, a bounded number of batches in flight.
+
+        Files go to the workers in batches so that the per-task cost of the
+        pool stays small next to reading a file; with one thread's worth of
+        work (few or tiny files) this is never slower than loading in order.
+        """
+
+        def load_batch(batch: list[str]) -> list[tuple[str, list[Document] | BaseException]]:
+            return [(p, self._load_file(p)) for p in batch]
+
+        window: deque[Future[list[tuple[str, list[Document] | BaseException]]]] = deque()
         with ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="ragkit-load") as pool:
+            batch: list[str] = []
             for path in paths:
-                window.append((path, pool.submit(self._load_file, path)))
-                if len(window) >= 2 * self.max_concurrency:
-                    done_path, future = window.popleft()
-                    yield done_path, future.result()
+                batch.append(path)
+                if len(batch) == _BATCH:
+                    window.append(pool.submit(load_batch, batch))
+                    batch = []
+                    if len(window) >= 2 * self.max_concurrency:
+                        yield from window.popleft().result()
+            if batch:
+                window.append(pool.submit(load_batch, batch))
             while window:
-                done_path, future = window.popleft()
-                yield done_path, future.result()
+                yield from window.popleft().result()
+
+
+_BATCH = 32
 
 
 def _with_progress(paths: Iterator[str]) -> Iterator[str]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._decode import decode_bytes
+from ragkit.loaders._decode import decode_bytes, universal_newlines
 from ragkit.loaders._files import read_bytes
 from ragkit.loaders.base import BaseLoader
 
@@ -157,7 +157,7 @@ class HTMLLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        html, _ = decode_bytes(read_bytes(name), name, self.open_encoding)
+        html = universal_newlines(decode_bytes(read_bytes(name), name, self.open_encoding)[0])
         try:
             if self.bs_kwargs:
                 text, title = _bs4_text(html, self.get_text_separator, self.bs_kwargs.get("features", "lxml"))

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._decode import decode_bytes
+from ragkit.loaders._decode import decode_bytes, universal_newlines
 from ragkit.loaders._files import read_bytes
 from ragkit.loaders.base import BaseLoader
 
@@ -54,7 +54,7 @@ class MarkdownLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        text, _ = decode_bytes(read_bytes(name), name, self.encoding)
+        text = universal_newlines(decode_bytes(read_bytes(name), name, self.encoding)[0])
         source = str(self.file_path)
         if self.mode == "single":
             yield Document(text, metadata={"source": source})

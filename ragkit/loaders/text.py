@@ -19,9 +19,16 @@ import os
 from collections.abc import Iterator
 
 from ragkit.documents import Document
-from ragkit.loaders._decode import decode_bytes
+from ragkit.loaders._decode import decode_bytes, universal_newlines
 from ragkit.loaders._files import read_bytes
 from ragkit.loaders.base import BaseLoader
+
+
+def read_text(path: str | os.PathLike[str], encoding: str | None = None, autodetect_encoding: bool = True) -> str:
+    """The text of a file, decoded as :class:`TextLoader` does, newlines as in Python's text mode."""
+    name = os.fspath(path)
+    text, _ = decode_bytes(read_bytes(name), name, encoding, autodetect_encoding)
+    return universal_newlines(text)
 
 
 class TextLoader(BaseLoader):
@@ -37,9 +44,7 @@ class TextLoader(BaseLoader):
 
     def read_text(self) -> str:
         """The decoded text of the file (raises a LoaderError naming the file on failure)."""
-        name = os.fspath(self.file_path)
-        text, _ = decode_bytes(read_bytes(name), name, self.encoding, self.autodetect_encoding)
-        return text
+        return read_text(self.file_path, self.encoding, self.autodetect_encoding)
 
     def lazy_load(self) -> Iterator[Document]:
         yield Document(self.read_text(), metadata={"source": str(self.file_path)})
