@@ -26,7 +26,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 from typing import Any
 
 from ragkit.splitters.base import first_non_space
@@ -77,7 +77,6 @@ class Ones(Sequence[int]):
         return repeat(1, self._n)
 
 
-@dataclass
 class Cut:
     """The non-empty pieces of ``text`` and where each starts.
 
@@ -85,14 +84,33 @@ class Cut:
     ``starts`` plus the end of the text: piece ``i`` is
     ``text[starts[i]:starts[i + 1]]``. Otherwise ``pieces`` holds the strings,
     and ``glue[i]`` (regex separators only) is what goes before piece ``i``
-    when merging.
+    when merging. ``starts`` of a literal cut without kept separators is
+    computed only when asked for (only ``add_start_index`` needs it).
     """
 
-    text: str
-    starts: Sequence[int]
-    pieces: list[str] | None = None
-    glue: list[str] | None = None
-    lens: Sequence[int] | None = None  # len() of each piece, when already known
+    def __init__(
+        self,
+        text: str,
+        starts: Sequence[int] | None,
+        pieces: list[str] | None = None,
+        glue: list[str] | None = None,
+        lens: Sequence[int] | None = None,
+        parts: tuple[list[str], int] | None = None,
+    ) -> None:
+        self.text = text
+        self._starts = starts
+        self.pieces = pieces
+        self.glue = glue
+        self.lens = lens  # len() of each piece, when already known
+        self._parts = parts  # (all parts of str.split, separator length), to compute starts
+
+    @property
+    def starts(self) -> Sequence[int]:
+        if self._starts is None:
+            assert self._parts is not None
+            parts, step = self._parts
+            self._starts = list(compress(accumulate(map(step.__add__, map(len, parts)), initial=0), parts))
+        return self._starts
 
     @property
     def contiguous(self) -> bool:
@@ -135,12 +153,7 @@ class Cut:
         parts = text.split(separator)
         step = len(separator)
         if not keep:
-            starts, pos = [], 0
-            for p in parts:
-                if p:
-                    starts.append(pos)
-                pos += len(p) + step
-            return cls(text, starts, list(filter(None, parts)))
+            return cls(text, None, list(filter(None, parts)), parts=(parts, step))
         lens = list(map(len, parts))
         if keep == "end":
             last = lens.pop()
@@ -231,12 +244,14 @@ class Merger:
         # (every piece is non-empty, so sizes grow strictly and bisection finds the boundaries).
         size, overlap = self.chunk_size, self.chunk_overlap
         sep = len(separator)
-        text, pieces, starts = cut.text, cut.pieces, cut.starts
+        text, pieces = cut.text, cut.pieces
+        want_starts = self.out_starts is not None
         q: Sequence[int]
         if pieces is None:
-            q = starts  # contiguous: the window a..k-1 is text[q[a]:q[k]]
+            q = starts = cut.starts  # contiguous: the window a..k-1 is text[q[a]:q[k]]
         else:  # work on the run alone, indices relative to lo
-            pieces, starts, lengths = pieces[lo:hi], starts[lo:hi], lengths[lo:hi]
+            pieces, lengths = pieces[lo:hi], lengths[lo:hi]
+            starts = cut.starts[lo:hi] if want_starts else ()
             q = [0, *accumulate(map(sep.__add__, lengths) if sep else lengths)]
             lo, hi = 0, hi - lo
         join = separator.join
@@ -250,13 +265,13 @@ class Merger:
             total = q[k] - q[a] - sep
             if total > self.oversize:
                 self.oversize = total
-            add(text[q[a] : q[k]] if pieces is None else join(pieces[a:k]), base + starts[a])
+            add(text[q[a] : q[k]] if pieces is None else join(pieces[a:k]), base + starts[a] if want_starts else 0)
             # drop pieces from the front until the window fits the overlap and the next piece
             a1 = bisect_left(q, q[k] - sep - overlap, a, k)
             a2 = bisect_left(q, q[k] + lengths[k] - size, a, k)
             a = a1 if a1 > a2 else a2
             b = k
-        add(text[q[a] : q[hi]] if pieces is None else join(pieces[a:hi]), base + starts[a])
+        add(text[q[a] : q[hi]] if pieces is None else join(pieces[a:hi]), base + starts[a] if want_starts else 0)
 
     def _merge_one_by_one(
         self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
@@ -282,13 +297,13 @@ class Merger:
             if total + n + (joiner(i) if i > a else 0) > size:
                 if i > a:
                     self.oversize = max(self.oversize, total)
-                    self.add(window(a, i), base + cut.starts[a])
+                    self.add(window(a, i), base + cut.starts[a] if self.out_starts is not None else 0)
                     while total > overlap or (total + n + (joiner(i) if i > a else 0) > size and total > 0):
                         total -= lengths[a] + (joiner(a + 1) if i - a > 1 else 0)
                         a += 1
             total += n + (joiner(i) if i > a else 0)
         if hi > a:
-            self.add(window(a, hi), base + cut.starts[a])
+            self.add(window(a, hi), base + cut.starts[a] if self.out_starts is not None else 0)
 
     def warn(self) -> None:
         """Log once per text that some chunk had to be longer than ``chunk_size``."""

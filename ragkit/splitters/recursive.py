@@ -87,11 +87,12 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             big = compress(range(len(lengths)), map(size.__le__, lengths))
         for i in big:
             merger.merge(cut, run_start, i, joiner, lengths, base)
+            piece_base = base + cut.starts[i] if merger.out_starts is not None else 0
             if rest:
-                self._split(cut.piece(i), base + cut.starts[i], rest, merger)
+                self._split(cut.piece(i), piece_base, rest, merger)
             else:
                 merger.out.append(cut.piece(i))
                 if merger.out_starts is not None:
-                    merger.out_starts.append(base + cut.starts[i])
+                    merger.out_starts.append(piece_base)
             run_start = i + 1
         merger.merge(cut, run_start, len(lengths), joiner, lengths, base)
