@@ -20,9 +20,11 @@ Example:
 from __future__ import annotations
 
 import copy
+import gc
 import logging
 import re
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -44,9 +46,42 @@ def copy_metadata(metadata: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     return lambda: copy.deepcopy(metadata)
 
 
+_new_document = Document.__new__
+_set = object.__setattr__
+# Chunks are built from values that are already valid (a str and a fresh dict), so the
+# splitters skip pydantic's validation, as model_construct() does but without its overhead.
+_FAST_DOCUMENT = set(Document.model_fields) == {"page_content", "metadata", "id", "type"}
+
+
 def make_document(text: str, metadata: dict[str, Any]) -> Document:
-    """A chunk as a Document."""
-    return Document(text, metadata=metadata)
+    """A chunk as a Document (``text`` must be a str, ``metadata`` a dict of its own)."""
+    if not _FAST_DOCUMENT:
+        return Document(text, metadata=metadata)
+    doc = _new_document(Document)
+    _set(doc, "__dict__", {"page_content": text, "metadata": metadata, "id": None, "type": "Document"})
+    _set(doc, "__pydantic_fields_set__", {"page_content", "metadata"})
+    _set(doc, "__pydantic_extra__", None)
+    _set(doc, "__pydantic_private__", None)
+    return doc
+
+
+@contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a batch of chunks is built.
+
+    Chunks (Documents, dicts, strings) never form reference cycles, so there
+    is nothing for the collector to find, yet it would walk the growing heap
+    every few hundred allocations (a quarter of the time of a large batch).
+    Reference counting still frees memory as usual; the collector's previous
+    state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def first_non_space(text: str, start: int) -> int:
@@ -75,7 +110,8 @@ class DocumentSplitter(StreamingRunnable[Any, Any], ABC):
 
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         """Split documents, keeping each one's metadata on its chunks."""
-        return list(self.lazy_split_documents(documents))
+        with no_cyclic_gc():
+            return list(self.lazy_split_documents(documents))
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
         """Same as :meth:`split_documents` (LangChain's ``BaseDocumentTransformer`` name)."""
@@ -184,20 +220,26 @@ class TextSplitter(DocumentSplitter):
                 "pass one metadata dict per text"
             )
         docs: list[Document] = []
-        for i, text in enumerate(texts):
-            docs.extend(self._chunks_of(text, metadatas[i] if metadatas else {}))
+        with no_cyclic_gc():
+            for i, text in enumerate(texts):
+                docs.extend(self._chunks_of(text, metadatas[i] if metadatas else {}))
         return docs
 
     def split_document(self, document: Document) -> Iterator[Document]:
-        return self._chunks_of(document.page_content, document.metadata)
+        return iter(self._chunks_of(document.page_content, document.metadata))
 
-    def _chunks_of(self, text: str, metadata: dict[str, Any]) -> Iterator[Document]:
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        docs: list[Document] = []
+        with no_cyclic_gc():
+            for doc in documents:
+                docs.extend(self._chunks_of(doc.page_content, doc.metadata))
+        return docs
+
+    def _chunks_of(self, text: str, metadata: dict[str, Any]) -> list[Document]:
         fresh = copy_metadata(metadata)
         if self._add_start_index:
-            for chunk, start in self.split_text_with_starts(text):
-                meta = fresh()
-                meta["start_index"] = start
-                yield make_document(chunk, meta)
-        else:
-            for chunk in self.split_text(text):
-                yield make_document(chunk, fresh())
+            return [
+                make_document(chunk, {**fresh(), "start_index": start})
+                for chunk, start in self.split_text_with_starts(text)
+            ]
+        return [make_document(chunk, fresh()) for chunk in self.split_text(text)]

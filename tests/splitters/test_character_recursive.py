@@ -313,3 +313,26 @@ def test_custom_length_function_matches_langchain() -> None:
     for text in CORPUS["prose"][:8]:
         assert RecursiveCharacterTextSplitter(**params).split_text(text) == LCRecursive(**params).split_text(text)
         assert CharacterTextSplitter(separator=" ", **params).split_text(text) == LCCharacter(separator=" ", **params).split_text(text)
+
+
+def test_chunk_documents_are_ordinary_documents() -> None:
+    import gc
+
+    [chunk] = RecursiveCharacterTextSplitter(chunk_size=50, chunk_overlap=0).split_documents(
+        [Document("hello world", metadata={"source": "s"})]
+    )
+    same = Document("hello world", metadata={"source": "s"})
+    assert chunk == same and chunk.model_dump() == same.model_dump() and repr(chunk) == repr(same)
+    assert Document.model_validate_json(chunk.model_dump_json()) == same
+    copied = chunk.model_copy(update={"page_content": "x"})
+    assert copied.page_content == "x" and chunk.page_content == "hello world"
+    # the collector is paused only while a batch is built, and its state is restored
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0).split_documents([same])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    CharacterTextSplitter(chunk_size=5, chunk_overlap=0).create_documents(["a b"])
+    assert gc.isenabled()
