@@ -24,8 +24,8 @@ import gc
 import logging
 import re
 from abc import ABC, abstractmethod
-from contextlib import contextmanager
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from ragkit.core.base import StreamingRunnable, run_in_executor
