@@ -95,6 +95,7 @@ class WordOffsets:
         self._pieces: dict[str, tuple[tuple[int, int], ...]] = {}
         self._counts: dict[str, int] = {}
         self._cache_size = cache_size
+        self._vocab: frozenset[str] | None = None
 
     def _fill(self, words: list[str]) -> None:
         missing = list({w for w in words if w not in self._counts})
@@ -102,9 +103,53 @@ class WordOffsets:
             self._pieces.clear()
             self._counts.clear()
             missing = list(set(words))
-        for word, enc in zip(missing, self._tokenizer.encode_batch(missing, add_special_tokens=False)):
-            self._pieces[word] = tuple(enc.offsets)
-            self._counts[word] = len(enc.offsets)
+        hard = []
+        for word in missing:
+            pieces = self._ascii_pieces(word)
+            if pieces is None:
+                hard.append(word)
+            else:
+                self._pieces[word] = pieces
+                self._counts[word] = len(pieces)
+        if hard:
+            for word, enc in zip(hard, self._tokenizer.encode_batch(hard, add_special_tokens=False)):
+                self._pieces[word] = tuple(enc.offsets)
+                self._counts[word] = len(enc.offsets)
+
+    def _ascii_pieces(self, key: str) -> tuple[tuple[int, int], ...] | None:
+        """WordPiece spans of a printable-ASCII word (after its leading whitespace), else None.
+
+        Greedy longest-match-first over the lowercased word, "##" marking
+        continuations; a word that cannot be covered, or longer than 100
+        characters, is one [UNK] token. This is BERT's algorithm, as the
+        tokenizer runs it, for the words where normalization only lowercases.
+        """
+        word = key.lstrip("\t\n\r ")
+        if not (word.isascii() and word.isprintable()):
+            return None
+        if self._vocab is None:
+            self._vocab = frozenset(self._tokenizer.get_vocab())
+        vocab = self._vocab
+        k, n = len(key) - len(word), len(word)
+        if n > 100:
+            return ((k, k + n),)
+        lower = word.lower()
+        if lower in vocab:
+            return ((k, k + n),)
+        out = []
+        start = 0
+        while start < n:
+            end = n
+            while end > start:
+                sub = lower[start:end] if start == 0 else "##" + lower[start:end]
+                if sub in vocab:
+                    break
+                end -= 1
+            if end == start:
+                return ((k, k + n),)
+            out.append((k + start, k + end))
+            start = end
+        return tuple(out)
 
     def tokens(self, text: str) -> Tokens:
         """The tokens of ``text``."""
