@@ -81,3 +81,22 @@ def test_defaults_and_errors() -> None:
 def test_split_documents_keeps_metadata() -> None:
     docs = TokenTextSplitter(chunk_size=3, chunk_overlap=0).invoke([Document("one two three four", metadata={"s": 1})])
     assert [(d.page_content, d.metadata) for d in docs] == [("one two three", {"s": 1}), ("four", {"s": 1})]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lead=st.sampled_from(["", " ", "\n\t ", "\r\n"]),
+    # a pre-token as the splitter cuts them: a run of letters/digits, or one punctuation character
+    word=st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), min_size=1, max_size=120)
+    | st.sampled_from(list("!#$%&'()*+,-./:;<=>?@[]^_`{|}~\\"))
+    | st.sampled_from(["Tokenization", "unaffable", "xyzzyqwv", "WordPiece", "a" * 101, "Ünïcode", "tab\x07bell"]),
+)
+def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
+    from ragkit.splitters._wordpiece import WordOffsets
+
+    key = lead + word
+    mine = WordOffsets(local_tokenizer())._ascii_pieces(key)
+    if mine is None:  # not plain printable ASCII: left to the tokenizer
+        assert not (word.isascii() and word.isprintable())
+        return
+    assert mine == tuple(local_tokenizer().encode(key, add_special_tokens=False).offsets)
