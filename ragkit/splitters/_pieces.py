@@ -47,16 +47,6 @@ def compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def found(text: str, separator: str, regex: bool) -> bool:
-    """Whether ``separator`` occurs in ``text`` (``re.search`` semantics for regexes)."""
-    if not regex:
-        return separator in text
-    literal = literal_of(separator)
-    if literal is not None:
-        return literal in text
-    return compiled(separator).search(text) is not None
-
-
 class Ones(Sequence[int]):
     """``n`` ones without a list: the lengths of the single characters of a text."""
 

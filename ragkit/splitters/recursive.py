@@ -14,13 +14,21 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import compress
 from typing import Any, Literal
 
-from ragkit.splitters._pieces import Cut, Merger, Ones, found
+from ragkit.splitters._pieces import Cut, Merger, Ones, compiled, literal_of
 from ragkit.splitters.base import TextSplitter
 from ragkit.splitters.language import Language, get_separators_for_language
+
+
+def _probe(separator: str, regex: bool) -> Callable[[str], Any]:
+    """A fast test for ``separator`` occurring in a text (``re.search`` semantics for regexes)."""
+    literal = literal_of(separator) if regex else separator
+    if literal is not None:
+        return lambda text: literal in text
+    return compiled(separator).search
 
 
 class RecursiveCharacterTextSplitter(TextSplitter):
@@ -36,6 +44,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         super().__init__(keep_separator=keep_separator, **kwargs)
         self._separators = separators or ["\n\n", "\n", " ", ""]
         self._is_separator_regex = is_separator_regex
+        self._probes: dict[str, Callable[[str], Any]] = {}  # separator -> "does it occur in this text?"
 
     @classmethod
     def from_language(cls, language: Language | str, **kwargs: Any) -> RecursiveCharacterTextSplitter:
@@ -73,7 +82,10 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             if not sep:
                 separator = sep
                 break
-            if found(text, sep, regex):
+            probe = self._probes.get(sep)
+            if probe is None:
+                probe = self._probes[sep] = _probe(sep, regex)
+            if probe(text):
                 separator, rest = sep, separators[i + 1 :]
                 break
         cut = Cut.split(text, separator, regex=regex, keep=self._keep_separator)
