@@ -89,7 +89,7 @@ class BaseLoader(StreamingRunnable[Any, Any], ABC):
     # -- Runnable ------------------------------------------------------------------------
     def invoke(self, input: Any = None, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
         """Load everything (the input is ignored: the loader knows its source)."""
-        return self._call_with_config(lambda _value, _cfg: self.load(), input, config, run_type="retriever")
+        return self._call_with_config(lambda _value, _cfg: self.load(), input, config, run_type="chain")
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         for _ in inputs:
