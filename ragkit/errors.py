@@ -97,3 +97,23 @@ class IndexCorruptedError(StoreError, ValueError):
 
 class EmbeddingMismatchError(StoreError, ValueError):
     """Vectors from another model, or of another dimension, were mixed into a store."""
+
+
+class LoaderError(RagkitError):
+    """A document source could not be read or parsed (names the file and what to do)."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class EncryptedFileError(LoaderError):
+    """A file is encrypted and no (correct) password was given."""
+
+
+class UnsupportedFileError(LoaderError):
+    """No loader handles this file (unknown extension, or binary content where text was expected)."""
+
+
+class SplitterInputError(RagkitError, ValueError):
+    """A splitter was given input it cannot split (e.g. text that is not JSON for the JSON splitter)."""

@@ -1,0 +1,104 @@
+"""Reading text files whose encoding is not known: UTF-8 first, then BOMs, UTF-16, cp1252, latin-1.
+
+Example:
+    >>> decode_bytes(b"caf\\xe9", "x.txt")
+    ('café', 'cp1252')
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from ragkit.errors import LoaderError, UnsupportedFileError
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """'utf-16-le'/'utf-16-be' when NUL bytes sit at every other position (mostly-ASCII UTF-16)."""
+    sample = data[:4096]
+    if len(sample) < 2 or len(sample) % 2:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    half = len(sample) // 2
+    if odd.count(0) > 0.6 * half and even.count(0) < 0.1 * half:
+        return "utf-16-le"
+    if even.count(0) > 0.6 * half and odd.count(0) < 0.1 * half:
+        return "utf-16-be"
+    return None
+
+
+def universal_newlines(text: str) -> str:
+    """``\\r\\n`` and lone ``\\r`` as ``\\n``, as Python's text mode (and LangChain's loaders) read them."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            text = text.replace("\r", "\n")
+    return text
+
+
+def decode_bytes(data: bytes, path: str, encoding: str | None = None, autodetect: bool = True) -> tuple[str, str]:
+    """Decode ``data`` (read from ``path``): returns ``(text, encoding used)``.
+
+    Raises:
+        UnsupportedFileError: the bytes look binary (NUL bytes in a non-UTF-16 file).
+        LoaderError: ``encoding`` (or UTF-8 without ``autodetect``) does not decode the file.
+    """
+    if encoding is not None:
+        try:
+            return data.decode(encoding), encoding
+        except (UnicodeDecodeError, LookupError) as e:
+            raise LoaderError(
+                f"{path} is not valid {encoding} ({e}); pass the right encoding= or encoding=None "
+                "to detect it",
+                path,
+            ) from e
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(name), name
+            except UnicodeDecodeError as e:
+                raise LoaderError(f"{path} starts with a {name} byte-order mark but does not decode: {e}", path) from e
+    try:
+        text: str | None = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if not autodetect:
+            raise LoaderError(
+                f"{path} is not valid UTF-8 ({e}); pass encoding= or autodetect_encoding=True", path
+            ) from e
+        text = None
+    if text is not None and b"\x00" not in data:
+        return text, "utf-8"
+    utf16 = _utf16_without_bom(data)
+    if utf16 is not None:
+        try:
+            return data.decode(utf16), utf16
+        except UnicodeDecodeError:
+            pass
+    if _looks_binary(data[:8192]):
+        raise UnsupportedFileError(f"{path} looks like a binary file, not text; it was not loaded", path)
+    if text is not None:
+        return text, "utf-8"
+    for name in ("cp1252", "latin-1"):
+        try:
+            return data.decode(name), name
+        except UnicodeDecodeError:
+            continue
+    raise LoaderError(f"{path}: no encoding fits", path)  # unreachable: latin-1 decodes anything
+
+
+_CONTROL = bytes(c for c in range(32) if c not in (9, 10, 12, 13))
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """NUL bytes, or more than 10% control characters, in the first bytes."""
+    if b"\x00" in sample:
+        return True
+    controls = len(sample) - len(sample.translate(None, _CONTROL))
+    return controls > 0.1 * max(len(sample), 1)

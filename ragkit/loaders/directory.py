@@ -1,0 +1,265 @@
+"""DirectoryLoader: every matching file under a folder, each with the loader for its type.
+
+Files are found lazily (a 2 GB folder is never listed into memory at once
+beyond its file names), in a stable sorted order. Symlinks are followed only
+when their target is inside the root, so a link can neither escape the folder
+nor make a loop. Hidden files and folders (``.git`` included) are skipped
+unless ``load_hidden=True``. A file that fails to load is recorded on
+``loader.errors`` (and logged unless ``silent_errors=True``) while the rest load.
+
+Example:
+    >>> import tempfile, os
+    >>> root = tempfile.mkdtemp()
+    >>> for name, text in [("a.txt", "alpha"), ("b.md", "# B"), (".hidden.txt", "no")]:
+    ...     _ = open(os.path.join(root, name), "w").write(text)
+    >>> [os.path.basename(d.metadata["source"]) for d in DirectoryLoader(root).load()]
+    ['a.txt', 'b.md']
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import re
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
+from typing import Any
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
+from ragkit.loaders.base import BaseLoader
+from ragkit.loaders.text import TextLoader, read_text
+
+logger = logging.getLogger("ragkit.loaders")
+
+TEXT_EXTENSIONS = frozenset(
+    ".txt .text .log .rst .py .pyi .js .jsx .ts .tsx .java .c .h .cc .cpp .hpp .cs .go .rs .rb .php .sh .bash "
+    ".zsh .ps1 .pl .r .lua .kt .swift .scala .sql .css .scss .yaml .yml .toml .ini .cfg .conf .tex .xml .ipynb "
+    ".el .hs .ex .exs .sol .cob .vb .proto .m .mm .dart .jl .clj .erl .ml .fs .groovy .gradle .mk .cmake".split()
+)
+
+
+def default_loader(path: str) -> BaseLoader:
+    """The loader for ``path`` by its extension (text for code and unknown types)."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".md", ".markdown"):
+        from ragkit.loaders.markdown_loader import MarkdownLoader
+
+        return MarkdownLoader(path)
+    if ext in (".html", ".htm", ".xhtml"):
+        from ragkit.loaders.html_loader import HTMLLoader
+
+        return HTMLLoader(path)
+    if ext == ".csv":
+        from ragkit.loaders.csv_loader import CSVLoader
+
+        return CSVLoader(path)
+    if ext in (".json", ".jsonl", ".ndjson"):
+        from ragkit.loaders.json_loader import JSONLoader
+
+        return JSONLoader(path, jq_schema=".", text_content=False, json_lines=ext != ".json")
+    if ext == ".pdf":
+        from ragkit.loaders.pdf import PDFLoader
+
+        return PDFLoader(path)
+    return TextLoader(path)
+
+
+@lru_cache(maxsize=64)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A regex for a glob over ``/``-separated relative paths (``**`` spans folders)."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+class DirectoryLoader(BaseLoader):
+    """Load the files under ``path`` matching ``glob`` (and none of ``exclude``)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        glob: str | Sequence[str] = "**/*",
+        exclude: str | Sequence[str] = (),
+        loader_cls: Callable[..., BaseLoader] | None = None,
+        recursive: bool = True,
+        show_progress: bool = False,
+        use_multithreading: bool = False,
+        max_concurrency: int = 4,
+        silent_errors: bool = False,
+        sample_size: int = 0,
+        loader_kwargs: dict[str, Any] | None = None,
+        load_hidden: bool = False,
+        randomize_sample: bool = False,
+        sample_seed: int | None = None,
+    ) -> None:
+        super().__init__()
+        if max_concurrency < 1:
+            raise ConfigurationError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if sample_size < 0:
+            raise ConfigurationError(f"sample_size must be >= 0, got {sample_size}")
+        self.path = os.fspath(path)
+        self.glob = [glob] if isinstance(glob, str) else list(glob)
+        self.exclude = [exclude] if isinstance(exclude, str) else list(exclude)
+        self.loader_cls = loader_cls
+        self.loader_kwargs = loader_kwargs or {}
+        self.recursive = recursive
+        self.show_progress = show_progress
+        self.use_multithreading = use_multithreading
+        self.max_concurrency = max_concurrency
+        self.silent_errors = silent_errors
+        self.sample_size = sample_size
+        self.load_hidden = load_hidden
+        self.randomize_sample = randomize_sample
+        self.sample_seed = sample_seed
+
+    # -- finding files -------------------------------------------------------------------
+    def iter_paths(self) -> Iterator[str]:
+        """The paths that will be loaded, in order (sampling applied)."""
+        if not os.path.isdir(self.path):
+            raise ConfigurationError(f"DirectoryLoader path {self.path!r} is not a directory")
+        paths = self._walk()
+        if self.sample_size:
+            if self.randomize_sample:
+                every = list(paths)
+                random.Random(self.sample_seed).shuffle(every)
+                paths = iter(every[: self.sample_size])
+            else:
+                paths = (p for _, p in zip(range(self.sample_size), paths))
+        return paths
+
+    def _walk(self) -> Iterator[str]:
+        root_real = os.path.realpath(self.path)
+        include = re.compile("|".join(f"(?:{glob_regex(g).pattern})" for g in self.glob)).match
+        excludes = [glob_regex(g if "/" in g else "**/" + g) for g in self.exclude]
+        visited = {root_real}
+        stack: list[tuple[str, str]] = [(self.path, "")]
+        while stack:
+            folder, rel = stack.pop()
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError as e:
+                self._fail(folder, f"cannot list folder: {e.strerror or e}", e)
+                continue
+            subfolders = []
+            for entry in entries:
+                if not self.load_hidden and entry.name.startswith("."):
+                    continue
+                rel_path = f"{rel}{entry.name}"
+                try:
+                    is_link = entry.is_symlink()
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if is_link:
+                        target = os.path.realpath(entry.path)
+                        if not (target == root_real or target.startswith(root_real + os.sep)):
+                            self._fail(entry.path, "symlink points outside the folder; not followed")
+                            continue
+                        is_dir = os.path.isdir(target)
+                        if is_dir and target in visited:
+                            continue  # a loop, or a folder reached another way
+                        if not is_dir and not os.path.exists(target):
+                            self._fail(entry.path, "broken symlink or symlink loop")
+                            continue
+                        if is_dir:
+                            visited.add(target)
+                except OSError as e:
+                    self._fail(entry.path, f"cannot inspect: {e.strerror or e}", e)
+                    continue
+                if is_dir:
+                    if self.recursive:
+                        subfolders.append((entry.path, rel_path + "/"))
+                    continue
+                if include(rel_path) and not (excludes and any(r.match(rel_path) for r in excludes)):
+                    yield entry.path
+            stack.extend(reversed(subfolders))
+
+    # -- loading -------------------------------------------------------------------------
+    def _fail(self, path: str, reason: str, exception: BaseException | None = None) -> None:
+        self._record(path, reason, exception, log=not self.silent_errors)
+
+    def _load_file(self, path: str) -> list[Document] | BaseException:
+        try:
+            if self.loader_cls is TextLoader and not self.loader_kwargs:  # the common case, without a loader object
+                return [Document(read_text(path), metadata={"source": path})]
+            loader = self.loader_cls(path, **self.loader_kwargs) if self.loader_cls else default_loader(path)
+            docs = loader.load()
+            for failure in getattr(loader, "errors", ()):
+                self._fail(failure.path, failure.reason, failure.exception)
+            return docs
+        except Exception as e:  # one bad file never stops the folder
+            return e
+
+    def lazy_load(self) -> Iterator[Document]:
+        paths = self.iter_paths()
+        if self.show_progress:
+            paths = _with_progress(paths)
+        if self.use_multithreading:
+            results: Iterator[tuple[str, list[Document] | BaseException]] = self._threaded(paths)
+        else:
+            results = ((p, self._load_file(p)) for p in paths)
+        for path, result in results:
+            if isinstance(result, BaseException):
+                self._fail(path, f"{type(result).__name__}: {result}", result)
+                continue
+            yield from result
+
+    def _threaded(self, paths: Iterator[str]) -> Iterator[tuple[str, list[Document] | BaseException]]:
+        """Load in worker threads, in order, a bounded number of batches in flight.
+
+        Files go to the workers in batches so that the per-task cost of the
+        pool stays small next to reading a file; with one thread's worth of
+        work (few or tiny files) this is never slower than loading in order.
+        """
+
+        def load_batch(batch: list[str]) -> list[tuple[str, list[Document] | BaseException]]:
+            return [(p, self._load_file(p)) for p in batch]
+
+        window: deque[Future[list[tuple[str, list[Document] | BaseException]]]] = deque()
+        with ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="ragkit-load") as pool:
+            batch: list[str] = []
+            for path in paths:
+                batch.append(path)
+                if len(batch) == _BATCH:
+                    window.append(pool.submit(load_batch, batch))
+                    batch = []
+                    if len(window) >= 2 * self.max_concurrency:
+                        yield from window.popleft().result()
+            if batch:
+                window.append(pool.submit(load_batch, batch))
+            while window:
+                yield from window.popleft().result()
+
+
+_BATCH = 32
+
+
+def _with_progress(paths: Iterator[str]) -> Iterator[str]:
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        logger.warning("show_progress=True needs the 'tqdm' package; loading without a progress bar")
+        return paths
+    return iter(tqdm(paths, unit="file"))

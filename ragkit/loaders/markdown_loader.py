@@ -1,0 +1,112 @@
+"""MarkdownLoader: a Markdown file as one Document, or one Document per block.
+
+``mode="single"`` keeps the Markdown text as is (ready for
+:class:`~ragkit.splitters.MarkdownHeaderTextSplitter`). ``mode="elements"``
+parses it with markdown-it-py (CommonMark plus tables) and yields one
+Document per top-level block with ``category`` (``heading``, ``paragraph``,
+``list``, ``code``, ``table``, ``quote``, ``html``), ``headers`` (the heading
+path above the block, the heading itself included for headings), ``line``
+(1-based first line) and, for code, ``language``.
+
+Example:
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.md")
+    >>> _ = open(path, "w").write("# Guide\\n\\nIntro.\\n\\n```py\\n# not a header\\n```\\n")
+    >>> [(d.metadata["category"], d.page_content, d.metadata["headers"]) for d in MarkdownLoader(path, mode="elements").load()]
+    [('heading', 'Guide', ['Guide']), ('paragraph', 'Intro.', ['Guide']), ('code', '# not a header\\n', ['Guide'])]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
+from ragkit.loaders._decode import decode_bytes, universal_newlines
+from ragkit.loaders._files import read_bytes
+from ragkit.loaders.base import BaseLoader
+
+_BLOCKS = {
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+    "blockquote_open": "quote",
+}
+
+
+class MarkdownLoader(BaseLoader):
+    """Load a Markdown file (``mode="single"`` or ``"elements"``)."""
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        mode: Literal["single", "elements"] = "single",
+        encoding: str | None = None,
+    ) -> None:
+        super().__init__()
+        if mode not in ("single", "elements"):
+            raise ConfigurationError(f"MarkdownLoader mode must be 'single' or 'elements', got {mode!r}")
+        self.file_path = file_path
+        self.mode = mode
+        self.encoding = encoding
+
+    def lazy_load(self) -> Iterator[Document]:
+        name = os.fspath(self.file_path)
+        text = universal_newlines(decode_bytes(read_bytes(name), name, self.encoding)[0])
+        source = str(self.file_path)
+        if self.mode == "single":
+            yield Document(text, metadata={"source": source})
+            return
+        yield from _elements(text, source)
+
+
+def _elements(text: str, source: str) -> Iterator[Document]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    lines = text.splitlines(keepends=True)
+    headers: list[tuple[int, str]] = []  # (level, text) of the enclosing headings
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        line = tok.map[0] + 1 if tok.map else None
+        meta: dict[str, Any] = {"source": source, "line": line}
+        if tok.type == "heading_open":
+            level = int(tok.tag[1:])
+            title = tokens[i + 1].content.strip()
+            headers = [h for h in headers if h[0] < level] + [(level, title)]
+            yield _doc(title, meta, "heading", headers, heading_level=level)
+            i += 3
+            continue
+        if tok.type == "paragraph_open":
+            yield _doc(tokens[i + 1].content, meta, "paragraph", headers)
+            i += 3
+            continue
+        if tok.type in ("fence", "code_block"):
+            extra = {"language": tok.info.strip().split(" ")[0]} if tok.info.strip() else {}
+            yield _doc(tok.content, meta, "code", headers, **extra)
+        elif tok.type == "html_block":
+            yield _doc(tok.content, meta, "html", headers)
+        elif tok.type in _BLOCKS:
+            start, end = tok.map if tok.map else (0, 0)
+            yield _doc("".join(lines[start:end]).rstrip("\n"), meta, _BLOCKS[tok.type], headers)
+            i = _skip_block(tokens, i)
+            continue
+        i += 1
+
+
+def _skip_block(tokens: list[Any], i: int) -> int:
+    """Index just past the token that closes the block opened at ``i``."""
+    depth = 0
+    while i < len(tokens):
+        depth += tokens[i].nesting
+        i += 1
+        if depth == 0:
+            return i
+    return i
+
+
+def _doc(content: str, meta: dict[str, Any], category: str, headers: list[tuple[int, str]], **extra: Any) -> Document:
+    return Document(content, metadata={**meta, "category": category, "headers": [h for _, h in headers], **extra})

@@ -1,0 +1,112 @@
+"""PDFLoader: one Document per page (``page`` is 0-based, ``total_pages``), or one for the file.
+
+Built on pypdf. An encrypted PDF needs ``password`` (one encrypted with an
+empty password opens without); a wrong or missing password raises
+:class:`~ragkit.errors.EncryptedFileError`. A page whose text cannot be
+extracted is recorded on ``loader.errors`` and yields an empty page, so the
+other pages still load.
+
+Example:
+    >>> import tempfile, os
+    >>> from pypdf import PdfWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "blank.pdf")
+    >>> w = PdfWriter(); _ = w.add_blank_page(72, 72); _ = w.add_blank_page(72, 72); _ = w.write(path)
+    >>> [(d.metadata["page"], d.metadata["total_pages"]) for d in PDFLoader(path).load()]
+    [(0, 2), (1, 2)]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.loaders._files import check_regular
+from ragkit.loaders.base import BaseLoader
+
+
+class PDFLoader(BaseLoader):
+    """Load a PDF's text with pypdf (``mode="page"`` or ``"single"``)."""
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        mode: Literal["page", "single"] = "page",
+        password: str | None = None,
+        pages_delimiter: str = "\n\f",
+    ) -> None:
+        super().__init__()
+        if mode not in ("page", "single"):
+            raise ConfigurationError(f"PDFLoader mode must be 'page' or 'single', got {mode!r}")
+        self.file_path = file_path
+        self.mode = mode
+        self.password = password
+        self.pages_delimiter = pages_delimiter
+
+    def _reader(self) -> Any:
+        import logging
+
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+
+        name = os.fspath(self.file_path)
+        check_regular(name)
+        logging.getLogger("pypdf").setLevel(logging.ERROR)
+        try:
+            reader = PdfReader(name)
+            if reader.is_encrypted:
+                result = reader.decrypt(self.password if self.password is not None else "")
+                if not result:
+                    if self.password is None:
+                        raise EncryptedFileError(f"{name} is encrypted; pass password= to PDFLoader", name)
+                    raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
+            len(reader.pages)
+        except LoaderError:
+            raise
+        except (PdfReadError, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise LoaderError(f"{name} is not a readable PDF (truncated or damaged?): {e}", name) from e
+        return reader
+
+    def _page_text(self, reader: Any, index: int, name: str) -> str:
+        try:
+            return str(reader.pages[index].extract_text() or "")
+        except Exception as e:  # one broken page must not lose the others
+            self._record(name, f"page {index}: text extraction failed: {e}", e)
+            return ""
+
+    def lazy_load(self) -> Iterator[Document]:
+        name = os.fspath(self.file_path)
+        reader = self._reader()
+        total = len(reader.pages)
+        base: dict[str, Any] = {"source": str(self.file_path), "total_pages": total}
+        title = _title(reader)
+        if title:
+            base["title"] = title
+        if self.mode == "single":
+            text = self.pages_delimiter.join(self._page_text(reader, i, name) for i in range(total))
+            yield Document(text, metadata=base)
+            return
+        labels = _labels(reader, total)
+        for i in range(total):
+            meta = {**base, "page": i, "page_label": labels[i]}
+            yield Document(self._page_text(reader, i, name), metadata=meta)
+
+
+def _title(reader: Any) -> str | None:
+    try:
+        info = reader.metadata
+        return str(info.title) if info is not None and info.title else None
+    except Exception:
+        return None
+
+
+def _labels(reader: Any, total: int) -> list[str]:
+    try:
+        labels = list(reader.page_labels)
+        if len(labels) == total:
+            return [str(x) for x in labels]
+    except Exception:
+        pass
+    return [str(i + 1) for i in range(total)]
