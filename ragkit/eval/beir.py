@@ -45,10 +45,11 @@ class BeirDataset:
         return list(self.corpus.values())
 
     def subset(self, num_queries: int | None = None, num_docs: int | None = None) -> BeirDataset:
-        """A smaller copy: the first ``num_queries`` queries and a corpus of at most ``num_docs`` documents.
+        """A smaller copy: the first ``num_queries`` queries and a corpus of about ``num_docs`` documents.
 
-        The corpus keeps every document judged for the kept queries, then fills up with the
-        first other documents in file order (distractors), so scores stay meaningful.
+        The corpus keeps every document judged for the kept queries (even if they alone exceed
+        ``num_docs``), then fills up to ``num_docs`` with the first other documents in file order
+        (distractors), so scores stay meaningful.
         """
         qids = list(self.queries)[:num_queries] if num_queries is not None else list(self.queries)
         queries = {q: self.queries[q] for q in qids}

@@ -174,7 +174,7 @@ class BM25Retriever(BaseRetriever):
         else:
             params = {k: getattr(self.index, k) for k in ("k1", "b", "epsilon") if hasattr(self.index, k)}
         buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
+        np.savez(buffer, **arrays)  # type: ignore[arg-type]
         blob = buffer.getvalue()
         header = {
             "format": FORMAT, "version": FORMAT_VERSION, "engine": self.engine, "k": self.k,

@@ -116,17 +116,16 @@ class BM25Index:
         if k <= 0 or self.num_docs == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         scores = self.scores(tokens)
-        if k < self.num_docs:
-            top = np.argpartition(-scores, k - 1)[:k]
-        else:
-            top = np.arange(self.num_docs)
-        # best score first; ties broken by document order so results are deterministic
-        order = np.lexsort((top, -scores[top]))
-        top = top[order]
         if self.params["method"] in _MAY_BE_ZERO:
-            top = top[self._matched(tokens)[top]]
+            candidates = np.flatnonzero(self._matched(tokens))
         else:  # every matching term adds a positive weight
-            top = top[scores[top] > 0]
+            candidates = np.flatnonzero(scores > 0)
+        if len(candidates) > k:
+            cand_scores = scores[candidates]
+            kth = cand_scores[np.argpartition(-cand_scores, k - 1)[:k]].min()
+            candidates = candidates[cand_scores >= kth]  # keep every tie at the cut
+        # best score first; ties broken by document order so results are deterministic
+        top = candidates[np.lexsort((candidates, -scores[candidates]))][:k]
         return top, scores[top]
 
     def _matched(self, tokens: Sequence[str]) -> np.ndarray:
