@@ -1,0 +1,69 @@
+"""HybridRetriever over BM25 and a vector store (HashEmbeddings): fusion, depth, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from retr_helpers import ListRetriever, docs
+
+from ragkit.errors import ConfigurationError, InvalidQueryError
+from ragkit.eval import evaluate
+from ragkit.retrievers import BM25Retriever, HybridRetriever, reciprocal_rank_fusion
+
+
+def test_hybrid_equals_rrf_of_its_members(bikes, bike_store):
+    bm25 = BM25Retriever.from_documents(bikes.documents)
+    dense = bike_store.as_retriever()
+    hybrid = HybridRetriever(bm25=bm25, dense=dense, k=5, fetch_k=15, weights=(0.7, 0.3), c=30)
+    for query in list(bikes.queries.values())[:8]:
+        expected = reciprocal_rank_fusion([bm25.invoke(query, k=15), dense.invoke(query, k=15)],
+                                          k=30, weights=[0.7, 0.3], top_n=5)
+        got = hybrid.invoke(query)
+        assert [d.id for d in got] == [d.id for d in expected]
+        assert [d.metadata["score"] for d in got] == pytest.approx([d.metadata["score"] for d in expected])
+
+
+def test_vector_store_is_wrapped_and_depth_reaches_members(bikes, bike_store):
+    bm25 = ListRetriever(bikes.documents[:30])
+    hybrid = HybridRetriever(bm25=bm25, dense=bike_store, fetch_k=12)
+    assert hybrid.vectorstore is bike_store
+    assert len(hybrid.invoke("brakes")) == 4
+    assert bm25.calls[-1][1] == {"k": 12}
+    assert len(hybrid.invoke("brakes", k=20)) == 20 and bm25.calls[-1][1] == {"k": 20}  # depth >= k
+    hybrid.invoke("brakes", fetch_k=25)
+    assert bm25.calls[-1][1] == {"k": 25}
+    assert hybrid.invoke("brakes", k=0) == []
+
+
+def test_members_run_concurrently_sync_and_async():
+    barrier = threading.Barrier(2, timeout=10)
+    hybrid = HybridRetriever(bm25=ListRetriever(docs("a"), barrier), dense=ListRetriever(docs("b"), barrier))
+    assert {d.id for d in hybrid.invoke("q")} == {"a", "b"}
+    assert {d.id for d in asyncio.run(hybrid.ainvoke("q"))} == {"a", "b"}
+
+
+def test_hybrid_is_at_least_as_good_as_hash_dense_on_the_shipped_dataset(bikes, bike_store):
+    bm25 = BM25Retriever.from_documents(bikes.documents)
+    hybrid = HybridRetriever(bm25=bm25, dense=bike_store, k=10)
+    dense_score = evaluate(bike_store.as_retriever(search_kwargs={"k": 10}), bikes, k_values=(10,))
+    hybrid_score = evaluate(hybrid, bikes, k_values=(10,))
+    assert hybrid_score.scores["ndcg@10"] > dense_score.scores["ndcg@10"]
+
+
+def test_bad_input(bike_store):
+    bm25 = ListRetriever([])
+    with pytest.raises(ConfigurationError, match="2 result lists/retrievers"):
+        HybridRetriever(bm25=bm25, dense=bike_store, weights=(1.0,))
+    with pytest.raises(ConfigurationError, match="dense"):
+        HybridRetriever(bm25=bm25, dense=42)
+    with pytest.raises(InvalidQueryError, match="k must be >= 0"):
+        HybridRetriever(bm25=bm25, dense=bike_store, k=-2)
+    with pytest.raises(InvalidQueryError, match="unknown search option"):
+        HybridRetriever(bm25=bm25, dense=bike_store).invoke("q", where="x")
+    with pytest.raises(InvalidQueryError, match="string"):
+        HybridRetriever(bm25=bm25, dense=bike_store).invoke(None)  # type: ignore[arg-type]
+    calls = bike_store.search_calls
+    assert HybridRetriever(bm25=bm25, dense=bike_store).invoke("  ") == []
+    assert bike_store.search_calls == calls  # blank query: nothing searched
