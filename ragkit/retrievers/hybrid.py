@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragkit.core.base import Runnable
@@ -121,9 +121,10 @@ class HybridRetriever(CompositeRetriever):
         if top_n == 0:
             return []
         depth = self._depth(kwargs, top_n)
-        members: tuple[Any, Any] = (self.bm25, self.dense)
-        lists = run_all([lambda m=m: m.invoke(query, config, k=depth) for m in members],
-                        config.get("max_concurrency"))
+        def search(member: Any) -> Callable[[], list[Document]]:
+            return lambda: member.invoke(query, config, k=depth)  # type: ignore[no-any-return]
+
+        lists = run_all([search(self.bm25), search(self.dense)], config.get("max_concurrency"))
         return self._fuse(lists, top_n)
 
     async def _aretrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
