@@ -41,6 +41,7 @@ BUILTIN_STOPWORDS: dict[str, frozenset[str]] = {"english": ENGLISH_STOPWORDS, "e
 _LANGUAGE_ALIASES = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
                      "nl": "dutch", "pt": "portuguese", "ru": "russian", "sv": "swedish", "fi": "finnish",
                      "da": "danish", "no": "norwegian"}
+MEMO_SIZE = 2_000_000  # distinct words whose stems are remembered (cleared when full)
 DEFAULT_TOKEN_PATTERN = r"\w+(?:'\w+)*"
 
 
@@ -97,6 +98,7 @@ class Analyzer:
         self.token_pattern = token_pattern
         self.min_token_length = min_token_length
         self._local = threading.local()  # PyStemmer objects must not be shared between threads
+        self._memo: dict[str, str] = {}  # word -> stem; each distinct word is stemmed once
 
     def _stem_words(self) -> Any:
         stem = getattr(self._local, "stem", None)
@@ -121,7 +123,19 @@ class Analyzer:
         tokens = self.tokenize(text)
         if self.stemmer is None or not tokens:
             return tokens
-        return list(self._stem_words()(tokens))
+        memo = self._memo
+        try:
+            return [memo[t] for t in tokens]
+        except KeyError:
+            pass
+        known = {t: memo.get(t) for t in set(tokens)}
+        missing = [t for t, stem in known.items() if stem is None]
+        stems = list(zip(missing, self._stem_words()(missing)))
+        known.update(stems)
+        if len(memo) + len(missing) > MEMO_SIZE:
+            memo.clear()
+        memo.update(stems)
+        return [known[t] for t in tokens]  # type: ignore[misc]
 
     def analyze_many(self, texts: Iterable[str]) -> list[list[str]]:
         """Analyze many texts (stems are cached by PyStemmer, so repeats are cheap)."""

@@ -85,3 +85,17 @@ def test_threads_share_one_analyzer():
     for t in threads:
         t.join()
     assert len(results) == 800 and all(r == expected for r in results)
+
+
+def test_stem_memo_gives_same_stems_when_it_overflows(monkeypatch):
+    import Stemmer
+
+    import ragkit.retrievers.analyzer as mod
+
+    monkeypatch.setattr(mod, "MEMO_SIZE", 5)
+    a = Analyzer(stopwords=None)
+    words = "running runner runs ran cycling cycled cycles bicycles brakes braking braked".split()
+    reference = Stemmer.Stemmer("english").stemWords(words)
+    for _ in range(3):
+        assert a(" ".join(words)) == reference
+    assert len(a._memo) <= 11
