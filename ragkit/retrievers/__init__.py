@@ -16,9 +16,19 @@ from ragkit.retrievers.vectorstore import VectorStoreRetriever
 if TYPE_CHECKING:
     from ragkit.retrievers.analyzer import Analyzer
     from ragkit.retrievers.bm25 import BM25Retriever
+    from ragkit.retrievers.contextual_compression import (
+        BaseDocumentCompressor,
+        ContextualCompressionRetriever,
+    )
+    from ragkit.retrievers.embeddings_filter import EmbeddingsFilter
     from ragkit.retrievers.ensemble import EnsembleRetriever
     from ragkit.retrievers.fusion import reciprocal_rank_fusion
     from ragkit.retrievers.hybrid import HybridRetriever
+    from ragkit.retrievers.llm_extractor import LLMChainExtractor
+    from ragkit.retrievers.multi_query import MultiQueryRetriever
+    from ragkit.retrievers.multi_vector import MultiVectorRetriever
+    from ragkit.retrievers.parent_document import ParentDocumentRetriever
+    from ragkit.retrievers.reorder import LongContextReorder
 
 # name -> module; imported on first use so ``import ragkit.retrievers`` stays light
 _LAZY = {
@@ -27,14 +37,30 @@ _LAZY = {
     "EnsembleRetriever": "ragkit.retrievers.ensemble",
     "reciprocal_rank_fusion": "ragkit.retrievers.fusion",
     "HybridRetriever": "ragkit.retrievers.hybrid",
+    "MultiQueryRetriever": "ragkit.retrievers.multi_query",
+    "MultiVectorRetriever": "ragkit.retrievers.multi_vector",
+    "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
+    "BaseDocumentCompressor": "ragkit.retrievers.contextual_compression",
+    "ContextualCompressionRetriever": "ragkit.retrievers.contextual_compression",
+    "EmbeddingsFilter": "ragkit.retrievers.embeddings_filter",
+    "LLMChainExtractor": "ragkit.retrievers.llm_extractor",
+    "LongContextReorder": "ragkit.retrievers.reorder",
 }
 
 __all__ = [
     "Analyzer",
     "BM25Retriever",
+    "BaseDocumentCompressor",
     "BaseRetriever",
+    "ContextualCompressionRetriever",
+    "EmbeddingsFilter",
     "EnsembleRetriever",
     "HybridRetriever",
+    "LLMChainExtractor",
+    "LongContextReorder",
+    "MultiQueryRetriever",
+    "MultiVectorRetriever",
+    "ParentDocumentRetriever",
     "VectorStoreRetriever",
     "reciprocal_rank_fusion",
 ]
