@@ -156,7 +156,7 @@ class MultiQueryRetriever(CompositeRetriever):
     # -- retrieval -----------------------------------------------------------------
     def _merge(self, lists: Sequence[Sequence[Document]]) -> list[Document]:
         if self.fusion == "rrf":
-            return reciprocal_rank_fusion(lists, k=self.c, id_key=self.id_key)
+            return reciprocal_rank_fusion(lists, k=self.c, weights=[1.0] * len(lists), id_key=self.id_key)
         by_id = self.id_key is None and all(d.id is not None for docs in lists for d in docs)
         seen: set[Hashable] = set()
         out: list[Document] = []
