@@ -1,0 +1,298 @@
+"""Retrieval quality and speed on SciFact, ragkit vs LangChain, in one process.
+
+Run:  .venv/bin/python benchmarks/retrieval.py [--dataset ../shared/datasets/scifact] [--queries N]
+          [--scale 100000] [--no-dense] [--no-sweep] [--out benchmarks/results/retrieval.md]
+
+Sections (every row is evaluated by ragkit.eval.evaluate on the same queries; its
+metrics equal pytrec_eval's, see tests/eval/test_metrics.py):
+
+1. BM25 on SciFact test: ragkit ``BM25Retriever`` (defaults), the same with
+   ``engine="rank_bm25"``, LangChain ``BM25Retriever`` with its default ``str.split``
+   tokens and with lowercase regex word tokens.
+2. BM25 at ``--scale`` documents (synthetic: sentences of SciFact abstracts shuffled
+   into new documents): build time and per-query latency, ragkit vs LangChain.
+3. Dense, MMR and hybrid with the same local model (``LocalEmbeddings``): ragkit
+   ``FaissStore`` / ``HybridRetriever`` vs LangChain ``FAISS`` / ``EnsembleRetriever``.
+   Corpus vectors are computed once and shared (build times exclude embedding);
+   query embedding is inside every query's latency.
+4. Hybrid defaults sweep on the *train* split (member depth x weights), the
+   measurement behind ``HybridRetriever``'s defaults.
+
+SciFact is CC BY-NC: it is read from ../shared, never copied into the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import re
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+from ragkit.eval import BeirDataset, EvalResult, evaluate, load_beir  # noqa: E402
+from ragkit.retrievers import BM25Retriever  # noqa: E402
+
+DEFAULT_DATASET = Path(os.environ.get("RAGKIT_SCIFACT", ROOT.parent / "shared" / "datasets" / "scifact"))
+K_VALUES = (1, 3, 5, 10, 100)
+_WORDS = re.compile(r"\w+")
+
+
+def regex_tokens(text: str) -> list[str]:
+    """LangChain users' usual improvement over str.split: lowercase word tokens."""
+    return _WORDS.findall(text.lower())
+
+
+def lc_documents(data: BeirDataset) -> list[Any]:
+    from langchain_core.documents import Document as LCDocument
+
+    return [LCDocument(page_content=d.page_content, metadata=dict(d.metadata), id=d.id) for d in data.documents]
+
+
+def timed(build: Any) -> tuple[Any, float]:
+    started = time.perf_counter()
+    value = build()
+    return value, time.perf_counter() - started
+
+
+class Row:
+    def __init__(self, result: EvalResult, build_s: float | None) -> None:
+        self.result = result
+        self.build_s = build_s
+
+
+def table(rows: list[Row], baseline: str) -> str:
+    base = next(r for r in rows if r.result.name == baseline).result.latency_ms["mean"]
+    lines = ["| retriever | nDCG@10 | recall@100 | build s | query p50 ms | query mean ms | speed-up vs "
+             f"{baseline} |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        s, lat = r.result.scores, r.result.latency_ms
+        build = f"{r.build_s:.2f}" if r.build_s is not None else "-"
+        lines.append(f"| {r.result.name} | {s['ndcg@10']:.4f} | {s['recall@100']:.4f} | {build} | "
+                     f"{lat['p50']:.2f} | {lat['mean']:.2f} | {base / lat['mean']:.1f}x |")
+    return "\n".join(lines)
+
+
+# -- 1. BM25 on SciFact -------------------------------------------------------------
+
+def bm25_section(data: BeirDataset) -> str:
+    from langchain_community.retrievers import BM25Retriever as LCBM25
+
+    docs, lcdocs = data.documents, lc_documents(data)
+    builds = {
+        "ragkit BM25 (default)": lambda: BM25Retriever.from_documents(docs, k=100),
+        "ragkit BM25 (engine=rank_bm25)": lambda: BM25Retriever.from_documents(docs, k=100, engine="rank_bm25"),
+        "LangChain BM25 (str.split)": lambda: LCBM25.from_documents(lcdocs, k=100),
+        "LangChain BM25 (regex tokens)": lambda: LCBM25.from_documents(lcdocs, k=100, preprocess_func=regex_tokens),
+    }
+    queries = list(data.queries.values())
+    rows = []
+    for name, build in builds.items():
+        retriever, seconds = timed(build)
+        result = evaluate(retriever, data, K_VALUES, name=name)
+        retriever.k = 4  # the default k: what a RAG chain asks for
+        small = sum(_latencies(retriever, queries)) / len(queries)
+        rows.append((result, seconds, small))
+        print(f"  {name}: nDCG@10 {result.scores['ndcg@10']:.4f}", flush=True)
+    base100 = rows[2][0].latency_ms["mean"]
+    base4 = rows[2][2]
+    lines = ["| retriever | nDCG@10 | recall@100 | build s | mean ms, k=4 | speed-up, k=4 | mean ms, k=100 "
+             "| speed-up, k=100 |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for result, build_s, small in rows:
+        mean100 = result.latency_ms["mean"]
+        lines.append(f"| {result.name} | {result.scores['ndcg@10']:.4f} | {result.scores['recall@100']:.4f} | "
+                     f"{build_s:.2f} | {small:.3f} | {base4 / small:.0f}x | {mean100:.3f} | {base100 / mean100:.0f}x |")
+    return "Speed-up: LangChain BM25 (str.split) mean latency / this row's.\n\n" + "\n".join(lines)
+
+
+# -- 2. BM25 at scale ----------------------------------------------------------------
+
+def synthetic_corpus(data: BeirDataset, n: int, seed: int = 0) -> list[str]:
+    sentences = [s for d in data.documents for s in re.split(r"(?<=[.!?])\s+", d.page_content) if len(s) > 20]
+    rng = random.Random(seed)
+    return [" ".join(rng.sample(sentences, 6)) for _ in range(n)]
+
+
+def scale_section(data: BeirDataset, n: int, lc_queries: int) -> str:
+    from langchain_community.retrievers import BM25Retriever as LCBM25
+
+    texts = synthetic_corpus(data, n)
+    queries = list(data.queries.values())
+    ours, ours_build = timed(lambda: BM25Retriever.from_texts(texts, k=10))
+    ours_lat = _latencies(ours, queries)
+    print(f"  ragkit at {n} docs: build {ours_build:.1f}s, mean {sum(ours_lat) / len(ours_lat):.2f} ms", flush=True)
+    theirs, theirs_build = timed(lambda: LCBM25.from_texts(texts, k=10))
+    theirs_lat = _latencies(theirs, queries[:lc_queries])
+    del theirs
+    from ragkit.eval.result import latency_summary
+
+    a, b = latency_summary(ours_lat), latency_summary(theirs_lat)
+    return "\n".join([
+        f"| {n:,} docs | build s | query p50 ms | query p99 ms | query mean ms | queries timed |",
+        "| --- | --- | --- | --- | --- | --- |",
+        f"| ragkit BM25 (default) | {ours_build:.1f} | {a['p50']:.2f} | {a['p99']:.2f} | {a['mean']:.2f} | {len(ours_lat)} |",
+        f"| LangChain BM25 (str.split) | {theirs_build:.1f} | {b['p50']:.2f} | {b['p99']:.2f} | {b['mean']:.2f} | {len(theirs_lat)} |",
+        f"| ratio (LangChain / ragkit) | {theirs_build / ours_build:.1f}x | {b['p50'] / a['p50']:.0f}x | "
+        f"{b['p99'] / a['p99']:.0f}x | {b['mean'] / a['mean']:.0f}x | |",
+    ])
+
+
+def _latencies(retriever: Any, queries: list[str]) -> list[float]:
+    for q in queries[:5]:
+        retriever.invoke(q)  # warm-up
+    out = []
+    for q in queries:
+        started = time.perf_counter()
+        retriever.invoke(q)
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+# -- 3. dense and hybrid ---------------------------------------------------------------
+
+def load_local_embeddings() -> Any:
+    try:
+        from ragkit.embeddings import LocalEmbeddings  # type: ignore[attr-defined]
+    except ImportError as err:
+        raise SystemExit(
+            "benchmarks/retrieval.py: the dense and hybrid sections need ragkit.embeddings.LocalEmbeddings "
+            f"and ragkit.stores.FaissStore, which are not importable here ({err}). Install ragkit[local] "
+            "or run with --no-dense for the BM25 sections only.") from err
+    return LocalEmbeddings()
+
+
+def embed_corpus(data: BeirDataset, model: Any) -> tuple[dict[str, Any], float]:
+    """Vectors of every corpus text, computed once, and the seconds it took."""
+    import numpy as np
+
+    texts = [d.page_content for d in data.documents]
+    vectors, seconds = timed(lambda: model.embed_documents_array(texts))
+    print(f"  embedded {len(texts)} documents in {seconds:.1f}s", flush=True)
+    return dict(zip(texts, np.asarray(vectors, dtype=np.float32))), seconds
+
+
+def dense_section(data: BeirDataset, model: Any, vectors: dict[str, Any], embed_s: float) -> str:
+    from langchain_classic.retrievers import EnsembleRetriever as LCEnsemble
+    from langchain_community.retrievers import BM25Retriever as LCBM25
+    from langchain_community.vectorstores import FAISS
+    from retrieval_adapters import LangChainEmbeddings, PrecomputedEmbeddings
+
+    from ragkit.retrievers import HybridRetriever
+    from ragkit.stores.faiss import FaissStore
+
+    docs, lcdocs = data.documents, lc_documents(data)
+    ours_emb, lc_emb = PrecomputedEmbeddings(model, vectors), LangChainEmbeddings(model, vectors)
+
+    rows: list[Row] = []
+
+    def add(name: str, build: Any, split: bool = False, build_s: float | None = None) -> None:
+        retriever, seconds = timed(build)
+        if split:  # nDCG@10 at the default depth, recall@100 asked for 100 results
+            top10 = evaluate(retriever, data, (10,), ("ndcg",), name=name, search_kwargs={"k": 10})
+            deep = evaluate(retriever, data, K_VALUES, name=name, search_kwargs={"k": 100})
+            deep.scores["ndcg@10"] = top10.scores["ndcg@10"]
+            deep.latency_ms = top10.latency_ms
+            result = deep
+        else:
+            result = evaluate(retriever, data, K_VALUES, name=name)
+        rows.append(Row(result, seconds if build_s is None else build_s))
+        print(f"  {name}: nDCG@10 {result.scores['ndcg@10']:.4f}", flush=True)
+
+    store, store_s = timed(lambda: FaissStore.from_documents(docs, ours_emb))
+    lc_store, lc_store_s = timed(lambda: FAISS.from_documents(lcdocs, lc_emb))
+    add("ragkit FaissStore similarity", lambda: store.as_retriever(search_kwargs={"k": 100}), build_s=store_s)
+    add("LangChain FAISS similarity", lambda: lc_store.as_retriever(search_kwargs={"k": 100}), build_s=lc_store_s)
+    add("ragkit FaissStore MMR", lambda: store.as_retriever(search_type="mmr", search_kwargs={"k": 100, "fetch_k": 200}))
+    add("LangChain FAISS MMR", lambda: lc_store.as_retriever(search_type="mmr", search_kwargs={"k": 100, "fetch_k": 200}))
+    add("ragkit HybridRetriever (defaults)", lambda: HybridRetriever.from_documents(docs, ours_emb), split=True)
+    for depth in (10, 100):
+        add(f"LangChain Ensemble (BM25 regex + FAISS, k={depth} members)", lambda depth=depth: LCEnsemble(
+            retrievers=[LCBM25.from_documents(lcdocs, k=depth, preprocess_func=regex_tokens),
+                        lc_store.as_retriever(search_kwargs={"k": depth})], weights=[0.5, 0.5]))
+    note = f"Corpus embedding (shared by all rows, not in build times): {embed_s:.1f} s for {len(docs)} documents.\n\n"
+    return note + table(rows, "LangChain Ensemble (BM25 regex + FAISS, k=10 members)")
+
+
+# -- 4. sweep of hybrid defaults -------------------------------------------------------------
+
+def sweep_section(train: BeirDataset, model: Any, vectors: dict[str, Any]) -> str:
+    from retrieval_adapters import PrecomputedEmbeddings
+
+    from ragkit.eval import score_run
+    from ragkit.retrievers import reciprocal_rank_fusion
+    from ragkit.stores.faiss import FaissStore
+
+    docs = train.documents
+    emb = PrecomputedEmbeddings(model, vectors)
+    bm25 = BM25Retriever.from_documents(docs, k=100)
+    store = FaissStore.from_documents(docs, emb)
+    dense = store.as_retriever(search_kwargs={"k": 100})
+    lists = {q: (bm25.invoke(text), dense.invoke(text)) for q, text in train.queries.items()}
+    depths, weightings, cs = (5, 10, 20, 30, 50, 100), (0.3, 0.4, 0.5, 0.6, 0.7), (60,)
+    lines = ["| member depth | " + " | ".join(f"BM25 weight {w}" for w in weightings) + " |",
+             "| --- |" + " --- |" * len(weightings)]
+    for depth in depths:
+        cells = []
+        for w in weightings:
+            for c in cs:
+                run = {q: [d.id for d in reciprocal_rank_fusion([a[:depth], b[:depth]], k=c, weights=[w, 1 - w],
+                                                                  top_n=10)] for q, (a, b) in lists.items()}
+                per_query = score_run(run, train.qrels, (10,), ("ndcg",))
+                cells.append(f"{sum(s['ndcg@10'] for s in per_query.values()) / len(per_query):.4f}")
+        lines.append(f"| {depth} | " + " | ".join(cells) + " |")
+    return f"nDCG@10 of RRF (c=60) on SciFact **train** ({len(train.queries)} queries):\n\n" + "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    ap.add_argument("--queries", type=int, default=None, help="evaluate only the first N test queries")
+    ap.add_argument("--scale", type=int, default=100_000, help="documents in the BM25 scaling run (0: skip)")
+    ap.add_argument("--scale-lc-queries", type=int, default=10, help="queries timed on LangChain at scale")
+    ap.add_argument("--no-dense", action="store_true", help="BM25 sections only (no local model needed)")
+    ap.add_argument("--no-sweep", action="store_true", help="skip the hybrid defaults sweep on the train split")
+    ap.add_argument("--out", type=Path, default=None, help="also write the Markdown report to this file")
+    args = ap.parse_args()
+    if not args.dataset.is_dir():
+        raise SystemExit(f"SciFact not found at {args.dataset}: pass --dataset or set RAGKIT_SCIFACT")
+    model = None if args.no_dense else load_local_embeddings()
+    data = load_beir(args.dataset)
+    if args.queries:
+        data = data.subset(num_queries=args.queries)
+    parts = [f"# Retrieval benchmark: SciFact {data.split} ({len(data.queries)} queries, {len(data.corpus):,} docs)\n",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}. "
+             "All rows in one process; latency is per query, sequential.\n"]
+    print("1. BM25", flush=True)
+    parts += ["## BM25\n", bm25_section(data), ""]
+    if args.scale:
+        print(f"2. BM25 at {args.scale} documents", flush=True)
+        parts += [f"## BM25 at {args.scale:,} documents\n", scale_section(data, args.scale, args.scale_lc_queries), ""]
+    if model is not None:
+        print("3. dense and hybrid", flush=True)
+        vectors, embed_s = embed_corpus(data, model)
+        parts += ["## Dense, MMR and hybrid (same local model)\n", dense_section(data, model, vectors, embed_s), ""]
+        if not args.no_sweep and (args.dataset / "qrels" / "train.tsv").is_file():
+            print("4. hybrid sweep on train", flush=True)
+            parts += ["## Hybrid defaults (measured on the train split)\n",
+                      sweep_section(load_beir(args.dataset, split="train"), model, vectors), ""]
+    command = "`.venv/bin/python benchmarks/retrieval.py" + (" --no-dense" if args.no_dense else "") + \
+        (f" --queries {args.queries}" if args.queries else "") + (f" --scale {args.scale}" if args.scale != 100_000 else "") + "`"
+    parts.append(f"Command: {command}")
+    report = "\n".join(parts) + "\n"
+    print(report)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
