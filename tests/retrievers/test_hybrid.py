@@ -67,3 +67,34 @@ def test_bad_input(bike_store):
     calls = bike_store.search_calls
     assert HybridRetriever(bm25=bm25, dense=bike_store).invoke("  ") == []
     assert bike_store.search_calls == calls  # blank query: nothing searched
+
+
+def test_from_documents_builds_bm25_and_a_faiss_store_over_the_same_documents(bikes):
+    from ragkit.embeddings import HashEmbeddings
+    from ragkit.stores import FaissStore
+
+    hybrid = HybridRetriever.from_documents(bikes.documents, HashEmbeddings(256), k=3)
+    assert isinstance(hybrid.vectorstore, FaissStore) and len(hybrid.vectorstore.ids) == 50
+    assert isinstance(hybrid.bm25, BM25Retriever) and len(hybrid.bm25.docs) == 50
+    out = hybrid.invoke("bleeding hydraulic disc brakes")
+    assert len(out) == 3 and out[0].id == "bc09"
+    assert all(d.metadata["score"] > 0 for d in out)
+
+
+def test_from_documents_gives_documents_without_ids_one_id_for_both_members():
+    from ragkit.documents import Document
+    from ragkit.embeddings import HashEmbeddings
+
+    docs_ = [Document("chain lube in the rain"), Document("tubeless sealant dries out"), Document("saddle height")]
+    hybrid = HybridRetriever.from_documents(docs_, HashEmbeddings(64), k=3)
+    out = hybrid.invoke("chain lube")
+    assert len({d.id for d in out}) == len(out) == 3  # each document once: both members name it alike
+    assert all(d.id for d in out)
+
+
+def test_from_documents_with_no_documents():
+    from ragkit.embeddings import HashEmbeddings
+    from ragkit.errors import EmptyCorpusError
+
+    with pytest.raises(EmptyCorpusError, match="0 documents"):
+        HybridRetriever.from_documents([], HashEmbeddings(8))
