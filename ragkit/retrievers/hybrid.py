@@ -14,15 +14,18 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EmptyCorpusError
+from ragkit.errors import ConfigurationError, EmptyCorpusError, IndexFormatError, RagkitError
+from ragkit.retrievers._atomic import write_bytes_atomic
 from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_k, check_query, reject_unknown
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
 
 DEFAULT_FETCH_K = 20
 DEFAULT_C = 60
+_FORMAT = "ragkit.hybrid"
 
 
 class HybridRetriever(CompositeRetriever):
@@ -96,6 +100,51 @@ class HybridRetriever(CompositeRetriever):
         store = FaissStore.from_documents(docs, embedding, **(store_kwargs or {}))
         return cls(bm25=bm25, dense=store.as_retriever(search_kwargs={"k": fetch_k}), weights=weights,
                    k=k, fetch_k=fetch_k, c=c, **kwargs)
+
+    # -- persistence ---------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Write to directory ``path``: ``bm25/`` (BM25Retriever.save), ``dense/`` (FaissStore.save), ``hybrid.json``.
+
+        Only for a ``BM25Retriever`` plus a retriever over a ``FaissStore`` (what :meth:`from_documents` builds).
+        """
+        from ragkit.retrievers.bm25 import BM25Retriever
+
+        store: Any = self.vectorstore
+        if not isinstance(self.bm25, BM25Retriever) or store is None or not callable(getattr(store, "save", None)):
+            raise ConfigurationError(
+                "HybridRetriever.save needs a BM25Retriever and a retriever over a FaissStore; save the members "
+                "yourself otherwise")
+        folder = Path(path)
+        self.bm25.save(folder / "bm25")
+        store.save(folder / "dense")
+        settings = {"format": _FORMAT, "version": 1, "weights": self.weights, "k": self.k, "fetch_k": self.fetch_k,
+                    "c": self.c, "id_key": self.id_key, "search_type": getattr(self.dense, "search_type", "similarity"),
+                    "search_kwargs": getattr(self.dense, "search_kwargs", {})}
+        write_bytes_atomic(folder / "hybrid.json", json.dumps(settings).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: str | Path, embedding: Embeddings | None = None) -> HybridRetriever:
+        """Read a retriever written by :meth:`save` (``embedding`` embeds queries; it must be the indexing model)."""
+        from ragkit.retrievers.bm25 import BM25Retriever
+        from ragkit.stores.faiss import FaissStore  # type: ignore[import-not-found,unused-ignore]
+
+        folder = Path(path)
+        settings_path = folder / "hybrid.json"
+        if not settings_path.is_file():
+            raise IndexFormatError(f"{settings_path} is missing; save a HybridRetriever to {folder} first")
+        try:
+            settings = json.loads(settings_path.read_text(encoding="utf-8"))
+            if settings.get("format") != _FORMAT or settings.get("version") != 1:
+                raise ValueError(f"not a version-1 {_FORMAT} file")
+            bm25 = BM25Retriever.load(folder / "bm25")
+            store = FaissStore.load(folder / "dense", embedding)
+            dense = store.as_retriever(search_type=settings["search_type"], search_kwargs=settings["search_kwargs"])
+            return cls(bm25=bm25, dense=dense, weights=settings["weights"], k=settings["k"],
+                       fetch_k=settings["fetch_k"], c=settings["c"], id_key=settings["id_key"])
+        except (ValueError, KeyError, TypeError) as err:
+            if isinstance(err, RagkitError):
+                raise
+            raise IndexFormatError(f"{settings_path}: {err}; rebuild the index") from err
 
     @property
     def vectorstore(self) -> VectorStore | None:

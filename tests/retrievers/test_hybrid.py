@@ -98,3 +98,30 @@ def test_from_documents_with_no_documents():
 
     with pytest.raises(EmptyCorpusError, match="0 documents"):
         HybridRetriever.from_documents([], HashEmbeddings(8))
+
+
+def test_save_and_load_round_trip(tmp_path, bikes):
+    import json
+
+    from ragkit.embeddings import HashEmbeddings
+    from ragkit.errors import IndexFormatError
+
+    emb = HashEmbeddings(128)
+    hybrid = HybridRetriever.from_documents(bikes.documents, emb, k=6, weights=(0.6, 0.4), fetch_k=15)
+    hybrid.save(tmp_path / "idx")
+    loaded = HybridRetriever.load(tmp_path / "idx", emb)
+    assert (loaded.k, loaded.fetch_k, loaded.weights) == (6, 15, [0.6, 0.4])
+    for query in list(bikes.queries.values())[:6]:
+        assert [d.id for d in loaded.invoke(query)] == [d.id for d in hybrid.invoke(query)]
+    settings = json.loads((tmp_path / "idx" / "hybrid.json").read_text())
+    settings["version"] = 7
+    (tmp_path / "idx" / "hybrid.json").write_text(json.dumps(settings))
+    with pytest.raises(IndexFormatError, match="hybrid.json"):
+        HybridRetriever.load(tmp_path / "idx", emb)
+    with pytest.raises(IndexFormatError, match="missing"):
+        HybridRetriever.load(tmp_path / "elsewhere", emb)
+
+
+def test_save_needs_savable_members(tmp_path, bike_store):
+    with pytest.raises(ConfigurationError, match="BM25Retriever"):
+        HybridRetriever(bm25=ListRetriever([]), dense=bike_store).save(tmp_path)
