@@ -117,6 +117,8 @@ class Analyzer:
             text = text.replace("\u2019", "'")
         stop = self.stopwords
         min_len = self.min_token_length
+        if min_len == 1:
+            return [t for t in self._pattern.findall(text) if t not in stop]
         return [t for t in self._pattern.findall(text) if t not in stop and len(t) >= min_len]
 
     def __call__(self, text: str) -> list[str]:
@@ -124,18 +126,17 @@ class Analyzer:
         if self.stemmer is None or not tokens:
             return tokens
         memo = self._memo
+        missing = [t for t in dict.fromkeys(tokens) if t not in memo]
+        if missing:
+            if len(memo) + len(missing) > MEMO_SIZE:
+                memo.clear()
+                missing = list(dict.fromkeys(tokens))
+            memo.update(zip(missing, self._stem_words()(missing)))
         try:
             return [memo[t] for t in tokens]
-        except KeyError:
-            pass
-        known = {t: memo.get(t) for t in set(tokens)}
-        missing = [t for t, stem in known.items() if stem is None]
-        stems = list(zip(missing, self._stem_words()(missing)))
-        known.update(stems)
-        if len(memo) + len(missing) > MEMO_SIZE:
-            memo.clear()
-        memo.update(stems)
-        return [known[t] for t in tokens]  # type: ignore[misc]
+        except KeyError:  # another thread cleared the memo just now
+            stem = self._stem_words()
+            return list(stem(tokens))
 
     def analyze_many(self, texts: Iterable[str]) -> list[list[str]]:
         """Analyze many texts (stems are cached by PyStemmer, so repeats are cheap)."""

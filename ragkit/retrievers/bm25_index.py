@@ -71,10 +71,13 @@ class BM25Index:
         vocab: dict[str, int] = {}
         term_ids = array("q")
         lengths = np.empty(len(corpus_tokens), dtype=np.int64)
-        setdefault = vocab.setdefault
+        lookup = vocab.__getitem__
         for i, tokens in enumerate(corpus_tokens):
             lengths[i] = len(tokens)
-            term_ids.extend(setdefault(t, len(vocab)) for t in tokens)
+            for term in dict.fromkeys(tokens):  # new terms get the next ids, in order of first appearance
+                if term not in vocab:
+                    vocab[term] = len(vocab)
+            term_ids.extend(map(lookup, tokens))
         num_docs = len(corpus_tokens)
         tids = np.frombuffer(term_ids, dtype=np.int64) if term_ids else np.zeros(0, dtype=np.int64)
         dids = np.repeat(np.arange(num_docs, dtype=np.int64), lengths)
