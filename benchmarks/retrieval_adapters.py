@@ -29,6 +29,7 @@ class PrecomputedEmbeddings(Embeddings):
     def __init__(self, model: Any, table: dict[str, np.ndarray]) -> None:
         self.model = model
         self.table = table
+        self.queries: dict[str, np.ndarray] = {}  # filled only for the "query vector precomputed" timing
 
     @property
     def model_id(self) -> str:
@@ -45,19 +46,24 @@ class PrecomputedEmbeddings(Embeddings):
         return self.embed_documents_array(texts).tolist()  # type: ignore[no-any-return]
 
     def embed_query_array(self, text: str) -> np.ndarray:
+        if text in self.queries:
+            return self.queries[text]
         return self.model.embed_query_array(text)  # type: ignore[no-any-return]
 
     def embed_query(self, text: str) -> list[float]:
-        return self.model.embed_query(text)  # type: ignore[no-any-return]
+        return self.embed_query_array(text).tolist()  # type: ignore[no-any-return]
 
 
 class LangChainEmbeddings(LCEmbeddings):
     def __init__(self, model: Any, table: dict[str, np.ndarray]) -> None:
         self.model = model
         self.table = table
+        self.queries: dict[str, np.ndarray] = {}
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return _lookup(self.model, self.table, texts).tolist()  # type: ignore[no-any-return]
 
     def embed_query(self, text: str) -> list[float]:
+        if text in self.queries:
+            return self.queries[text].tolist()  # type: ignore[no-any-return]
         return self.model.embed_query(text)  # type: ignore[no-any-return]

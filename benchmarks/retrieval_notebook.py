@@ -2,7 +2,7 @@
 
 Run:  .venv/bin/python benchmarks/retrieval_notebook.py [--subset N] [--out benchmarks/results/retrieval_notebook.md]
 
-``make test`` runs the same notebook on 8 claims (tests/eval/test_notebook.py); this
+``make test`` runs the same notebook on 5 claims (tests/eval/test_notebook.py); this
 script is the full-size run for ``make bench``. The executed notebook is written
 next to the Markdown report (``.ipynb``), so the plot can be looked at.
 """
@@ -24,9 +24,12 @@ NOTEBOOK = ROOT / "notebooks" / "retrieval_eval.ipynb"
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--subset", type=int, default=0, help="number of test claims (0: all)")
+    ap.add_argument("--cache", type=Path, default=None, help="embedding cache directory (RAGKIT_EVAL_CACHE)")
     ap.add_argument("--out", type=Path, default=None, help="write the table here (and the executed notebook beside)")
     args = ap.parse_args()
     os.environ["RAGKIT_EVAL_SUBSET"] = str(args.subset)
+    if args.cache:
+        os.environ["RAGKIT_EVAL_CACHE"] = str(args.cache.resolve())
     nb = nbformat.read(NOTEBOOK, as_version=4)
     started = time.perf_counter()
     NotebookClient(nb, timeout=3600, kernel_name="python3",
