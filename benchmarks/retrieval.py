@@ -76,23 +76,27 @@ def bm25_section(data: BeirDataset) -> str:
         "LangChain BM25 (regex tokens)": lambda: LCBM25.from_documents(lcdocs, k=100, preprocess_func=regex_tokens),
     }
     queries = list(data.queries.values())
-    rows = []
+    built, results = {}, []
     for name, build in builds.items():
         retriever, seconds = timed(build)
-        result = evaluate(retriever, data, K_VALUES, name=name)
-        retriever.k = 4  # the default k: what a RAG chain asks for
-        small = sum(_latencies(retriever, queries)) / len(queries)
-        rows.append((result, seconds, small))
-        print(f"  {name}: nDCG@10 {result.scores['ndcg@10']:.4f}", flush=True)
-    base100 = rows[2][0].latency_ms["mean"]
-    base4 = rows[2][2]
+        built[name] = retriever
+        results.append((evaluate(retriever, data, K_VALUES, name=name), seconds))
+        print(f"  {name}: nDCG@10 {results[-1][0].scores['ndcg@10']:.4f}", flush=True)
+    timings = {}
+    for k in (4, 100):
+        for r in built.values():
+            r.k = k  # LangChain's BM25Retriever takes k only as a field
+        timings[k] = interleaved({name: (r, None) for name, r in built.items()}, queries)
+    at4, at100 = timings[4], timings[100]
+    base4, base100 = mean(at4["LangChain BM25 (str.split)"]), mean(at100["LangChain BM25 (str.split)"])
     lines = ["| retriever | nDCG@10 | recall@100 | build s | mean ms, k=4 | speed-up, k=4 | mean ms, k=100 "
              "| speed-up, k=100 |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for result, build_s, small in rows:
-        mean100 = result.latency_ms["mean"]
+    for result, build_s in results:
+        m4, m100 = mean(at4[result.name]), mean(at100[result.name])
         lines.append(f"| {result.name} | {result.scores['ndcg@10']:.4f} | {result.scores['recall@100']:.4f} | "
-                     f"{build_s:.2f} | {small:.3f} | {base4 / small:.0f}x | {mean100:.3f} | {base100 / mean100:.0f}x |")
-    return "Speed-up: LangChain BM25 (str.split) mean latency / this row's.\n\n" + "\n".join(lines)
+                     f"{build_s:.2f} | {m4:.3f} | {base4 / m4:.0f}x | {m100:.3f} | {base100 / m100:.0f}x |")
+    return ("Latencies timed round-robin over all queries, k set as a field on every retriever. Speed-up: LangChain BM25 (str.split) mean latency / "
+            "this row's.\n\n" + "\n".join(lines))
 
 
 # -- 2. BM25 at scale ----------------------------------------------------------------
@@ -128,15 +132,29 @@ def scale_section(data: BeirDataset, n: int, lc_queries: int) -> str:
 
 
 def _latencies(retriever: Any, queries: list[str], kwargs: dict[str, Any] | None = None) -> list[float]:
-    kwargs = kwargs or {}
-    for q in queries[:5]:
-        retriever.invoke(q, **kwargs)  # warm-up
-    out = []
-    for q in queries:
-        started = time.perf_counter()
-        retriever.invoke(q, **kwargs)
-        out.append((time.perf_counter() - started) * 1000)
+    return interleaved({"r": (retriever, kwargs)}, queries)["r"]
+
+
+def interleaved(retrievers: dict[str, tuple[Any, dict[str, Any] | None]], queries: list[str]) -> dict[str, list[float]]:
+    """Per-query milliseconds of every retriever, timed round-robin (query by query, rotating the order)
+    so that load from other processes on a shared machine falls on all rows alike."""
+    names = list(retrievers)
+    for name in names:  # warm-up
+        r, kw = retrievers[name]
+        for q in queries[:3]:
+            r.invoke(q, **(kw or {}))
+    out: dict[str, list[float]] = {name: [] for name in names}
+    for i, q in enumerate(queries):
+        for name in names[i % len(names):] + names[:i % len(names)]:
+            r, kw = retrievers[name]
+            started = time.perf_counter()
+            r.invoke(q, **(kw or {}))
+            out[name].append((time.perf_counter() - started) * 1000)
     return out
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 # -- 3. dense and hybrid ---------------------------------------------------------------
@@ -174,7 +192,8 @@ def embed_corpus(data: BeirDataset, model: Any, cache_dir: Path | None) -> tuple
     return dict(zip(texts, vectors)), seconds
 
 
-def dense_section(data: BeirDataset, model: Any, vectors: dict[str, Any], embed_s: float) -> str:
+def dense_section(data: BeirDataset, model: Any, vectors: dict[str, Any], embed_s: float,
+                  latency_queries: int) -> str:
     from langchain_classic.retrievers import EnsembleRetriever as LCEnsemble
     from langchain_community.retrievers import BM25Retriever as LCBM25
     from langchain_community.vectorstores import FAISS
@@ -184,17 +203,25 @@ def dense_section(data: BeirDataset, model: Any, vectors: dict[str, Any], embed_
     from ragkit.stores.faiss import FaissStore
 
     docs, lcdocs = data.documents, lc_documents(data)
+    queries = list(data.queries.values())
     ours_emb, lc_emb = PrecomputedEmbeddings(model, vectors), LangChainEmbeddings(model, vectors)
+    # Scores do not depend on when a query is embedded: embed every query once for the scoring runs.
+    query_vectors = {q: model.embed_query_array(q) for q in queries}
+    ours_emb.queries.update(query_vectors)
+    lc_emb.queries.update(query_vectors)
     store, store_s = timed(lambda: FaissStore.from_documents(docs, ours_emb))
     lc_store, lc_store_s = timed(lambda: FAISS.from_documents(lcdocs, lc_emb))
-    mmr = {"k": 100, "fetch_k": 200}
-    # name -> (build, build seconds if already built, kwargs for the nDCG@10 / latency run)
+    mmr = {"k": 20, "fetch_k": 100}
+    # name -> (build, build seconds if already built, invoke kwargs for nDCG@10 and latency)
     cases: dict[str, tuple[Any, float | None, dict[str, Any] | None]] = {
         "ragkit FaissStore similarity": (lambda: store.as_retriever(search_kwargs={"k": 100}), store_s, None),
         "LangChain FAISS similarity": (lambda: lc_store.as_retriever(search_kwargs={"k": 100}), lc_store_s, None),
-        "ragkit FaissStore MMR": (lambda: store.as_retriever(search_type="mmr", search_kwargs=mmr), None, None),
-        "LangChain FAISS MMR": (lambda: lc_store.as_retriever(search_type="mmr", search_kwargs=mmr), None, None),
-        "ragkit HybridRetriever (defaults)": (lambda: HybridRetriever.from_documents(docs, ours_emb), None, {"k": 10}),
+        "ragkit FaissStore MMR (k=20, fetch_k=100)": (
+            lambda: store.as_retriever(search_type="mmr", search_kwargs=mmr), 0.0, None),
+        "LangChain FAISS MMR (k=20, fetch_k=100)": (
+            lambda: lc_store.as_retriever(search_type="mmr", search_kwargs=mmr), 0.0, None),
+        "ragkit HybridRetriever (defaults, k=10)": (
+            lambda: HybridRetriever.from_documents(docs, ours_emb), None, {"k": 10}),
     }
     for depth in (10, 100):
         cases[f"LangChain Ensemble (BM25 regex + FAISS, k={depth} members)"] = (lambda depth=depth: LCEnsemble(
@@ -204,28 +231,32 @@ def dense_section(data: BeirDataset, model: Any, vectors: dict[str, Any], embed_
     for name, (build, build_s, kwargs) in cases.items():
         retriever, seconds = timed(build)
         result = evaluate(retriever, data, K_VALUES, name=name, search_kwargs=kwargs)
+        recall100: float | None = result.scores["recall@100"]
         if kwargs is not None:  # recall@100 needs 100 results: a second run asking for them
-            deep = evaluate(retriever, data, K_VALUES, name=name, search_kwargs={"k": 100})
-            result.scores["recall@100"] = deep.scores["recall@100"]
-        rows.append((name, retriever, kwargs, result, build_s if build_s is not None else seconds))
+            recall100 = evaluate(retriever, data, (100,), ("recall",), search_kwargs={"k": 100}).scores["recall@100"]
+        if "MMR" in name:
+            recall100 = None  # 20 results only
+        rows.append((name, retriever, kwargs, result, recall100, build_s if build_s is not None else seconds))
         print(f"  {name}: nDCG@10 {result.scores['ndcg@10']:.4f}", flush=True)
-    # Retrieval alone: the same calls with every query vector computed beforehand (for both libraries).
-    queries = list(data.queries.values())
-    for q in queries:
-        ours_emb.queries[q] = lc_emb.queries[q] = model.embed_query_array(q)
-    retrieval_ms = {name: sum(_latencies(r, queries, kw)) / len(queries) for name, r, kw, _, _ in rows}
+    timed_queries = queries[:latency_queries]
+    runs = {name: (r, kw) for name, r, kw, *_ in rows}
+    alone = interleaved(runs, timed_queries)  # query vectors precomputed: the libraries' own work
+    ours_emb.queries.clear()
+    lc_emb.queries.clear()
+    end_to_end = interleaved(runs, timed_queries)  # every call embeds its query with the local model
     base = "LangChain Ensemble (BM25 regex + FAISS, k=10 members)"
-    base_e2e = next(res.latency_ms["mean"] for name, _, _, res, _ in rows if name == base)
     lines = ["| retriever | nDCG@10 | recall@100 | build s | mean ms per query | speed-up | mean ms, query "
              "vector precomputed | speed-up |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for name, _, _, res, build_s in rows:
-        e2e, alone = res.latency_ms["mean"], retrieval_ms[name]
-        lines.append(f"| {name} | {res.scores['ndcg@10']:.4f} | {res.scores['recall@100']:.4f} | {build_s:.2f} | "
-                     f"{e2e:.2f} | {base_e2e / e2e:.1f}x | {alone:.3f} | {retrieval_ms[base] / alone:.1f}x |")
-    return (f"Corpus embedding (shared by all rows, not in build times): {embed_s:.1f} s for {len(docs)} documents. "
-            f"Speed-up: {base} / this row. \"mean ms per query\" includes embedding the query with the local "
-            "model (the same model and cost for both libraries); the last two columns time the same calls "
-            "with the query vectors computed beforehand, i.e. the libraries' own work.\n\n" + "\n".join(lines))
+    for name, _, _, res, recall100, build_s in rows:
+        e2e, own = mean(end_to_end[name]), mean(alone[name])
+        recall = f"{recall100:.4f}" if recall100 is not None else "n/a"
+        lines.append(f"| {name} | {res.scores['ndcg@10']:.4f} | {recall} | {build_s:.2f} | {e2e:.2f} | "
+                     f"{mean(end_to_end[base]) / e2e:.1f}x | {own:.3f} | {mean(alone[base]) / own:.1f}x |")
+    return (f"Corpus embedding (shared by all rows, not in build times): {embed_s:.1f} s for {len(docs)} "
+            f"documents. Latencies: the first {len(timed_queries)} queries, timed round-robin. \"mean ms per "
+            "query\" includes embedding the query with the local model (the same model and cost for both "
+            "libraries); the last two columns time the same calls with the query vector computed beforehand, "
+            f"i.e. the libraries' own work. Speed-up: {base} / this row.\n\n" + "\n".join(lines))
 
 
 # -- 4. sweep of hybrid defaults -------------------------------------------------------------
@@ -270,8 +301,10 @@ def main() -> int:
     ap.add_argument("--scale-lc-queries", type=int, default=10, help="queries timed on LangChain at scale")
     ap.add_argument("--no-dense", action="store_true", help="BM25 sections only (no local model needed)")
     ap.add_argument("--no-sweep", action="store_true", help="skip the hybrid defaults sweep on the train split")
-    ap.add_argument("--vector-cache", type=Path, default=None,
-                    help="directory to keep corpus vectors between runs (keyed by model and texts)")
+    ap.add_argument("--latency-queries", type=int, default=100, help="queries timed in the dense/hybrid section")
+    ap.add_argument("--vector-cache", type=Path, default=Path.home() / ".cache" / "ragkit-bench",
+                    help="directory keeping corpus vectors between runs (keyed by model and texts)")
+    ap.add_argument("--no-vector-cache", action="store_true", help="always embed the corpus")
     ap.add_argument("--out", type=Path, default=None, help="also write the Markdown report to this file")
     args = ap.parse_args()
     if not args.dataset.is_dir():
@@ -282,7 +315,7 @@ def main() -> int:
         data = data.subset(num_queries=args.queries)
     parts = [f"# Retrieval benchmark: SciFact {data.split} ({len(data.queries)} queries, {len(data.corpus):,} docs)\n",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}. "
-             "All rows in one process; latency is per query, sequential.\n"]
+             "All rows in one process; latencies are per query, the rows of a table timed round-robin.\n"]
     print("1. BM25", flush=True)
     parts += ["## BM25\n", bm25_section(data), ""]
     if args.scale:
@@ -290,8 +323,9 @@ def main() -> int:
         parts += [f"## BM25 at {args.scale:,} documents\n", scale_section(data, args.scale, args.scale_lc_queries), ""]
     if model is not None:
         print("3. dense and hybrid", flush=True)
-        vectors, embed_s = embed_corpus(data, model, args.vector_cache)
-        parts += ["## Dense, MMR and hybrid (same local model)\n", dense_section(data, model, vectors, embed_s), ""]
+        vectors, embed_s = embed_corpus(data, model, None if args.no_vector_cache else args.vector_cache)
+        parts += ["## Dense, MMR and hybrid (same local model)\n",
+                  dense_section(data, model, vectors, embed_s, args.latency_queries), ""]
         if not args.no_sweep and (args.dataset / "qrels" / "train.tsv").is_file():
             print("4. hybrid sweep on train", flush=True)
             parts += ["## Hybrid defaults (measured on the train split)\n",
