@@ -117,3 +117,19 @@ class UnsupportedFileError(LoaderError):
 
 class SplitterInputError(RagkitError, ValueError):
     """A splitter was given input it cannot split (e.g. text that is not JSON for the JSON splitter)."""
+
+
+class EmptyCorpusError(RagkitError, ValueError):
+    """An index or retriever was asked to build over zero documents."""
+
+
+class InvalidQueryError(RagkitError, ValueError):
+    """A retriever got a query it cannot search for (not a string, bad ``k``, unknown option)."""
+
+
+class IndexFormatError(RagkitError, ValueError):
+    """A saved index is missing, unreadable, from another version or inconsistent (names the file)."""
+
+
+class DatasetError(RagkitError, ValueError):
+    """An evaluation dataset is missing a file or has a malformed line (names the file and line)."""

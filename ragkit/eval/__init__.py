@@ -1,0 +1,14 @@
+"""Evaluation: BEIR-format datasets, ranking metrics and the evaluation runner.
+
+Example:
+    >>> from ragkit.eval import load_beir, evaluate
+    >>> # data = load_beir("datasets/bicycle-care")
+    >>> # print(evaluate(retriever, data).to_markdown())
+"""
+
+from ragkit.eval.beir import BeirDataset, load_beir
+from ragkit.eval.evaluate import evaluate
+from ragkit.eval.metrics import score_query, score_run
+from ragkit.eval.result import EvalResult, compare
+
+__all__ = ["BeirDataset", "EvalResult", "compare", "evaluate", "load_beir", "score_query", "score_run"]

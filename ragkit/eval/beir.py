@@ -1,0 +1,167 @@
+"""load_beir: read a dataset in BEIR layout (corpus, queries, qrels) into Documents and dicts.
+
+Layout (``.jsonl`` files may also be gzipped as ``.jsonl.gz``)::
+
+    corpus.jsonl     {"_id": "d1", "title": "...", "text": "..."} per line
+    queries.jsonl    {"_id": "q1", "text": "..."} per line
+    qrels/test.tsv   query-id <TAB> corpus-id <TAB> score   (one header line)
+
+``Document.id`` is the BEIR ``_id`` and the title goes in ``metadata["title"]``;
+by default the title is also put before the text (``"title\\ntext"``), as BEIR
+retrieval does. Only queries judged in the split are kept.
+
+Example:
+    >>> # data = load_beir("datasets/bicycle-care")
+    >>> # len(data.corpus), len(data.queries), data.qrels["q1"]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragkit.documents import Document
+from ragkit.errors import DatasetError
+
+
+@dataclass
+class BeirDataset:
+    """An evaluation dataset: ``corpus`` (id → Document), ``queries`` (id → text), ``qrels`` (id → {doc id: grade})."""
+
+    corpus: dict[str, Document]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    name: str = "dataset"
+    split: str = "test"
+    path: Path | None = field(default=None, repr=False)
+
+    @property
+    def documents(self) -> list[Document]:
+        """The corpus as a list, in file order (what retrievers are built from)."""
+        return list(self.corpus.values())
+
+    def subset(self, num_queries: int | None = None, num_docs: int | None = None) -> BeirDataset:
+        """A smaller copy: the first ``num_queries`` queries and a corpus of about ``num_docs`` documents.
+
+        The corpus keeps every document judged for the kept queries (even if they alone exceed
+        ``num_docs``), then fills up to ``num_docs`` with the first other documents in file order
+        (distractors), so scores stay meaningful.
+        """
+        qids = list(self.queries)[:num_queries] if num_queries is not None else list(self.queries)
+        queries = {q: self.queries[q] for q in qids}
+        qrels = {q: dict(self.qrels[q]) for q in qids if q in self.qrels}
+        if num_docs is None:
+            corpus = dict(self.corpus)
+        else:
+            keep = {d for q in qrels for d in qrels[q] if d in self.corpus}
+            for doc_id in self.corpus:
+                if len(keep) >= num_docs:
+                    break
+                keep.add(doc_id)
+            corpus = {d: doc for d, doc in self.corpus.items() if d in keep}
+        return BeirDataset(corpus, queries, qrels, name=self.name, split=self.split, path=self.path)
+
+    def __repr__(self) -> str:
+        return (f"BeirDataset(name={self.name!r}, split={self.split!r}, docs={len(self.corpus)}, "
+                f"queries={len(self.queries)}, judgements={sum(len(v) for v in self.qrels.values())})")
+
+
+def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True) -> BeirDataset:
+    """Load a BEIR-format dataset from directory ``path``; keeps only the queries judged in ``split``."""
+    root = Path(path)
+    if not root.is_dir():
+        raise DatasetError(f"BEIR dataset directory {root} does not exist")
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        available = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []
+        raise DatasetError(f"{qrels_path} is missing; splits available in {root}: {available or 'none'}")
+    qrels = _read_qrels(qrels_path)
+    corpus: dict[str, Document] = {}
+    corpus_path = _find(root, "corpus")
+    for lineno, row in _read_jsonl(corpus_path):
+        doc_id = _field(row, "_id", corpus_path, lineno)
+        text = row.get("text", "")
+        title = row.get("title", "") or ""
+        if not isinstance(text, str) or not isinstance(title, str):
+            raise DatasetError(f"{corpus_path}:{lineno}: 'text' and 'title' must be strings")
+        content = f"{title}\n{text}" if prepend_title and title else text
+        metadata: dict[str, Any] = {"title": title}
+        if isinstance(row.get("metadata"), dict):
+            metadata.update(row["metadata"])
+        if doc_id in corpus:
+            raise DatasetError(f"{corpus_path}:{lineno}: document _id {doc_id!r} appears twice")
+        corpus[doc_id] = Document(content, metadata=metadata, id=doc_id)
+    queries_path = _find(root, "queries")
+    queries: dict[str, str] = {}
+    for lineno, row in _read_jsonl(queries_path):
+        qid = _field(row, "_id", queries_path, lineno)
+        if qid in qrels:
+            text = row.get("text")
+            if not isinstance(text, str):
+                raise DatasetError(f"{queries_path}:{lineno}: query {qid!r} has no string 'text'")
+            queries[qid] = text
+    missing = sorted(set(qrels) - set(queries))
+    if missing:
+        raise DatasetError(f"{qrels_path} judges queries missing from {queries_path}: {missing[:5]}")
+    # keep qrels order aligned with queries file order
+    ordered = {q: qrels[q] for q in queries}
+    return BeirDataset(corpus, queries, ordered, name=root.name, split=split, path=root)
+
+
+def _find(root: Path, stem: str) -> Path:
+    for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
+        if (root / name).is_file():
+            return root / name
+    raise DatasetError(f"{root} has no {stem}.jsonl or {stem}.jsonl.gz")
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise DatasetError(f"{path}:{lineno}: not valid JSON ({err.msg})") from err
+                if not isinstance(row, dict):
+                    raise DatasetError(f"{path}:{lineno}: expected a JSON object")
+                yield lineno, row
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise DatasetError(f"{path}: cannot be read ({err})") from err
+
+
+def _field(row: dict[str, Any], name: str, path: Path, lineno: int) -> str:
+    value = row.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value:
+        raise DatasetError(f"{path}:{lineno}: missing or empty {name!r}")
+    return value
+
+
+def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            parts = line.rstrip("\n\r").split("\t")
+            if lineno == 1 and parts[:2] == ["query-id", "corpus-id"]:
+                continue
+            if not line.strip():
+                continue
+            if len(parts) != 3:
+                raise DatasetError(f"{path}:{lineno}: expected 'query-id<TAB>corpus-id<TAB>score'")
+            try:
+                grade = int(parts[2])
+            except ValueError as err:
+                raise DatasetError(f"{path}:{lineno}: score {parts[2]!r} is not an integer") from err
+            qrels.setdefault(parts[0], {})[parts[1]] = grade
+    if not qrels:
+        raise DatasetError(f"{path} has no judgements")
+    return qrels

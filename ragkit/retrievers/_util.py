@@ -1,0 +1,57 @@
+"""Small helpers shared by the retrievers: argument checks and scored copies of documents.
+
+Example:
+    >>> check_k(3, "k")
+    3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from ragkit.documents import Document
+from ragkit.errors import InvalidQueryError
+
+
+def check_k(k: Any, name: str = "k") -> int:
+    """``k`` as an int >= 0, or InvalidQueryError naming the argument."""
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InvalidQueryError(f"{name} must be an integer >= 0, got {k!r}")
+    if k < 0:
+        raise InvalidQueryError(f"{name} must be >= 0, got {k}")
+    return k
+
+
+def check_query(query: Any, owner: str) -> str:
+    """``query`` if it is a string, else InvalidQueryError naming the retriever."""
+    if not isinstance(query, str):
+        raise InvalidQueryError(f"{owner} expects the query as a string, got {type(query).__name__}")
+    return query
+
+
+def reject_unknown(kwargs: dict[str, Any], owner: str, accepted: tuple[str, ...]) -> None:
+    """Raise InvalidQueryError if ``kwargs`` holds options this retriever does not understand."""
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:
+        raise InvalidQueryError(
+            f"{owner} got unknown search option(s) {unknown}; it accepts {list(accepted) or 'none'}")
+
+
+def with_score(doc: Document, score: float, key: str = "score") -> Document:
+    """A copy of ``doc`` with ``metadata[key] = score`` (the original is left alone)."""
+    return doc.model_copy(update={"metadata": {**doc.metadata, key: float(score)}})
+
+
+def doc_key(doc: Document, id_key: str | None = None) -> Hashable:
+    """Identity used for de-duplication: ``metadata[id_key]`` if given, else ``Document.id``, else the text."""
+    if id_key is not None:
+        if id_key not in doc.metadata:
+            raise InvalidQueryError(
+                f"id_key={id_key!r} is missing from the metadata of a result document "
+                f"({doc.page_content[:40]!r}); set it on every document or use id_key=None")
+        value = doc.metadata[id_key]
+        return ("meta", value if isinstance(value, Hashable) else repr(value))
+    if doc.id is not None:
+        return ("id", doc.id)
+    return ("text", doc.page_content)
