@@ -77,3 +77,19 @@ class LLMChainError(RagkitError):
         super().__init__(message)
         self.type = type
         self.original = original
+
+
+class IndexingError(RagkitError):
+    """Incremental indexing or an index directory cannot do what was asked (names the path)."""
+
+
+class IndexLockedError(IndexingError, TimeoutError):
+    """Another process holds the index's writer lock (names the index and the lock file)."""
+
+
+class IndexMismatchError(IndexingError, ValueError):
+    """An index directory was built with another embedding model or settings than the ones given."""
+
+
+class IndexDamagedError(IndexingError, ValueError):
+    """An index directory is missing files or holds unreadable ones (names the file and what to do)."""
