@@ -232,12 +232,42 @@ class SQLRecordManager:
             return int(self._conn.execute("SELECT COUNT(*) FROM upsertion_record WHERE namespace = ?",
                                           (self.namespace,)).fetchone()[0])
 
-    def list_groups(self) -> list[str]:
-        """The distinct group ids (sources) recorded in this namespace."""
+    def list_groups(self, *, before: float | None = None) -> list[str]:
+        """The distinct group ids (sources) recorded, optionally only those with keys updated ``before``."""
+        sql = "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? AND group_id IS NOT NULL"
+        params: list[object] = [self.namespace]
+        if before is not None:
+            sql += " AND updated_at < ?"
+            params.append(before)
         with self._mutex:
-            return [r[0] for r in self._conn.execute(
-                "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? AND group_id IS NOT NULL "
-                "ORDER BY group_id", (self.namespace,))]
+            return [r[0] for r in self._conn.execute(sql + " ORDER BY group_id", params)]
+
+    def count_by_group(self, group_ids: Sequence[str]) -> int:
+        """How many keys belong to ``group_ids``."""
+        total = 0
+        with self._mutex:
+            for part in _chunks(list(group_ids)):
+                total += int(self._conn.execute(
+                    f"SELECT COUNT(*) FROM upsertion_record WHERE namespace = ? AND group_id IN "
+                    f"({','.join('?' * len(part))})", (self.namespace, *part)).fetchone()[0])
+        return total
+
+    def touch_groups(self, group_ids: Sequence[str]) -> None:
+        """Refresh the time of every key in ``group_ids`` (as if they had been re-indexed unchanged)."""
+        if not group_ids:
+            return
+        now = self.get_time()
+        with self._transaction() as conn:
+            for part in _chunks(list(group_ids)):
+                conn.execute(
+                    f"UPDATE upsertion_record SET updated_at = ? WHERE namespace = ? AND group_id IN "
+                    f"({','.join('?' * len(part))})", (now, self.namespace, *part))
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file (before copying or snapshotting it)."""
+        with self._mutex:
+            if not self._memory:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def backup_to(self, path: str | Path) -> None:
         """Write a consistent copy of the whole database to ``path`` (SQLite's online backup)."""
