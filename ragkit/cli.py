@@ -101,8 +101,12 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, glob: tuple[str, ...], exc
       ragkit index src/ --index code-index --splitter code --glob '**/*.py'
       ragkit index docs/ --index my-index --embedding hash --json
     """
+    from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
 
+    for path in paths:
+        if not Path(path).exists() and not Path(path).is_symlink():
+            raise ConfigurationError(f"{path}: no such file or folder; check the path (nothing was indexed)")
     defaults = index_defaults(index_dir)
     recorded = _recorded(index_dir)
     idx = Index.create(

@@ -92,8 +92,8 @@ class Index:
         """Open an existing index; ``embeddings`` defaults to the model recorded in it."""
         root = Path(path)
         if not (root / FILE_NAME).is_file():
-            raise IndexingError(f"{root} is not a ragkit index (no {FILE_NAME}); build one with "
-                                f"`ragkit index PATH --index {root}`")
+            raise ConfigurationError(f"{root} is not a ragkit index (no {FILE_NAME}); build one with "
+                                     f"`ragkit index PATH --index {root}`")
         config = read_toml(root / FILE_NAME)
         meta = config.get("index", {})
         recorded, name = meta.get("model_id"), meta.get("embedding")

@@ -10,7 +10,12 @@ import pytest
 from ragkit import Index
 from ragkit.documents import Document
 from ragkit.embeddings import HashEmbeddings
-from ragkit.errors import ConfigurationError, IndexDamagedError, IndexingError, IndexLockedError, IndexMismatchError
+from ragkit.errors import (
+    ConfigurationError,
+    IndexDamagedError,
+    IndexLockedError,
+    IndexMismatchError,
+)
 from ragkit.indexing.lock import WriterLock
 
 
@@ -134,7 +139,7 @@ def test_missing_paths_and_non_index_dirs(tmp_path, docs_dir):
     with pytest.raises(ConfigurationError, match="nope: no such file or folder"):
         idx.add([tmp_path / "nope"])
     assert not (tmp_path / "idx" / "CURRENT").exists()
-    with pytest.raises(IndexingError, match="is not a ragkit index"):
+    with pytest.raises(ConfigurationError, match="is not a ragkit index"):
         Index.open(docs_dir)
     with pytest.raises(ConfigurationError, match="non-empty directory"):
         Index.create(docs_dir, "hash-64")
