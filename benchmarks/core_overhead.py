@@ -58,6 +58,11 @@ def bare_steps(x: int) -> int:
     return x
 
 
+async def _awaits(runnable: Any, n: int) -> None:
+    for _ in range(n):
+        await runnable.ainvoke(1)
+
+
 def cases(ns: Any, handler: Any) -> dict[str, tuple[Callable[[], Any], int, int]]:
     """name -> (callable, repeat, units): units divide the time (steps, branches or inputs)."""
     seq = ns.RunnableSequence(*[ns.RunnableLambda(inc) for _ in range(STEPS)])
@@ -68,7 +73,7 @@ def cases(ns: Any, handler: Any) -> dict[str, tuple[Callable[[], Any], int, int]
     return {
         "invoke, 10-step sequence": (lambda: seq.invoke(1), 300, STEPS),
         "stream, 10-step sequence": (lambda: list(seq.stream(1)), 100, STEPS),
-        "ainvoke, 10-step sequence": (lambda: asyncio.run(seq.ainvoke(1)), 20, STEPS),
+        "ainvoke, 10-step sequence (50 awaits per loop)": (lambda: asyncio.run(_awaits(seq, 50)), 5, STEPS * 50),
         "invoke, 10-branch parallel": (lambda: par.invoke(1), 100, BRANCHES),
         "batch, 1,000 inputs": (lambda: one.batch(inputs), 3, BATCH),
         "invoke + callback handler, 10-step sequence": (lambda: seq.invoke(1, cb_config), 100, STEPS),

@@ -105,6 +105,10 @@ class Runnable(Generic[Input, Output]):
         """Async invoke; by default runs ``invoke`` in a worker thread."""
         return await run_in_executor(self.invoke, input, config, **kwargs)
 
+    def _has_native_async(self) -> bool:
+        """False when ``ainvoke`` would only run ``invoke`` in a worker thread."""
+        return type(self).ainvoke is not Runnable.ainvoke
+
     # -- batch ---------------------------------------------------------------
     def batch(
         self,

@@ -101,6 +101,9 @@ class RunnableLambda(Runnable[Any, Any]):
     def __repr__(self) -> str:
         return f"RunnableLambda({self.name or 'lambda'})"
 
+    def _has_native_async(self) -> bool:
+        return self.afunc is not None
+
     @property
     def InputType(self) -> Any:  # noqa: N802
         return _first_param_annotation(self.func or self.afunc)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
+from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable, run_in_executor
 from ragkit.core.callbacks import CallbackManager, get_callback_manager
 from ragkit.core.config import RunnableConfig, child_config, ensure_config
 
@@ -94,19 +94,37 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
         rm.on_end(value)
         return value
 
+    async def _ainvoke_steps(self, value: Any, configs: list[RunnableConfig]) -> Any:
+        # Consecutive steps without native async run in one worker-thread hop
+        # instead of one hop each; async-native steps are awaited in place.
+        steps = self.steps
+        i = 0
+        while i < len(steps):
+            if steps[i]._has_native_async():
+                value = await steps[i].ainvoke(value, configs[i])
+                i += 1
+                continue
+            j = i
+            while j < len(steps) and not steps[j]._has_native_async():
+                j += 1
+            value = await run_in_executor(self._invoke_range, value, configs, i, j)
+            i = j
+        return value
+
+    def _invoke_range(self, value: Any, configs: list[RunnableConfig], start: int, stop: int) -> Any:
+        for k in range(start, stop):
+            value = self.steps[k].invoke(value, configs[k])
+        return value
+
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         config = ensure_config(config)
         cm = get_callback_manager(config)
         if cm is None:
-            child = child_config(config)
-            for step in self.steps:
-                input = await step.ainvoke(input, child)
-            return input
+            return await self._ainvoke_steps(input, [child_config(config)] * len(self.steps))
         rm = cm.start_run(config, self.get_name(), "chain", input)
         try:
-            value = input
-            for i, step in enumerate(self.steps):
-                value = await step.ainvoke(value, rm.child_config(config, f"seq:step:{i + 1}"))
+            configs = [rm.child_config(config, f"seq:step:{i + 1}") for i in range(len(self.steps))]
+            value = await self._ainvoke_steps(input, configs)
         except BaseException as e:
             rm.on_error(e)
             raise

@@ -1,0 +1,28 @@
+"""Chat history: in memory, in a JSON file, in SQLite; and RunnableWithMessageHistory.
+
+Example:
+    >>> h = ChatMessageHistory()
+    >>> h.add_user_message("hi")
+    >>> len(h.messages)
+    1
+"""
+
+from ragkit.chains.history_base import (
+    BaseChatMessageHistory,
+    ChatHistoryError,
+    ChatMessageHistory,
+    InMemoryChatMessageHistory,
+)
+from ragkit.chains.history_file import FileChatMessageHistory
+from ragkit.chains.history_runnable import RunnableWithMessageHistory
+from ragkit.chains.history_sqlite import SQLiteChatMessageHistory
+
+__all__ = [
+    "BaseChatMessageHistory",
+    "ChatHistoryError",
+    "ChatMessageHistory",
+    "FileChatMessageHistory",
+    "InMemoryChatMessageHistory",
+    "RunnableWithMessageHistory",
+    "SQLiteChatMessageHistory",
+]

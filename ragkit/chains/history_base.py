@@ -1,0 +1,87 @@
+"""Chat message histories: the base class and the in-memory one.
+
+A history stores the messages of one conversation (one session). Persisted
+variants live in :mod:`ragkit.chains.history_file` (JSON file) and
+:mod:`ragkit.chains.history_sqlite` (SQLite).
+
+Example:
+    >>> h = ChatMessageHistory()
+    >>> h.add_user_message("hi"); h.add_ai_message("hello")
+    >>> [m.type for m in h.messages]
+    ['human', 'ai']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragkit.core.base import run_in_executor
+from ragkit.errors import RagkitError
+from ragkit.messages import AIMessage, BaseMessage, HumanMessage
+
+
+class ChatHistoryError(RagkitError, ValueError):
+    """A stored chat history cannot be read (names the file or table and what to do)."""
+
+
+class BaseChatMessageHistory:
+    """Implement ``messages`` (read), ``add_messages`` and ``clear``; the rest follows."""
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        raise NotImplementedError
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        raise NotImplementedError
+
+    def add_message(self, message: BaseMessage) -> None:
+        self.add_messages([message])
+
+    def add_user_message(self, message: str | HumanMessage) -> None:
+        self.add_message(message if isinstance(message, HumanMessage) else HumanMessage(content=message))
+
+    def add_ai_message(self, message: str | AIMessage) -> None:
+        self.add_message(message if isinstance(message, AIMessage) else AIMessage(content=message))
+
+    async def aget_messages(self) -> list[BaseMessage]:
+        return await run_in_executor(lambda: self.messages)
+
+    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        await run_in_executor(self.add_messages, list(messages))
+
+    async def aclear(self) -> None:
+        await run_in_executor(self.clear)
+
+    def __str__(self) -> str:
+        return "\n".join(f"{m.type}: {m.text}" for m in self.messages)
+
+
+def _checked(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    out = list(messages)
+    for i, m in enumerate(out):
+        if not isinstance(m, BaseMessage):
+            raise TypeError(f"add_messages: item {i} is a {type(m).__name__}, not a message")
+    return out
+
+
+class ChatMessageHistory(BaseChatMessageHistory):
+    """Messages kept in memory (LangChain's ``InMemoryChatMessageHistory``)."""
+
+    def __init__(self, messages: Sequence[BaseMessage] | None = None) -> None:
+        self._messages: list[BaseMessage] = _checked(messages or [])
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        return list(self._messages)
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        self._messages.extend(_checked(messages))
+
+    def clear(self) -> None:
+        self._messages = []
+
+
+InMemoryChatMessageHistory = ChatMessageHistory

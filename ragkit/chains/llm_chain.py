@@ -1,0 +1,432 @@
+"""LLMChain: a conversation runner with tools, message processors, retries and fallbacks.
+
+A Python take on the Elixir LangChain ``LLMChain``. The chain holds the
+model, the messages, the tools and a ``custom_context`` handed to tools.
+
+**Convention: immutable.** Every method returns a *new* chain and leaves the
+one it was called on unchanged, so calls compose and earlier states stay
+usable (e.g. to retry from them). ``run`` returns the new chain and raises
+:class:`~ragkit.errors.LLMChainError` on failure; the error's ``.type`` says
+why and ``.chain`` holds the chain as it was when the run failed.
+
+Run modes (``run(mode=...)``):
+
+- ``None``: one model call; tool calls in the reply are not executed.
+- ``"while_needs_response"``: execute tool calls and send the results back
+  until the model answers without tools (the model has the last word).
+- ``"until_success"``: stop at the first success (a reply the processors
+  accept, or a round of tool calls without errors). Processor and tool errors
+  go back to the model; only failed tool calls are run again (a repeated call
+  identical to one that already succeeded reuses its result). After
+  ``max_retry_count`` failures in a row: error ``exceeded_failure_count``.
+- ``"step"``: execute pending tool calls, make one model call, execute the
+  tool calls it asks for, return.
+
+Example:
+    >>> from ragkit.models import FakeChatModel
+    >>> from ragkit.messages import HumanMessage
+    >>> chain = LLMChain(FakeChatModel(["Paris."])).add_message(HumanMessage("Capital of France?"))
+    >>> done = chain.run()
+    >>> done.last_message.content, len(chain.messages), len(done.messages)
+    ('Paris.', 1, 2)
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from ragkit.chains import deltas as _deltas
+from ragkit.chains import modes
+from ragkit.chains.callbacks import check_handler, fire
+from ragkit.chains.processors import MessageProcessor, run_processors
+from ragkit.chains.run_support import (
+    as_ai_message,
+    bound_model,
+    chain_error,
+    ensure_tool_call_ids,
+    guarded_stream,
+    is_empty_reply,
+    model_error,
+    prompt_messages,
+)
+from ragkit.chains.tool_execution import ResultCache, execute_tool_calls, had_errors
+from ragkit.core.base import Runnable
+from ragkit.core.config import RunnableConfig
+from ragkit.errors import ConfigurationError
+from ragkit.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from ragkit.tools import Tool, as_tool
+
+Mode = Literal["until_success", "while_needs_response", "step"] | None
+_MODES = (None, "until_success", "while_needs_response", "step")
+
+
+class LLMChain:
+    """A stateful, immutable conversation runner (see the module docstring).
+
+    Args:
+        llm: a chat model (anything with ``invoke``/``stream``; ``bind_tools`` when tools are used).
+        messages: the conversation so far.
+        tools: Tools, typed functions or pydantic models (wrapped with :func:`ragkit.tools.tool`).
+        custom_context: a dict given to tools that declare a ``custom_context`` parameter.
+        max_retry_count: failures in a row (rejected replies, failing tool rounds) before giving up.
+        verbose: print each step to stderr.
+        async_tool_timeout: seconds each tool call may take (sync or async) before it is abandoned
+            and reported to the model as an error; ``None`` waits forever.
+        parallel_tool_calls: run the tool calls of one reply concurrently.
+        stream: call the model with ``stream`` and merge deltas (``on_llm_new_delta`` fires per chunk).
+    """
+
+    def __init__(
+        self,
+        llm: Runnable[Any, Any],
+        messages: Sequence[BaseMessage] | None = None,
+        tools: Sequence[Any] | None = None,
+        custom_context: Mapping[str, Any] | None = None,
+        max_retry_count: int = 3,
+        verbose: bool = False,
+        *,
+        callbacks: Sequence[Any] | None = None,
+        message_processors: Sequence[MessageProcessor] | None = None,
+        async_tool_timeout: float | None = 120.0,
+        parallel_tool_calls: bool = True,
+        stream: bool = False,
+    ) -> None:
+        if max_retry_count < 1:
+            raise ConfigurationError(f"LLMChain max_retry_count must be at least 1, got {max_retry_count}")
+        self._llm = llm
+        self._messages: tuple[BaseMessage, ...] = ()
+        self._exchanged: tuple[BaseMessage, ...] = ()
+        self._tools: dict[str, Tool] = {}
+        self._custom_context: dict[str, Any] = dict(custom_context or {})
+        self.max_retry_count = max_retry_count
+        self.verbose = verbose
+        self._callbacks: tuple[Any, ...] = tuple(check_handler(h) for h in callbacks or ())
+        self._processors: tuple[MessageProcessor, ...] = tuple(message_processors or ())
+        self.async_tool_timeout = async_tool_timeout
+        self.parallel_tool_calls = parallel_tool_calls
+        self.stream = stream
+        self._failures = 0
+        self._delta: AIMessageChunk | None = None
+        self._add_tools_in_place(tools or ())
+        for message in messages or ():
+            self._append(message, exchanged=False)
+
+    # -- reading ------------------------------------------------------------------
+    @property
+    def llm(self) -> Runnable[Any, Any]:
+        return self._llm
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        """All messages of the conversation (a copy)."""
+        return list(self._messages)
+
+    @property
+    def last_message(self) -> BaseMessage | None:
+        return self._messages[-1] if self._messages else None
+
+    @property
+    def exchanged_messages(self) -> list[BaseMessage]:
+        """The messages added during the latest ``run`` (replies, tool results, error messages)."""
+        return list(self._exchanged)
+
+    @property
+    def current_failure_count(self) -> int:
+        """Failures in a row; reset by an accepted reply or a tool round without errors."""
+        return self._failures
+
+    @property
+    def needs_response(self) -> bool:
+        """Whether the model is expected to speak next (after a user message, tool calls or results)."""
+        last = self.last_message
+        if isinstance(last, (HumanMessage, ToolMessage)):
+            return True
+        return isinstance(last, AIMessage) and bool(last.tool_calls or last.invalid_tool_calls)
+
+    @property
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    @property
+    def custom_context(self) -> dict[str, Any]:
+        return dict(self._custom_context)
+
+    @property
+    def callbacks(self) -> list[Any]:
+        return list(self._callbacks)
+
+    @property
+    def processors(self) -> list[MessageProcessor]:
+        return list(self._processors)
+
+    @property
+    def delta(self) -> AIMessageChunk | None:
+        """The streamed reply merged so far (None when no reply is being streamed)."""
+        return self._delta
+
+    def __repr__(self) -> str:
+        return (f"LLMChain(llm={type(self._llm).__name__}, messages={len(self._messages)}, "
+                f"tools={list(self._tools)}, failures={self._failures})")
+
+    # -- building (each returns a new chain) -----------------------------------------
+    def _evolve(self, **changes: Any) -> LLMChain:
+        new = copy.copy(self)
+        for key, value in changes.items():
+            setattr(new, key, value)
+        return new
+
+    def _append(self, message: BaseMessage, exchanged: bool = True) -> None:
+        """In-place append: only ever called on a freshly made copy."""
+        if not isinstance(message, BaseMessage):
+            raise ConfigurationError(
+                f"LLMChain messages must be ragkit messages, got {type(message).__name__}: {message!r:.80}. "
+                "Use apply_prompt_templates() for prompt templates."
+            )
+        self._messages = (*self._messages, message)
+        if exchanged:
+            self._exchanged = (*self._exchanged, message)
+
+    def _with_message(self, message: BaseMessage) -> LLMChain:
+        new = self._evolve()
+        new._append(message)
+        return new
+
+    def add_message(self, message: BaseMessage) -> LLMChain:
+        """A new chain with ``message`` appended."""
+        new = self._evolve()
+        new._append(message, exchanged=False)
+        return new
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> LLMChain:
+        new = self._evolve()
+        for message in messages:
+            new._append(message, exchanged=False)
+        return new
+
+    def _add_tools_in_place(self, tools: Any) -> None:
+        items = tools if isinstance(tools, (list, tuple)) else [tools]
+        table = dict(self._tools)
+        for item in items:
+            t = as_tool(item)
+            if t.name in table and table[t.name] is not t:
+                raise ConfigurationError(f"LLMChain already has a tool named {t.name!r}; tool names must be unique")
+            table[t.name] = t
+        self._tools = table
+
+    def add_tools(self, tools: Any) -> LLMChain:
+        """A new chain with ``tools`` (one or a list of Tools, functions or pydantic models) added."""
+        new = self._evolve()
+        new._add_tools_in_place(tools)
+        return new
+
+    def apply_prompt_templates(self, templates: Sequence[Any], inputs: Mapping[str, Any]) -> LLMChain:
+        """Format ``templates`` (messages, prompt templates, ``(role, text)`` pairs) with ``inputs`` and add them."""
+        return self.add_messages(prompt_messages(templates, inputs))
+
+    def update_custom_context(self, update: Mapping[str, Any],
+                              as_: Literal["merge", "replace"] = "merge") -> LLMChain:
+        """A new chain whose ``custom_context`` is merged with (or replaced by) ``update``."""
+        if as_ == "merge":
+            return self._evolve(_custom_context={**self._custom_context, **update})
+        if as_ == "replace":
+            return self._evolve(_custom_context=dict(update))
+        raise ConfigurationError(f"update_custom_context as_= must be 'merge' or 'replace', got {as_!r}")
+
+    def add_callback(self, handler: Any) -> LLMChain:
+        """A new chain that also fires ``handler`` (a dict of event functions, or an object)."""
+        return self._evolve(_callbacks=(*self._callbacks, check_handler(handler)))
+
+    def message_processors(self, processors: Sequence[MessageProcessor]) -> LLMChain:
+        """A new chain whose replies go through ``processors`` (replacing any set before)."""
+        return self._evolve(_processors=tuple(processors))
+
+    def with_llm(self, llm: Runnable[Any, Any]) -> LLMChain:
+        return self._evolve(_llm=llm)
+
+    def replace_system_message(self, system: str | SystemMessage) -> LLMChain:
+        """A new chain whose system messages are replaced by ``system`` (put first)."""
+        message = system if isinstance(system, SystemMessage) else SystemMessage(content=system)
+        rest = tuple(m for m in self._messages if not isinstance(m, SystemMessage))
+        return self._evolve(_messages=(message, *rest))
+
+    # -- deltas -------------------------------------------------------------------
+    def merge_delta(self, delta: Any) -> LLMChain:
+        """A new chain with ``delta`` (an AIMessageChunk or a late usage dict) merged into :attr:`delta`."""
+        return self._evolve(_delta=_deltas.merge_delta(self._delta, delta))
+
+    def merge_deltas(self, deltas: Sequence[Any]) -> LLMChain:
+        return self._evolve(_delta=_deltas.merge_deltas(self._delta, deltas))
+
+    def apply_deltas(self, deltas: Sequence[Any]) -> LLMChain:
+        """Merge ``deltas`` (a complete streamed reply) and add the resulting message, processed."""
+        return self.merge_deltas(deltas).delta_to_message()
+
+    def delta_to_message(self) -> LLMChain:
+        """Turn the merged :attr:`delta` into a message, run processors, add it (no-op without a delta)."""
+        if self._delta is None:
+            return self
+        message = _deltas.delta_to_message(self._delta)
+        return self._evolve(_delta=None).process_message(message)
+
+    def drop_delta(self) -> LLMChain:
+        return self._evolve(_delta=None)
+
+    # -- processing a reply ---------------------------------------------------------
+    def process_message(self, message: AIMessage) -> LLMChain:
+        """Accept (or reject, via processors or because it is empty) a reply of the model."""
+        message = ensure_tool_call_ids(message)
+        self._log("reply", message)
+        if is_empty_reply(message):
+            tools = f" or call one of the tools: {', '.join(self._tools)}" if self._tools else ""
+            error = HumanMessage(content=f"ERROR: your reply was empty. Answer the request{tools}.")
+            return self._rejected(self, message, error)
+        if message.tool_calls or message.invalid_tool_calls:
+            new = self._with_message(message)
+            fire(new._callbacks, "on_message_processed", new, message)
+            return new._usage(message)
+        chain, processed, error_message = run_processors(self, self._processors, message)
+        if not isinstance(chain, LLMChain):
+            raise ConfigurationError("A message processor returned ('halt', chain, ...) without an LLMChain")
+        if error_message is not None:
+            return self._rejected(chain, processed, error_message)
+        new = chain._with_message(processed)._evolve(_failures=0)
+        fire(new._callbacks, "on_message_processed", new, processed)
+        return new._usage(processed)
+
+    def _rejected(self, chain: LLMChain, failed: AIMessage, error_message: BaseMessage) -> LLMChain:
+        new = chain._with_message(failed)._with_message(error_message)._evolve(_failures=chain._failures + 1)
+        self._log("rejected; sent back", error_message)
+        fire(new._callbacks, "on_message_processing_error", new, failed)
+        fire(new._callbacks, "on_error_message_created", new, error_message)
+        return new._usage(failed)
+
+    def _usage(self, message: AIMessage) -> LLMChain:
+        if message.usage_metadata:
+            fire(self._callbacks, "on_llm_token_usage", self, message.usage_metadata)
+        return self
+
+    # -- tools --------------------------------------------------------------------
+    def execute_tool_calls(self, custom_context: Mapping[str, Any] | None = None, *,
+                           config: RunnableConfig | None = None, _cache: ResultCache | None = None) -> LLMChain:
+        """Run the tool calls of the last message (if it is a reply with tool calls) and add the results.
+
+        ``custom_context`` overrides the chain's for this call. Safe to call at any time.
+        """
+        last = self.last_message
+        if not (isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls)):
+            return self
+        results = execute_tool_calls(
+            last, self._tools,
+            custom_context=dict(custom_context) if custom_context is not None else self.custom_context,
+            timeout=self.async_tool_timeout, parallel=self.parallel_tool_calls, config=config, cache=_cache,
+        )
+        new = self._evolve()
+        for message in results:
+            new._append(message)
+        new = new._evolve(_failures=new._failures + 1 if had_errors(results) else 0)
+        for message in results:
+            self._log("tool result", message)
+            fire(new._callbacks, "on_message_processed", new, message)
+        fire(new._callbacks, "on_tool_response_created", new, results)
+        return new
+
+    # -- calling the model ------------------------------------------------------------
+    def _check_failures(self) -> None:
+        if self._failures >= self.max_retry_count:
+            fire(self._callbacks, "on_retries_exceeded", self)
+            last = self.last_message.text if self.last_message is not None else ""
+            raise chain_error(
+                self, f"Exceeded the failure count: {self._failures} failures in a row "
+                f"(max_retry_count={self.max_retry_count}). Last message: {last[:300]!r}",
+                "exceeded_failure_count",
+            )
+
+    def call_llm(self, config: RunnableConfig | None = None) -> LLMChain:
+        """One model call on the messages (tools offered); the reply is processed and added."""
+        self._check_failures()
+        if not self._messages:
+            raise chain_error(self, "LLMChain cannot run without messages; add_message() first", "no_messages")
+        model = bound_model(self._llm, list(self._tools.values()))
+        messages = list(self._messages)
+        if not self.stream:
+            try:
+                reply = model.invoke(messages, config)
+            except Exception as e:
+                raise model_error(self, e) from e
+            return self.process_message(as_ai_message(reply, self))
+        chain = self._evolve(_delta=None)
+        for chunk in guarded_stream(model, messages, config, self):
+            chain = chain.merge_delta(AIMessageChunk(content=chunk) if isinstance(chunk, str) else chunk)
+            fire(chain._callbacks, "on_llm_new_delta", chain, chunk)
+        if chain._delta is None:
+            return chain.process_message(AIMessage(content=""))
+        return chain.delta_to_message()
+
+    # -- running ------------------------------------------------------------------
+    def run(self, mode: Mode = None, *, with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+            before_fallback: Callable[[LLMChain], LLMChain] | None = None, max_runs: int = 25,
+            config: RunnableConfig | None = None) -> LLMChain:
+        """Run the chain in ``mode`` (see the module docstring) and return the new chain.
+
+        ``with_fallbacks``: models tried in order when a run attempt fails;
+        ``before_fallback(chain) -> chain`` runs before every attempt, the
+        first included. ``max_runs`` bounds the model calls of the looping modes
+        (error ``exceeded_max_runs``). ``config`` reaches the model and tools
+        (callbacks, tags, tracing).
+        """
+        if mode not in _MODES:
+            raise ConfigurationError(f"LLMChain.run mode must be one of {list(_MODES)}, got {mode!r}")
+        start = self._evolve(_exchanged=())
+        if not start._messages:
+            raise chain_error(start, "LLMChain cannot run without messages; add_message() first", "no_messages")
+
+        def attempt(chain: LLMChain) -> LLMChain:
+            if mode is None:
+                return chain.call_llm(config)
+            if mode == "step":
+                return chain.execute_tool_calls(config=config).call_llm(config).execute_tool_calls(config=config)
+            if mode == "while_needs_response":
+                return modes.while_needs_response(chain, max_runs, config)
+            return modes.until_success(chain, max_runs, config)
+
+        return modes.with_fallbacks(start, attempt, with_fallbacks, before_fallback)
+
+    def run_until_tool_used(self, tool_names: str | Sequence[str], max_runs: int = 25, *,
+                            with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+                            before_fallback: Callable[[LLMChain], LLMChain] | None = None,
+                            config: RunnableConfig | None = None) -> tuple[LLMChain, ToolMessage]:
+        """Run until one of ``tool_names`` has been called successfully: ``(chain, that tool's result)``.
+
+        Errors: ``invalid_tool_name`` (not a tool of this chain), ``exceeded_max_runs``
+        (no success within ``max_runs`` model calls), ``exceeded_failure_count``.
+        When the model answers without calling a tool it is reminded to call one.
+        """
+        names = [tool_names] if isinstance(tool_names, str) else list(tool_names)
+        unknown = [n for n in names if n not in self._tools]
+        if unknown or not names:
+            raise chain_error(self, f"Tool name(s) {unknown or names} not found in the chain's tools "
+                              f"{sorted(self._tools)}", "invalid_tool_name")
+        found: list[ToolMessage] = []
+
+        def attempt(chain: LLMChain) -> LLMChain:
+            done, result = modes.until_tool_used(chain, names, max_runs, config)
+            found.append(result)
+            return done
+
+        done = modes.with_fallbacks(self._evolve(_exchanged=()), attempt, with_fallbacks, before_fallback)
+        return done, found[-1]
+
+    def _log(self, label: str, value: Any) -> None:
+        if self.verbose:
+            text = value.pretty_repr() if isinstance(value, BaseMessage) else repr(value)
+            print(f"[LLMChain] {label}: {text}", file=sys.stderr)

@@ -1,0 +1,133 @@
+"""Small helpers of LLMChain: reply normalisation, errors, prompt templates.
+
+Example:
+    >>> from ragkit.messages import AIMessage
+    >>> reply = ensure_tool_call_ids(AIMessage(content="", tool_calls=[{"name": "f", "args": {}, "id": None}]))
+    >>> reply.tool_calls[0]["id"].startswith("call_")
+    True
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ragkit.core.base import Runnable
+from ragkit.core.config import RunnableConfig
+from ragkit.errors import ConfigurationError, LLMChainError
+from ragkit.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ToolMessage,
+    message_chunk_to_message,
+)
+
+
+def chain_error(chain: Any, message: str, type: str, original: BaseException | None = None) -> LLMChainError:
+    """An LLMChainError of ``type`` carrying the chain it failed in as ``.chain``."""
+    err = LLMChainError(message, type=type, original=original)
+    err.chain = chain  # type: ignore[attr-defined]
+    return err
+
+
+def model_error(chain: Any, error: Exception) -> LLMChainError:
+    if isinstance(error, LLMChainError):
+        return error
+    return chain_error(chain, f"The model call failed: {type(error).__name__}: {error}", "model_error", error)
+
+
+def bound_model(llm: Runnable[Any, Any], tools: list[Any]) -> Runnable[Any, Any]:
+    """``llm`` offering ``tools`` (unchanged without tools)."""
+    if not tools:
+        return llm
+    bind_tools = getattr(llm, "bind_tools", None)
+    if bind_tools is None:
+        raise ConfigurationError(
+            f"LLMChain has tools but its llm ({type(llm).__name__}) has no bind_tools(); use a chat model"
+        )
+    return bind_tools(tools)  # type: ignore[no-any-return]
+
+
+def guarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig | None,
+                   chain: Any) -> Iterator[Any]:
+    """The model's stream; only errors raised by the model become ``model_error``."""
+    try:
+        stream = iter(model.stream(messages, config))
+    except Exception as e:
+        raise model_error(chain, e) from e
+    while True:
+        try:
+            chunk = next(stream)
+        except StopIteration:
+            return
+        except Exception as e:
+            raise model_error(chain, e) from e
+        yield chunk
+
+
+def as_ai_message(reply: Any, chain: Any) -> AIMessage:
+    """The model's reply as an AIMessage (chunks merged, plain text wrapped)."""
+    if isinstance(reply, AIMessageChunk):
+        reply = message_chunk_to_message(reply)
+    if isinstance(reply, AIMessage):
+        return reply
+    if isinstance(reply, str):
+        return AIMessage(content=reply)
+    raise chain_error(
+        chain, f"The llm returned a {type(reply).__name__}, not an AIMessage: {reply!r:.80}. "
+        "Give LLMChain a chat model (not a chain ending in a parser).", "invalid_reply",
+    )
+
+
+def _new_id() -> str:
+    return f"call_{uuid.uuid4().hex[:12]}"
+
+
+def ensure_tool_call_ids(message: AIMessage) -> AIMessage:
+    """Give tool calls without an id (some providers send none) a fresh one."""
+    if all(c.get("id") for c in message.tool_calls) and all(c.get("id") for c in message.invalid_tool_calls):
+        return message
+    calls = [{**c, "id": c.get("id") or _new_id()} for c in message.tool_calls]
+    invalid = [{**c, "id": c.get("id") or _new_id()} for c in message.invalid_tool_calls]
+    return message.model_copy(update={"tool_calls": calls, "invalid_tool_calls": invalid})
+
+
+def is_empty_reply(message: AIMessage) -> bool:
+    return not message.text.strip() and not message.tool_calls and not message.invalid_tool_calls and not (
+        isinstance(message.content, list) and message.content
+    )
+
+
+def trailing_tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
+    """The tool results at the end of the conversation (the latest round)."""
+    out: list[ToolMessage] = []
+    for m in reversed(messages):
+        if not isinstance(m, ToolMessage):
+            break
+        out.append(m)
+    return out[::-1]
+
+
+def prompt_messages(templates: Sequence[Any], inputs: Mapping[str, Any]) -> list[BaseMessage]:
+    """Messages from messages, prompt templates and ``(role, template)`` pairs formatted with ``inputs``."""
+    from ragkit.messages import HumanMessage
+    from ragkit.prompts import BasePromptTemplate, ChatPromptTemplate, PromptTemplate
+
+    out: list[BaseMessage] = []
+    for item in templates:
+        if isinstance(item, BaseMessage):
+            out.append(item)
+        elif isinstance(item, PromptTemplate):
+            out.append(HumanMessage(content=item.format(**inputs)))
+        elif isinstance(item, ChatPromptTemplate):
+            out.extend(item.format_messages(**inputs))
+        elif isinstance(item, BasePromptTemplate):
+            out.extend(item.format_prompt(**inputs).to_messages())
+        else:
+            try:
+                out.extend(ChatPromptTemplate([item]).format_messages(**inputs))
+            except TypeError as e:
+                raise ConfigurationError(f"apply_prompt_templates cannot use {item!r:.80}: {e}") from e
+    return out

@@ -1,0 +1,25 @@
+"""Tools: typed Python functions (or pydantic models) a chat model can call.
+
+``@tool`` turns a typed function, sync or async, into a :class:`Tool`; its
+JSON schema comes from the signature (``custom_context`` and ``config``
+parameters are filled in by ragkit, never by the model). A Tool is a
+runnable of run type ``tool``, so callbacks and ``astream_events`` see
+``on_tool_start`` / ``on_tool_end``, and ``BaseChatModel.bind_tools`` accepts
+it through :meth:`Tool.tool_schema`. Calls are bounded by ``timeout``; errors
+reach the model as error ``ToolMessage``s when it made the call.
+
+Example:
+    >>> @tool
+    ... def add(a: int, b: int = 1) -> int:
+    ...     '''Add two integers.'''
+    ...     return a + b
+    >>> add.invoke({"a": 2, "b": 3})
+    5
+    >>> add.invoke({"name": "add", "args": {"a": "x"}, "id": "c1", "type": "tool_call"}).status
+    'error'
+"""
+
+from ragkit.tools.decorator import as_tool, tool
+from ragkit.tools.tool import Tool, ToolException, ToolTimeoutError
+
+__all__ = ["Tool", "ToolException", "ToolTimeoutError", "as_tool", "tool"]
