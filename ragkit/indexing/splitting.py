@@ -65,7 +65,8 @@ class SplitSettings:
 def _recursive(settings: SplitSettings, language: str | None = None) -> Any:
     from ragkit.splitters import Language, RecursiveCharacterTextSplitter
 
-    kwargs = {"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "add_start_index": True}
+    kwargs: dict[str, Any] = {"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
+                              "add_start_index": True}
     if language is not None:
         return RecursiveCharacterTextSplitter.from_language(Language(language), **kwargs)
     return RecursiveCharacterTextSplitter(**kwargs)
