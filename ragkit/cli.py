@@ -43,6 +43,10 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except (RagkitError, OSError) as err:
             _fail(err)
+        except ImportError as err:
+            output.err(f"error: {err}. This feature needs an optional dependency or a ragkit part that is not "
+                       "installed: pip install 'ragkit[local]' (or [google], [eval])")
+            sys.exit(1)
         except KeyboardInterrupt:
             output.err("interrupted: the index is left as it was before this run; rerun to resume")
             sys.exit(130)
