@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
 
 EMBEDDINGS = ("local", "google", "hash")
+LOCAL_BATCH_SIZE = 8
 
 
 def make_embeddings(name: str) -> Embeddings:
@@ -33,7 +34,9 @@ def make_embeddings(name: str) -> Embeddings:
     if name == "local":
         from ragkit.embeddings import LocalEmbeddings  # type: ignore[attr-defined,unused-ignore]
 
-        return LocalEmbeddings()  # type: ignore[no-any-return,unused-ignore]
+        # Batches of 8 embed as fast as 32 here but need a third of the memory
+        # (onnxruntime's arena grows with batch x length^2): ~0.5 GB instead of ~1.5 GB peak.
+        return LocalEmbeddings(batch_size=LOCAL_BATCH_SIZE)  # type: ignore[no-any-return,unused-ignore]
     if name == "google":
         from ragkit.embeddings import GoogleGenerativeAIEmbeddings  # type: ignore[attr-defined,unused-ignore]
 
