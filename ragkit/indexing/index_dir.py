@@ -142,7 +142,7 @@ class Index:
     # -- writing -------------------------------------------------------------------------
     def add(self, paths_or_documents: Sequence[str | os.PathLike[str] | Document] | str | os.PathLike[str], *,
             glob: Sequence[str] = (), exclude: Sequence[str] = (), cleanup: str = "incremental",
-            workers: int = 1, batch_size: int = 256, force_update: bool = False, rebuild: bool = False,
+            workers: int = 1, batch_size: int = 512, force_update: bool = False, rebuild: bool = False,
             lock_timeout: float | None = 30.0, progress: Callable[[Progress], None] | None = None) -> IndexReport:
         """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`."""
         from ragkit.indexing.writer import write
@@ -160,9 +160,10 @@ class Index:
         from ragkit.embeddings.cache import CacheBackedEmbeddings
         from ragkit.stores.file_store import LocalFileStore
 
+        # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
+        # batch by length (less padding), and is cached as soon as it is done.
         store = LocalFileStore(self.path / "cache", fsync=False)  # a lost entry is just recomputed
-        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store, namespace=f"{self.model_id}/",
-                                                      batch_size=64)
+        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store, namespace=f"{self.model_id}/")
 
     def _splitter_factory(self) -> Callable[[str], Callable[[list[Document]], list[Document]]]:
         return make_splitter(self.settings, self.embeddings)

@@ -277,7 +277,7 @@ class Writer:
 
 
 def write(idx: Index, inputs: Sequence[str | os.PathLike[str] | Document], *, glob: Sequence[str] = (),
-          exclude: Sequence[str] = (), cleanup: str = "incremental", workers: int = 1, batch_size: int = 256,
+          exclude: Sequence[str] = (), cleanup: str = "incremental", workers: int = 1, batch_size: int = 512,
           force_update: bool = False, rebuild: bool = False, lock_timeout: float | None = 30.0,
           progress: Callable[[Progress], None] | None = None) -> IndexReport:
     """Run one write job on ``idx`` (see :meth:`ragkit.Index.add`)."""
