@@ -1,0 +1,138 @@
+"""Settings shared by ragkit's Google classes: API key, endpoint, transport, timeout, retries.
+
+The key comes from ``google_api_key`` (alias ``api_key``), else the
+``GOOGLE_API_KEY`` environment variable, else ``GEMINI_API_KEY``; it is kept
+as a ``pydantic.SecretStr`` and never printed. ``client_options={"api_endpoint":
+"http://127.0.0.1:8080"}`` points the SDK at a local emulator (the ``http://``
+prefix is required, else the SDK uses https).
+
+Example:
+    >>> import os
+    >>> s = GoogleSettings(google_api_key="k", client_options={"api_endpoint": "http://127.0.0.1:9"})
+    >>> s.google_api_key
+    SecretStr('**********')
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
+
+from ragkit._google.errors import GoogleAPIError
+from ragkit._google.retry import RetryPolicy
+from ragkit.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ragkit._google.client import GoogleClient
+
+KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+TRANSPORTS = ("rest", "grpc")
+
+
+def model_resource(model: str) -> str:
+    """``"gemini-1.5-flash"`` -> ``"models/gemini-1.5-flash"`` (full resource names are kept)."""
+    return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+
+
+def resolve_api_key(value: SecretStr | str | None, owner: str) -> SecretStr:
+    """The API key from ``value`` or the environment; a ConfigurationError naming GOOGLE_API_KEY if none."""
+    if isinstance(value, SecretStr) and value.get_secret_value():
+        return value
+    if isinstance(value, str) and value:
+        return SecretStr(value)
+    for variable in KEY_VARIABLES:
+        found = os.environ.get(variable)
+        if found:
+            return SecretStr(found)
+    raise ConfigurationError(
+        f"{owner} needs a Google API key: set the GOOGLE_API_KEY environment variable (GEMINI_API_KEY also "
+        "works) or pass google_api_key=...; to use a local emulator instead of Google, also pass "
+        "client_options={'api_endpoint': 'http://127.0.0.1:PORT'}"
+    )
+
+
+def normalise_client_options(value: Any, owner: str) -> dict[str, Any]:
+    """``client_options`` as a plain dict (accepts a dict or a google.api_core ClientOptions)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        value = {k: v for k, v in vars(value).items() if v is not None}
+    if "api_key" in value:
+        raise ConfigurationError(
+            f"{owner}: pass the API key as google_api_key=... (or GOOGLE_API_KEY), not in client_options['api_key']"
+        )
+    endpoint = value.get("api_endpoint")
+    if endpoint is not None and not isinstance(endpoint, str):
+        raise ConfigurationError(f"{owner}: client_options['api_endpoint'] must be a string, got {type(endpoint).__name__}")
+    return dict(value)
+
+
+def check_transport(value: str, owner: str) -> str:
+    if value not in TRANSPORTS:
+        raise ConfigurationError(f"{owner}: transport must be one of {TRANSPORTS}, got {value!r}")
+    return value
+
+
+def check_timing(timeout: float, max_retries: int, owner: str) -> None:
+    if not timeout > 0:
+        raise ConfigurationError(f"{owner}: timeout must be a positive number of seconds, got {timeout!r}")
+    if max_retries < 0:
+        raise ConfigurationError(f"{owner}: max_retries must be >= 0, got {max_retries!r}")
+
+
+class GoogleSettings(BaseModel):
+    """Connection settings of a Google-backed pydantic class (mixed into the chat model and embeddings)."""
+
+    model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=())
+
+    google_api_key: SecretStr | None = Field(default=None, alias="api_key")
+    """The API key (else GOOGLE_API_KEY / GEMINI_API_KEY from the environment)."""
+    transport: str = "rest"
+    """``"rest"`` (default; the emulator-tested path) or ``"grpc"``."""
+    client_options: Any = None
+    """Passed to the SDK client, e.g. ``{"api_endpoint": "http://127.0.0.1:8080"}``."""
+    timeout: float = 60.0
+    """Seconds each request may take (for streams: the longest wait between two pieces)."""
+    max_retries: int = 6
+    """Retries after the first attempt on 429/500/503/504, timeouts and connection errors."""
+    retry_initial_delay: float = 1.0
+    """First backoff wait in seconds (doubles per retry, with jitter)."""
+    retry_max_delay: float = 60.0
+    """Longest backoff wait in seconds (a server-sent retryDelay takes precedence)."""
+
+    _client: GoogleClient | None = PrivateAttr(default=None)
+    _client_key: tuple[Any, ...] = PrivateAttr(default=())
+    _client_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Checked here, not in a validator, so the ConfigurationError reaches the caller unwrapped.
+        owner = type(self).__name__
+        self.client_options = normalise_client_options(self.client_options, owner) or None
+        self.google_api_key = resolve_api_key(self.google_api_key, owner)
+        check_transport(self.transport, owner)
+        check_timing(self.timeout, self.max_retries, owner)
+
+    def _error_class(self) -> type[GoogleAPIError]:
+        return GoogleAPIError
+
+    def _google_client(self) -> GoogleClient:
+        """The client of this object, built on first use (and rebuilt if the settings changed since)."""
+        key = (self.google_api_key, self.transport, repr(self.client_options), self.timeout, self.max_retries,
+               self.retry_initial_delay, self.retry_max_delay)
+        with self._client_lock:
+            if self._client is None or self._client_key != key:
+                from ragkit._google.client import GoogleClient
+
+                assert self.google_api_key is not None
+                self._client_key = key
+                self._client = GoogleClient(
+                    api_key=self.google_api_key, transport=self.transport, client_options=self.client_options,
+                    timeout=self.timeout, error_class=self._error_class(),
+                    retry=RetryPolicy(max_retries=self.max_retries, initial_delay=self.retry_initial_delay,
+                                      max_delay=self.retry_max_delay),
+                )
+            return self._client

@@ -1,0 +1,36 @@
+"""Fixtures of the Google tests: a running emulator and clients pointed at it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gemini_emulator import Emulator  # noqa: E402
+from gemini_testing import API_KEY, FAST_RETRY  # noqa: E402
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    emu = Emulator(api_key=API_KEY).start()
+    try:
+        yield emu
+    finally:
+        emu.stop()
+
+
+@pytest.fixture
+def google_kwargs(emulator: Emulator) -> dict:
+    """Keyword arguments that point any ragkit Google class at the emulator."""
+    return {"google_api_key": API_KEY, "client_options": emulator.client_options, "timeout": 5.0, **FAST_RETRY}
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests see only the keys they set themselves."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
