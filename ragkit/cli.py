@@ -207,8 +207,10 @@ def query_cmd(index_dir: str, question: str, retriever: str | None, k: int | Non
 @click.argument("question")
 @click.option("--retriever", type=RETRIEVER_CHOICE, envvar="RAGKIT_RETRIEVER", help="Retrieval strategy [hybrid].")
 @click.option("-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4].")
+@click.option("--model", "model_name", envvar="RAGKIT_GEMINI_MODEL", default="gemini-2.0-flash", show_default=True,
+              help="The Gemini model that writes the answer.")
 @_guarded
-def ask_cmd(index_dir: str, question: str, retriever: str | None, k: int | None) -> None:
+def ask_cmd(index_dir: str, question: str, retriever: str | None, k: int | None, model_name: str) -> None:
     """Answer a question from an index with Gemini (needs GOOGLE_API_KEY), citing the sources.
 
     Without a key, prints the retrieved passages and says how to get answers.
@@ -222,7 +224,7 @@ def ask_cmd(index_dir: str, question: str, retriever: str | None, k: int | None)
     defaults = index_defaults(index_dir)
     docs = _retrieve(index_dir, question, resolve(retriever, defaults, "retriever", "hybrid"),
                      int(resolve(k, defaults, "k", 4)), None, None)
-    text = answer(question, docs)
+    text = answer(question, docs, model_name=model_name)
     if text is None:
         output.err("GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
                    "one; the retrieved passages follow.")

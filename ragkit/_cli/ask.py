@@ -11,6 +11,7 @@ from typing import Any
 
 from ragkit.documents import Document
 
+DEFAULT_MODEL = "gemini-2.0-flash"
 SYSTEM = ("Answer the question using only the numbered passages. Cite passages like [1]. "
           "If the passages do not contain the answer, say so.")
 
@@ -19,14 +20,14 @@ def context_block(docs: list[Document]) -> str:
     return "\n\n".join(f"[{i}] ({d.metadata.get('source', '?')})\n{d.page_content}" for i, d in enumerate(docs, 1))
 
 
-def answer(question: str, docs: list[Document], model: Any = None) -> str | None:
+def answer(question: str, docs: list[Document], model: Any = None, model_name: str = DEFAULT_MODEL) -> str | None:
     """Gemini's answer over ``docs``, or ``None`` when ``GOOGLE_API_KEY`` is not set and no model is given."""
     if model is None:
         if not os.environ.get("GOOGLE_API_KEY"):
             return None
-        from ragkit.models import ChatGoogleGenerativeAI  # type: ignore[attr-defined,unused-ignore]
+        from ragkit.models import ChatGoogleGenerativeAI
 
-        model = ChatGoogleGenerativeAI()
+        model = ChatGoogleGenerativeAI(model=model_name)
     from ragkit.parsers import StrOutputParser
     from ragkit.prompts import ChatPromptTemplate
 
