@@ -17,18 +17,22 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ragkit.documents import Document
 
-TEXT_EXTENSIONS = frozenset({
-    ".txt", ".text", ".rst", ".log", ".tex", ".org", ".adoc",
-    ".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".java", ".kt", ".scala", ".go", ".rs", ".c", ".h",
-    ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".lua", ".pl", ".r", ".sh", ".bash", ".sql",
-    ".yaml", ".yml", ".toml", ".ini", ".cfg", ".xml", ".proto", ".sol", ".hs", ".ex", ".exs", ".el", ".vb",
-})
-LOADABLE_EXTENSIONS = TEXT_EXTENSIONS | {".md", ".markdown", ".html", ".htm", ".csv", ".json", ".jsonl", ".pdf"}
+STRUCTURED_EXTENSIONS = frozenset({".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl",
+                                   ".ndjson", ".pdf"})
+
+
+@lru_cache(maxsize=1)
+def loadable_extensions() -> frozenset[str]:
+    """Extensions ``ragkit index`` reads: the loaders' text/code types plus the structured formats."""
+    from ragkit.loaders.directory import TEXT_EXTENSIONS
+
+    return TEXT_EXTENSIONS | STRUCTURED_EXTENSIONS
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ def _check(path: str, root: str, real_root: str, rel: str, glob: Sequence[str],
         st = os.stat(path)
     except OSError as err:
         return FoundFile(path, root, ignored=f"cannot stat: {err.strerror or err}")
-    if Path(path).suffix.lower() not in LOADABLE_EXTENSIONS:
+    if Path(path).suffix.lower() not in loadable_extensions():
         return FoundFile(path, root, st.st_size, st.st_mtime_ns, ignored="no loader for this file type")
     return FoundFile(path, root, st.st_size, st.st_mtime_ns)
 
@@ -110,21 +114,10 @@ def _link_out(folder: str, name: str, real_root: str) -> bool:
 
 
 def loader_for(path: str) -> Any:
-    """The ``ragkit.loaders`` loader that reads ``path``, chosen by extension."""
-    from ragkit import loaders
+    """The ``ragkit.loaders`` loader that reads ``path``, chosen by extension (as DirectoryLoader does)."""
+    from ragkit.loaders.directory import default_loader
 
-    ext = Path(path).suffix.lower()
-    if ext in (".md", ".markdown"):
-        return loaders.MarkdownLoader(path)
-    if ext in (".html", ".htm"):
-        return loaders.HTMLLoader(path)
-    if ext == ".csv":
-        return loaders.CSVLoader(path)
-    if ext in (".json", ".jsonl"):
-        return loaders.JSONLoader(path, jq_schema=".", text_content=False, json_lines=ext == ".jsonl")
-    if ext == ".pdf":
-        return loaders.PDFLoader(path)
-    return loaders.TextLoader(path, autodetect_encoding=True)
+    return default_loader(path)
 
 
 def load_file(path: str, loader_factory: Callable[[str], Any] = loader_for) -> list[Document]:
