@@ -21,7 +21,7 @@ from ragkit.documents import Document
 
 #: What the demo indexes (relative to the repository root).
 DEMO_INPUT = Path(__file__).resolve().parent.parent / "datasets" / "bicycle-care"
-DEMO_QUERIES = (("bm25", "how do I fix a puncture"), ("hybrid", "my chain is noisy and dirty"))
+DEMO_QUERIES = (("bm25", "fix a flat tyre puncture"), ("hybrid", "my chain is noisy and dirty"))
 
 
 def _inputs(path: Path) -> list[Any]:

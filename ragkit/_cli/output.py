@@ -36,6 +36,7 @@ class ProgressView:
         self.enabled = enabled and is_tty(sys.stderr)
         self._live: Any = None
         self._last = 0.0
+        self._stage = ""
 
     def __enter__(self) -> ProgressView:
         if self.enabled:
@@ -50,9 +51,9 @@ class ProgressView:
         if self._live is None:
             return
         now = time.monotonic()
-        if now - self._last < 0.1:
+        if now - self._last < 0.1 and p.stage == self._stage:
             return
-        self._last = now
+        self._last, self._stage = now, p.stage
         elapsed = max(now - p.started, 1e-6)
         rate = p.embedded / elapsed
         files_rate = max(p.files_done, 1) / elapsed
