@@ -79,6 +79,26 @@ class LLMChainError(RagkitError):
         self.original = original
 
 
+class StoreError(RagkitError):
+    """A vector store or key-value store cannot do what was asked (names the store, file or key)."""
+
+
+class InvalidKeyError(StoreError, ValueError):
+    """A key-value store key is malformed or would escape the store's root directory."""
+
+
+class IndexNotFoundError(StoreError, FileNotFoundError):
+    """No saved index exists at the given path (or it is not a ragkit index)."""
+
+
+class IndexCorruptedError(StoreError, ValueError):
+    """A saved index is damaged, truncated or not in ragkit's format; the message names the file."""
+
+
+class EmbeddingMismatchError(StoreError, ValueError):
+    """Vectors from another model, or of another dimension, were mixed into a store."""
+
+
 class IndexingError(RagkitError):
     """Incremental indexing or an index directory cannot do what was asked (names the path)."""
 
@@ -87,9 +107,9 @@ class IndexLockedError(IndexingError, TimeoutError):
     """Another process holds the index's writer lock (names the index and the lock file)."""
 
 
-class IndexMismatchError(IndexingError, ValueError):
+class IndexMismatchError(IndexingError, EmbeddingMismatchError):
     """An index directory was built with another embedding model or settings than the ones given."""
 
 
-class IndexDamagedError(IndexingError, ValueError):
+class IndexDamagedError(IndexingError, IndexCorruptedError):
     """An index directory is missing files or holds unreadable ones (names the file and what to do)."""

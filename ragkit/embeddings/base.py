@@ -60,3 +60,16 @@ class Embeddings(ABC):
         import numpy as np
 
         return np.asarray(self.embed_query(text), dtype=np.float32)
+
+    def embed_queries_array(self, texts: list[str]) -> np.ndarray:
+        """Embed many queries into a float32 ``(n, dimension)`` matrix.
+
+        Defaults to one ``embed_query_array`` call per text (queries may be embedded
+        differently from documents); models that embed queries like documents
+        override it with one batched call.
+        """
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dimension or 0), dtype=np.float32)
+        return np.stack([np.asarray(self.embed_query_array(t), dtype=np.float32) for t in texts])

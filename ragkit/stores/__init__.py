@@ -1,15 +1,43 @@
-"""Stores: vector stores (FAISS, Google corpus) and key-value/document stores."""
+"""Stores: vector stores (FAISS, Google corpus) and key-value/document stores.
+
+``FaissStore`` (faiss) and ``GoogleVectorStore`` (the Google SDK) are imported
+lazily, so ``import ragkit.stores`` stays light.
+"""
 
 from typing import Any
 
 from ragkit.stores.base import VectorStore
+from ragkit.stores.file_store import LocalFileStore
+from ragkit.stores.kv import (
+    BaseStore,
+    ByteStore,
+    InMemoryBaseStore,
+    InMemoryByteStore,
+    InMemoryStore,
+)
 
-__all__ = ["GoogleVectorStore", "VectorStore"]
+__all__ = [
+    "BaseStore",
+    "ByteStore",
+    "FaissStore",
+    "GoogleVectorStore",
+    "InMemoryBaseStore",
+    "InMemoryByteStore",
+    "InMemoryStore",
+    "LocalFileStore",
+    "VectorStore",
+]
+
+_LAZY = {
+    "FaissStore": "ragkit.stores.faiss",
+    "GoogleVectorStore": "ragkit.stores.google_vectorstore",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "GoogleVectorStore":
-        from ragkit.stores.google_vectorstore import GoogleVectorStore
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragkit.stores' has no attribute {name!r}")
+    import importlib
 
-        return GoogleVectorStore
-    raise AttributeError(f"module 'ragkit.stores' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,136 @@
+"""The documents of a FaissStore, kept column-wise in vector order.
+
+Row ``i`` of the columns belongs to vector ``i`` of the FAISS index. Keeping
+plain lists (not one ``Document`` object per row) makes adding 100k chunks
+cheap; ``Document`` objects are made only for the results a search returns.
+
+Example:
+    >>> cols = DocColumns()
+    >>> cols.validate_new(["a", "b"], None, ["id1", "id2"])
+    >>> cols.extend(["id1", "id2"], ["a", "b"], None)
+    >>> cols.document(1).page_content, cols.position["id2"]
+    ('b', 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import numpy as np
+
+from ragkit.documents import Document
+
+
+class DocColumns:
+    """ids, texts and metadata in vector order, plus an id -> position map."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.texts: list[str] = []
+        self.metadatas: list[dict[str, Any] | None] = []
+        self._position: dict[str, int] | None = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def position(self) -> dict[str, int]:
+        """id -> row (built on first use: bulk loads of fresh ids do not pay for it)."""
+        if self._position is None:
+            self._position = {x: i for i, x in enumerate(self.ids)}
+        return self._position
+
+    # -- validation (before anything is embedded or added) -----------------------
+    def validate_new(self, texts: Sequence[str], metadatas: Sequence[Any] | None, ids: Sequence[Any] | None) -> None:
+        """ValueError naming the row at fault if texts/metadatas/ids are unusable or ids collide."""
+        n = len(texts)
+        if not set(map(type, texts)) <= {str}:  # fast path first; the slow one names the rows
+            bad_texts = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+            if bad_texts:
+                raise ValueError(f"texts must be str; rows {bad_texts[:10]} are "
+                                 f"{sorted({type(texts[i]).__name__ for i in bad_texts})}")
+        if metadatas is not None:
+            if len(metadatas) != n:
+                raise ValueError(f"got {len(metadatas)} metadatas for {n} texts; pass one dict per text")
+            if not set(map(type, metadatas)) <= {dict, type(None)}:
+                bad = [i for i, m in enumerate(metadatas) if m is not None and not isinstance(m, dict)]
+                if bad:
+                    raise ValueError(f"metadatas must be dicts; rows {bad[:10]} are not")
+        if ids is None:
+            return
+        if len(ids) != n:
+            raise ValueError(f"got {len(ids)} ids for {n} texts; pass one id per text")
+        bad = [i for i, x in enumerate(ids) if not isinstance(x, str) or not x]
+        if bad:
+            raise ValueError(f"ids must be non-empty str; rows {bad[:10]} are not")
+        if len(set(ids)) != n:
+            counts: dict[str, int] = {}
+            for x in ids:
+                counts[x] = counts.get(x, 0) + 1
+            dupes = sorted(x for x, c in counts.items() if c > 1)
+            raise ValueError(f"duplicate ids in one call: {dupes[:10]}; ids must be unique")
+        taken = [x for x in ids if x in self.position]
+        if taken:
+            raise ValueError(f"ids already in the store: {taken[:10]}; delete them first to replace them")
+
+    # -- mutation ---------------------------------------------------------------
+    def extend(self, ids: list[str], texts: list[str], metadatas: Sequence[dict[str, Any] | None] | None) -> None:
+        """Append rows; metadata dicts are copied (later changes by the caller do not leak in)."""
+        start = len(self.ids)
+        self.ids.extend(ids)
+        self.texts.extend(texts)
+        if metadatas is None:
+            self.metadatas.extend([None] * len(ids))
+        elif set(map(type, metadatas)) == {dict}:
+            self.metadatas.extend(map(dict.copy, cast("Sequence[dict[str, Any]]", metadatas)))
+        else:
+            self.metadatas.extend([dict(m) if m else None for m in metadatas])
+        if self._position is not None:
+            if start == 0:
+                self._position = None  # a bulk load: build the map only if someone asks
+            else:
+                self._position.update(zip(ids, range(start, start + len(ids))))
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the rows where ``mask`` is True (order preserved)."""
+        rows = np.flatnonzero(mask).tolist()
+        self.ids = [self.ids[i] for i in rows]
+        self.texts = [self.texts[i] for i in rows]
+        self.metadatas = [self.metadatas[i] for i in rows]
+        self._position = None
+
+    # -- reading ----------------------------------------------------------------
+    def metadata_view(self, pos: int) -> dict[str, Any]:
+        """The stored metadata (not a copy) for filters; an empty dict when there is none."""
+        return self.metadatas[pos] or {}
+
+    def document(self, pos: int) -> Document:
+        meta = self.metadatas[pos]
+        return Document(self.texts[pos], metadata=meta.copy() if meta else {}, id=self.ids[pos])
+
+    # -- serialisation (see ragkit.stores.persist) -------------------------------
+    def to_json_obj(self) -> dict[str, Any]:
+        return {"ids": self.ids, "texts": self.texts, "metadatas": self.metadatas}
+
+    @classmethod
+    def from_json_obj(cls, obj: Any, count: int, source: str) -> DocColumns:
+        """Rebuild from parsed JSON, checking every column (raises ValueError naming ``source``)."""
+        if not isinstance(obj, dict):
+            raise ValueError(f"{source}: expected a JSON object with ids, texts, metadatas")
+        cols = cls()
+        ids, texts, metas = obj.get("ids"), obj.get("texts"), obj.get("metadatas")
+        for name, column in (("ids", ids), ("texts", texts), ("metadatas", metas)):
+            if not isinstance(column, list) or len(column) != count:
+                got = len(column) if isinstance(column, list) else type(column).__name__
+                raise ValueError(f"{source}: '{name}' must be a list of {count} entries, got {got}")
+        assert isinstance(ids, list) and isinstance(texts, list) and isinstance(metas, list)
+        if not all(isinstance(x, str) and x for x in ids) or len(set(ids)) != count:
+            raise ValueError(f"{source}: 'ids' must be unique non-empty strings")
+        if not all(isinstance(t, str) for t in texts):
+            raise ValueError(f"{source}: 'texts' must be strings")
+        if not all(m is None or isinstance(m, dict) for m in metas):
+            raise ValueError(f"{source}: 'metadatas' must be objects or null")
+        cols.ids, cols.texts, cols.metadatas = ids, texts, metas
+        cols._position = None
+        return cols

@@ -1,0 +1,246 @@
+"""FAISS plumbing for FaissStore: distance strategies, index creation, vector checks, rebuilds.
+
+Kept apart from the store so the store reads as LangChain's surface and this
+module holds everything that touches FAISS's C++ objects. FAISS aborts or
+misbehaves on bad input (NaN, wrong width, untrained index), so every vector
+goes through :func:`as_matrix` first.
+
+Example:
+    >>> strategy = distance_strategy("COSINE")
+    >>> strategy, relevance(strategy, 0.8)
+    ('cosine', 0.8)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ragkit.errors import EmbeddingMismatchError
+
+COSINE = "cosine"
+MAX_INNER_PRODUCT = "max_inner_product"
+EUCLIDEAN = "euclidean_distance"
+_ALIASES = {
+    "cosine": COSINE, "cos": COSINE,
+    "max_inner_product": MAX_INNER_PRODUCT, "inner_product": MAX_INNER_PRODUCT, "ip": MAX_INNER_PRODUCT,
+    "dot_product": MAX_INNER_PRODUCT,
+    "euclidean_distance": EUCLIDEAN, "euclidean": EUCLIDEAN, "l2": EUCLIDEAN,
+}
+
+
+def faiss_module() -> Any:
+    try:
+        import faiss
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)") from err
+    return faiss
+
+
+def distance_strategy(value: object) -> str:
+    """Normalise a strategy name (ours or LangChain's ``DistanceStrategy``) to ours."""
+    raw = getattr(value, "value", value)
+    key = str(raw).lower()
+    if key not in _ALIASES:
+        raise ValueError(f"distance_strategy must be 'cosine', 'max_inner_product' or 'euclidean_distance' "
+                         f"(LangChain's names work too), got {value!r}")
+    return _ALIASES[key]
+
+
+def higher_is_better(strategy: str) -> bool:
+    return strategy != EUCLIDEAN
+
+
+def relevance(strategy: str, score: float) -> float:
+    """Raw score -> relevance in [0, 1].
+
+    cosine: ``max(0, cos)``; max_inner_product: ``clip(ip, 0, 1)`` (the cosine for unit
+    vectors); euclidean_distance: ``clip(1 - d2 / 2, 0, 1)`` where ``d2`` is FAISS's squared
+    distance (again the cosine for unit vectors).
+    """
+    value = 1.0 - score / 2.0 if strategy == EUCLIDEAN else score
+    return min(1.0, max(0.0, float(value)))
+
+
+def new_index(dimension: int, strategy: str, factory: str | None) -> Any:
+    faiss = faiss_module()
+    metric = faiss.METRIC_L2 if strategy == EUCLIDEAN else faiss.METRIC_INNER_PRODUCT
+    if factory is None or factory == "Flat":
+        return faiss.IndexFlatL2(dimension) if strategy == EUCLIDEAN else faiss.IndexFlatIP(dimension)
+    try:
+        index = faiss.index_factory(dimension, factory, metric)
+    except RuntimeError as err:
+        raise ValueError(f"index_factory={factory!r} is not a valid FAISS factory string for dimension "
+                         f"{dimension} (examples: 'HNSW32', 'IVF256,Flat'): {_faiss_message(err)}") from None
+    prepare_index(index)
+    return index
+
+
+def prepare_index(index: Any) -> None:
+    """Give IVF indexes a direct map so vectors can be read back (MMR, rebuilds)."""
+    faiss = faiss_module()
+    try:
+        ivf = faiss.extract_index_ivf(index)
+    except RuntimeError:
+        return
+    if ivf.direct_map.type == faiss.DirectMap.NoMap:
+        ivf.make_direct_map()
+
+
+def is_flat(index: Any) -> bool:
+    return isinstance(index, faiss_module().IndexFlat)
+
+
+def _faiss_message(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[-1] if text else type(err).__name__
+
+
+def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors", unit: bool = False) -> np.ndarray:
+    """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix, checked before FAISS sees it.
+
+    ValueError on ragged input, NaN/inf, overflowing norms or the wrong width. With
+    ``unit=True`` rows are scaled to length 1 (zero rows stay zero); rows that already
+    are unit length are not copied.
+    """
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{what} must be equal-length lists of numbers: {err}") from None
+    if matrix.ndim == 1 and matrix.size == 0:
+        matrix = matrix.reshape(0, dimension or 0)
+    if matrix.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}")
+    if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
+        raise EmbeddingMismatchError(
+            f"{what} have dimension {matrix.shape[1]}, but the store holds vectors of dimension {dimension}; "
+            "use the embedding model the store was built with")
+    if matrix.shape[0] == 0:
+        return matrix
+    if matrix.shape[1] == 0:
+        raise ValueError(f"{what} are empty (dimension 0)")
+    matrix = np.ascontiguousarray(matrix)
+    if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array calls
+        with np.errstate(over="ignore"):  # an overflow is reported below as "too large"
+            norm2 = float(matrix[0] @ matrix[0])
+        if unit and abs(norm2 - 1.0) < 1e-5:
+            return matrix
+        if math.isfinite(norm2):
+            return matrix / math.sqrt(norm2) if unit and norm2 > 0 else matrix
+    sq = _squared_norms(matrix)
+    if unit and float(np.abs(sq - 1.0).max()) < 1e-5:  # False for NaN: falls through to the checks
+        return matrix
+    # NaN/inf anywhere in a row makes its squared norm non-finite: one cheap pass finds both.
+    if not np.isfinite(sq).all():
+        rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
+        if rows.size:
+            raise ValueError(f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
+                             f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output")
+        bad = np.flatnonzero(~np.isfinite(sq))
+        raise ValueError(f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)")
+    if unit:
+        scale = np.zeros_like(sq)
+        np.divide(1.0, np.sqrt(sq), out=scale, where=sq > 0)
+        matrix = matrix * scale[:, None]
+    return matrix
+
+
+def _squared_norms(matrix: np.ndarray) -> np.ndarray:
+    if matrix.shape[0] <= 16:
+        return np.einsum("ij,ij->i", matrix, matrix)
+    faiss = faiss_module()
+    out = np.empty(matrix.shape[0], dtype=np.float32)
+    faiss.fvec_norms_L2sqr(faiss.swig_ptr(out), faiss.swig_ptr(matrix), matrix.shape[1], matrix.shape[0])
+    return out
+
+
+def new_ids(count: int) -> list[str]:
+    """``count`` random UUID4s as 32-digit hex (``uuid4().hex`` form), made in one urandom call."""
+    raw = np.frombuffer(os.urandom(16 * count), dtype=np.uint8).reshape(count, 16).copy()
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.tobytes().hex()
+    return [h[i:i + 32] for i in range(0, 32 * count, 32)]
+
+
+def flat_view(index: Any) -> np.ndarray | None:
+    """A zero-copy ``(ntotal, d)`` view of a flat index's vectors (invalid after the index changes)."""
+    if not is_flat(index) or index.ntotal == 0:
+        return None
+    faiss = faiss_module()
+    return faiss.rev_swig_ptr(index.get_xb(), index.ntotal * index.d).reshape(index.ntotal, index.d)
+
+
+def vectors_at(index: Any, positions: Sequence[int] | np.ndarray, view: np.ndarray | None = None) -> np.ndarray:
+    """The stored vectors at ``positions`` (exact for Flat/HNSW/IVF-Flat, decoded for compressed codes)."""
+    pos = np.asarray(positions, dtype=np.int64)
+    if pos.size == 0:
+        return np.zeros((0, index.d), dtype=np.float32)
+    if view is None:
+        view = flat_view(index)
+    if view is not None:
+        return view[pos]
+    return np.asarray(index.reconstruct_batch(pos), dtype=np.float32)
+
+
+def remove_positions(index: Any, keep: np.ndarray) -> None:
+    """Drop the vectors where ``keep`` is False; the others keep their order (positions compact)."""
+    faiss = faiss_module()
+    if is_flat(index):
+        drop = np.flatnonzero(~keep).astype(np.int64)
+        index.remove_ids(faiss.IDSelectorBatch(drop.size, faiss.swig_ptr(drop)))
+        return
+    kept = vectors_at(index, np.flatnonzero(keep))
+    index.reset()
+    prepare_index(index)
+    if kept.shape[0]:
+        index.add(kept)
+
+
+#: From this many queries on, exact inner-product search on a flat index is one BLAS matrix
+#: product (numpy) instead of FAISS's per-query scan, which FAISS only replaces by BLAS for
+#: very large batches.
+BLAS_MIN_QUERIES = 8
+_BLAS_BLOCK = 1 << 24  # scores per block: 64 MB of float32
+
+
+def search(index: Any, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` scores and positions per query row, ``k`` capped at the index size."""
+    k = max(1, min(k, index.ntotal))
+    if queries.shape[0] >= BLAS_MIN_QUERIES and is_flat(index) and \
+            index.metric_type == faiss_module().METRIC_INNER_PRODUCT:
+        view = flat_view(index)
+        assert view is not None
+        return _blas_search(view, queries, k)
+    scores, positions = index.search(queries, k)
+    return scores, positions
+
+
+def _blas_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    n = vectors.shape[0]
+    nq = queries.shape[0]
+    scores = np.empty((nq, k), dtype=np.float32)
+    positions = np.empty((nq, k), dtype=np.int64)
+    block = max(1, min(nq, _BLAS_BLOCK // n))
+    for start in range(0, nq, block):
+        sims = queries[start:start + block] @ vectors.T
+        if k < n:
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        else:
+            top = np.broadcast_to(np.arange(n), sims.shape)
+        top_scores = np.take_along_axis(sims, top, axis=1)
+        order = np.lexsort((top, -top_scores), axis=1)  # best first, ties by position
+        positions[start:start + block] = np.take_along_axis(top, order, axis=1)
+        scores[start:start + block] = np.take_along_axis(top_scores, order, axis=1)
+    return scores, positions
+
+
+def check_dimension(model_dimension: int | None, dimension: int, source: str) -> None:
+    if model_dimension is not None and model_dimension != dimension:
+        raise EmbeddingMismatchError(
+            f"{source} holds vectors of dimension {dimension}, but the embeddings produce {model_dimension}; "
+            "load it with the embedding model that built it")

@@ -1,0 +1,76 @@
+"""Top-k search with metadata filters for FaissStore: over-fetch until ``k`` documents match.
+
+A filtered search first asks FAISS for ``max(k, fetch_k)`` neighbours, keeps those whose
+metadata match, and asks again for four times as many while fewer than ``k`` matched and
+the index holds more: so ``k`` results come back whenever ``k`` matching documents exist
+(LangChain's FAISS stops at ``fetch_k`` and may return fewer). Each document's filter
+verdict is computed once per query.
+
+Example:
+    >>> import faiss, numpy as np
+    >>> index = faiss.IndexFlatIP(2); index.add(np.eye(2, dtype=np.float32))
+    >>> search_hits(index, lambda p: {"n": p}, np.array([[1.0, 0.0]], dtype=np.float32), 1,
+    ...             lambda m: m["n"] == 1, fetch_k=1)
+    [[(1, 0.0)]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ragkit.stores import _faiss_index as fx
+from ragkit.stores.filters import Predicate
+
+Hit = tuple[int, float]
+
+
+def check_k(k: Any) -> None:
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+
+
+def search_hits(index: Any, metadata: Callable[[int], dict[str, Any]], queries: np.ndarray, k: int,
+                pred: Predicate | None, fetch_k: int, score_threshold: float | None = None,
+                higher_is_better: bool = True) -> list[list[Hit]]:
+    """Top-``k`` (position, raw score) per query row, best first."""
+    check_k(k)
+    if index is None or index.ntotal == 0:
+        return [[] for _ in range(queries.shape[0])]
+    first = k if pred is None else max(k, fetch_k)
+    scores, positions = fx.search(index, queries, first)
+    out: list[list[Hit]] = []
+    for row in range(queries.shape[0]):
+        if pred is None:
+            hits = [(p, s) for p, s in zip(positions[row].tolist(), scores[row].tolist()) if p >= 0]
+        else:
+            hits = _filtered(index, metadata, queries[row:row + 1], pred, k, first, scores[row], positions[row])
+        if score_threshold is not None:
+            hits = [(p, s) for p, s in hits if (s >= score_threshold if higher_is_better else s <= score_threshold)]
+        out.append(hits)
+    return out
+
+
+def _filtered(index: Any, metadata: Callable[[int], dict[str, Any]], query: np.ndarray, pred: Predicate, k: int,
+              fetched: int, scores: np.ndarray, positions: np.ndarray) -> list[Hit]:
+    verdict: dict[int, bool] = {}
+    total = index.ntotal
+    while True:
+        hits: list[Hit] = []
+        for p, s in zip(positions.tolist(), scores.tolist()):
+            if p < 0:
+                continue
+            ok = verdict.get(p)
+            if ok is None:
+                ok = verdict[p] = pred(metadata(p))
+            if ok:
+                hits.append((p, s))
+                if len(hits) == k:
+                    return hits
+        if fetched >= total:
+            return hits
+        fetched = min(total, fetched * 4)
+        more_scores, more_positions = fx.search(index, query, fetched)
+        scores, positions = more_scores[0], more_positions[0]

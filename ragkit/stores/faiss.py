@@ -1,0 +1,396 @@
+"""FaissStore: LangChain's FAISS vector store surface, fast to build, safe to save and load.
+
+Vectors live in a FAISS index (exact ``IndexFlatIP`` by default, or any
+``index_factory`` string such as ``"HNSW32"`` or ``"IVF256,Flat"``); texts,
+ids and metadata live in plain columns in vector order. ``save(path)`` writes
+FAISS's own index file, a JSON docstore and a manifest atomically; nothing is
+ever pickled, and ``load`` refuses indexes built by another model.
+
+Distances and scores:
+
+- ``"cosine"`` (default): vectors are L2-normalised on the way in; raw score is the
+  cosine similarity (higher is better); relevance is ``max(0, cos)``.
+- ``"max_inner_product"``: raw inner product (higher is better); relevance ``clip(ip, 0, 1)``.
+- ``"euclidean_distance"``: FAISS's *squared* L2 distance (lower is better), as
+  LangChain's FAISS returns it; relevance ``clip(1 - d2 / 2, 0, 1)``.
+
+For unit-length vectors all three relevance scores equal the cosine (clipped to [0, 1]).
+
+Example:
+    >>> from ragkit.embeddings import HashEmbeddings
+    >>> store = FaissStore.from_texts(["red apple", "green pear", "red car"], HashEmbeddings(64),
+    ...                               metadatas=[{"kind": "fruit"}, {"kind": "fruit"}, {"kind": "car"}])
+    >>> [d.page_content for d in store.similarity_search("red apple", k=1, filter={"kind": "fruit"})]
+    ['red apple']
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragkit.documents import Document
+from ragkit.errors import EmbeddingMismatchError
+from ragkit.stores import _faiss_index as fx
+from ragkit.stores._docstore import DocColumns
+from ragkit.stores._faiss_async import FaissAsyncMixin
+from ragkit.stores._faiss_search import Hit, search_hits
+from ragkit.stores.base import VectorStore
+from ragkit.stores.filters import MetadataFilter, compile_filter
+from ragkit.stores.mmr import maximal_marginal_relevance
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+
+
+
+class FaissStore(FaissAsyncMixin, VectorStore):
+    """A FAISS-backed vector store with LangChain's method names.
+
+    Args:
+        embedding: the model that embeds texts and queries (optional for by-vector use).
+        distance_strategy: ``"cosine"`` (default), ``"max_inner_product"`` or
+            ``"euclidean_distance"``; LangChain's ``DistanceStrategy`` values work too.
+        index_factory: a FAISS factory string (``"HNSW32"``, ``"IVF256,Flat"``, ...); ``None``
+            is exact search. Indexes that need training are trained on the first vectors
+            added, or explicitly with :meth:`train`.
+        relevance_score_fn: maps raw scores to [0, 1] instead of the default above.
+        dimension: the vector size, when known before the first add.
+    """
+
+    def __init__(self, embedding: Embeddings | None = None, *, distance_strategy: Any = fx.COSINE,
+                 index_factory: str | None = None, relevance_score_fn: Callable[[float], float] | None = None,
+                 dimension: int | None = None) -> None:
+        self._embedding = embedding
+        self.distance_strategy = fx.distance_strategy(distance_strategy)
+        self._unit = self.distance_strategy == fx.COSINE
+        self.index_factory = index_factory
+        self.override_relevance_score_fn = relevance_score_fn
+        self._dimension = dimension if dimension is not None else (embedding.dimension if embedding else None)
+        self._model_id = embedding.model_id if embedding is not None else None
+        self._index: Any = None
+        self._flat: np.ndarray | None = None
+        self._flat_key: tuple[int, int] = (0, 0)
+        self._docs = DocColumns()
+
+    # -- properties ---------------------------------------------------------------
+    @property
+    def embeddings(self) -> Embeddings | None:
+        return self._embedding
+
+    @property
+    def index(self) -> Any:
+        """The FAISS index (``None`` until the first vectors arrive)."""
+        return self._index
+
+    @property
+    def model_id(self) -> str | None:
+        """The embedding model that produced the vectors (recorded in saved indexes)."""
+        return self._model_id
+
+    @property
+    def dimension(self) -> int | None:
+        return self._dimension
+
+    @property
+    def ids(self) -> list[str]:
+        """All ids in vector order (a copy)."""
+        return list(self._docs.ids)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def _need_embedding(self) -> Embeddings:
+        if self._embedding is None:
+            raise ValueError("this FaissStore has no embedding model; pass embedding= when creating or loading "
+                             "it, or use the *_by_vector methods")
+        return self._embedding
+
+    # -- adding -------------------------------------------------------------------
+    def add_texts(self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, *,
+                  ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
+        """Embed ``texts`` and add them; returns their ids (new random ids unless given)."""
+        texts = list(texts)
+        self._docs.validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        vectors = self._need_embedding().embed_documents_array(texts)
+        return self._add(texts, vectors, metadatas, ids)
+
+    def add_embeddings(self, text_embeddings: Iterable[tuple[str, Sequence[float]]],
+                       metadatas: Sequence[dict[str, Any]] | None = None, *,
+                       ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
+        """Add precomputed ``(text, vector)`` pairs."""
+        pairs = list(text_embeddings)
+        texts = [t for t, _ in pairs]
+        self._docs.validate_new(texts, metadatas, ids)
+        if not pairs:
+            return []
+        return self._add(texts, [v for _, v in pairs], metadatas, ids)
+
+    def add_vectors(self, texts: Sequence[str], vectors: Any, metadatas: Sequence[dict[str, Any]] | None = None, *,
+                    ids: Sequence[str] | None = None) -> list[str]:
+        """Add texts with a precomputed ``(n, d)`` matrix (the fast path of ``add_embeddings``)."""
+        texts = list(texts)
+        self._docs.validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, vectors, metadatas, ids)
+
+    def _add(self, texts: list[str], vectors: Any, metadatas: Sequence[dict[str, Any] | None] | None,
+             ids: Sequence[str] | None) -> list[str]:
+        matrix = fx.as_matrix(vectors, self._dimension, what="embeddings", unit=self._unit)
+        if matrix.shape[0] != len(texts):
+            raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
+        index = self._ensure_index(matrix.shape[1])
+        if not index.is_trained:
+            self._train(matrix)
+        new_ids = list(ids) if ids is not None else fx.new_ids(len(texts))
+        index.add(matrix)
+        self._docs.extend(new_ids, texts, metadatas)
+        return new_ids
+
+    def _ensure_index(self, dimension: int) -> Any:
+        if self._index is None:
+            self._index = fx.new_index(dimension, self.distance_strategy, self.index_factory)
+            self._dimension = dimension
+        return self._index
+
+    def train(self, data: Sequence[str] | Any) -> None:
+        """Train an index that needs it (IVF, PQ) on texts (embedded here) or on a vector matrix.
+
+        Call it before adding when the first batch is too small or unrepresentative.
+        """
+        if isinstance(data, (list, tuple)) and data and isinstance(data[0], str):
+            raw: Any = self._need_embedding().embed_documents_array(list(data))
+        else:
+            raw = data
+        matrix = fx.as_matrix(raw, self._dimension, what="training vectors", unit=self._unit)
+        index = self._ensure_index(matrix.shape[1])
+        if index.ntotal:
+            raise ValueError("train() must come before the first vectors are added")
+        self._train(matrix)
+
+    def _train(self, matrix: np.ndarray) -> None:
+        try:
+            self._index.train(matrix)
+        except RuntimeError as err:
+            raise ValueError(f"could not train index_factory={self.index_factory!r} on {matrix.shape[0]} vectors "
+                             f"({fx._faiss_message(err)}); call store.train(...) with more vectors first, "
+                             "or use a smaller IVF list count") from None
+
+    # -- deleting and reading by id -----------------------------------------------
+    def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
+        """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
+        if ids is None:
+            raise ValueError("delete() needs the ids to delete")
+        wanted = list(dict.fromkeys(ids))
+        missing = [x for x in wanted if x not in self._docs.position]
+        if missing:
+            raise ValueError(f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
+                             "nothing was deleted")
+        if not wanted:
+            return True
+        keep = np.ones(len(self._docs), dtype=bool)
+        keep[[self._docs.position[x] for x in wanted]] = False
+        fx.remove_positions(self._index, keep)
+        self._docs.keep(keep)
+        return True
+
+    def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        """The documents of the known ``ids``, in the order asked (unknown ids are skipped)."""
+        position = self._docs.position
+        return [self._docs.document(position[x]) for x in ids if x in position]
+
+    # -- searching ------------------------------------------------------------------
+    def _query_matrix(self, vectors: Any) -> np.ndarray:
+        return fx.as_matrix(vectors, self._dimension, what="query vectors", unit=self._unit)
+
+    def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        embedding = self._need_embedding()
+        if len(queries) == 1:
+            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(1, -1)
+        return embedding.embed_queries_array(list(queries))
+
+    def _search(self, queries: np.ndarray, k: int, filter: MetadataFilter | None, fetch_k: int,
+                score_threshold: float | None = None) -> list[list[Hit]]:
+        pred = compile_filter(filter) if filter is not None else None
+        return search_hits(self._index, self._docs.metadata_view, queries, k, pred, fetch_k, score_threshold,
+                           fx.higher_is_better(self.distance_strategy))
+
+    def _view(self) -> np.ndarray | None:
+        """Zero-copy view of a flat index's vectors, cached while the index memory is unchanged."""
+        index = self._index
+        if not fx.is_flat(index) or index.ntotal == 0:
+            return None
+        key = (index.ntotal, int(index.get_xb()))
+        if self._flat is None or self._flat_key != key:
+            self._flat, self._flat_key = fx.flat_view(index), key
+        return self._flat
+
+    def _with_docs(self, hits: list[Hit]) -> list[tuple[Document, float]]:
+        document = self._docs.document
+        return [(document(p), s) for p, s in hits]
+
+    def similarity_search_with_score_by_vector(self, embedding: Sequence[float], k: int = 4,
+                                               filter: MetadataFilter | None = None, fetch_k: int = 20,
+                                               **kwargs: Any) -> list[tuple[Document, float]]:
+        """Documents nearest ``embedding`` with raw scores (see the module doc for their meaning)."""
+        hits = self._search(self._query_matrix([embedding]), k, filter, fetch_k, kwargs.get("score_threshold"))
+        return self._with_docs(hits[0])
+
+    def similarity_search_by_vector(self, embedding: Sequence[float], k: int = 4,
+                                    filter: MetadataFilter | None = None, fetch_k: int = 20,
+                                    **kwargs: Any) -> list[Document]:
+        return [d for d, _ in self.similarity_search_with_score_by_vector(embedding, k, filter, fetch_k, **kwargs)]
+
+    def similarity_search_with_score(self, query: str, k: int = 4, filter: MetadataFilter | None = None,
+                                     fetch_k: int = 20, **kwargs: Any) -> list[tuple[Document, float]]:
+        vector = self._embed_queries([query])
+        hits = self._search(self._query_matrix(vector), k, filter, fetch_k, kwargs.get("score_threshold"))
+        return self._with_docs(hits[0])
+
+    def similarity_search(self, query: str, k: int = 4, filter: MetadataFilter | None = None,
+                          fetch_k: int = 20, **kwargs: Any) -> list[Document]:
+        """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
+        return [d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)]
+
+    def _relevance_score(self, score: float) -> float:
+        if self.override_relevance_score_fn is not None:
+            return self.override_relevance_score_fn(score)
+        return fx.relevance(self.distance_strategy, score)
+
+    # -- batched search ---------------------------------------------------------------
+    def similarity_search_with_score_by_vector_batch(self, embeddings: Any, k: int = 4,
+                                                     filter: MetadataFilter | None = None, fetch_k: int = 20,
+                                                     **kwargs: Any) -> list[list[tuple[Document, float]]]:
+        """One FAISS call for many query vectors; one result list per row."""
+        matrix = self._query_matrix(embeddings)
+        if matrix.shape[0] == 0:
+            return []
+        return [self._with_docs(h) for h in self._search(matrix, k, filter, fetch_k, kwargs.get("score_threshold"))]
+
+    def similarity_search_by_vector_batch(self, embeddings: Any, k: int = 4, filter: MetadataFilter | None = None,
+                                          fetch_k: int = 20, **kwargs: Any) -> list[list[Document]]:
+        rows = self.similarity_search_with_score_by_vector_batch(embeddings, k, filter, fetch_k, **kwargs)
+        return [[d for d, _ in row] for row in rows]
+
+    def similarity_search_with_score_batch(self, queries: Sequence[str], k: int = 4,
+                                           filter: MetadataFilter | None = None, fetch_k: int = 20,
+                                           **kwargs: Any) -> list[list[tuple[Document, float]]]:
+        """Embed all ``queries`` in one model call and search them in one FAISS call."""
+        queries = list(queries)
+        if not queries:
+            return []
+        return self.similarity_search_with_score_by_vector_batch(self._embed_queries(queries), k, filter,
+                                                                 fetch_k, **kwargs)
+
+    def similarity_search_batch(self, queries: Sequence[str], k: int = 4, filter: MetadataFilter | None = None,
+                                fetch_k: int = 20, **kwargs: Any) -> list[list[Document]]:
+        """``similarity_search`` for many queries at once (much faster than a loop)."""
+        rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
+        return [[d for d, _ in row] for row in rows]
+
+    # -- MMR --------------------------------------------------------------------------
+    def max_marginal_relevance_search_with_score_by_vector(
+        self, embedding: Sequence[float], *, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None, **kwargs: Any,
+    ) -> list[tuple[Document, float]]:
+        """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw similarity scores."""
+        if not 0.0 <= lambda_mult <= 1.0:
+            raise ValueError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+        query = self._query_matrix([embedding])
+        hits = self._search(query, max(k, fetch_k), filter, max(k, fetch_k))[0]
+        if not hits:
+            return []
+        candidates = fx.vectors_at(self._index, [p for p, _ in hits], self._view())
+        picks = maximal_marginal_relevance(query[0], candidates, lambda_mult, k, normalized=self._unit)
+        return self._with_docs([hits[i] for i in picks])
+
+    def max_marginal_relevance_search_by_vector(self, embedding: Sequence[float], k: int = 4, fetch_k: int = 20,
+                                                lambda_mult: float = 0.5, filter: MetadataFilter | None = None,
+                                                **kwargs: Any) -> list[Document]:
+        pairs = self.max_marginal_relevance_search_with_score_by_vector(
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter)
+        return [d for d, _ in pairs]
+
+    def max_marginal_relevance_search(self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
+                                      filter: MetadataFilter | None = None, **kwargs: Any) -> list[Document]:
+        """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``: 1 = similarity only)."""
+        vector = self._embed_queries([query])[0]
+        return self.max_marginal_relevance_search_by_vector(vector, k, fetch_k, lambda_mult, filter)
+
+    # -- construction -----------------------------------------------------------------
+    @classmethod
+    def from_texts(cls, texts: Sequence[str], embedding: Embeddings,
+                   metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
+                   **kwargs: Any) -> FaissStore:
+        """Embed ``texts`` and build a store (kwargs go to the constructor)."""
+        store = cls(embedding, **kwargs)
+        store.add_texts(texts, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_embeddings(cls, text_embeddings: Iterable[tuple[str, Sequence[float]]], embedding: Embeddings,
+                        metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
+                        **kwargs: Any) -> FaissStore:
+        """Build a store from precomputed ``(text, vector)`` pairs."""
+        store = cls(embedding, **kwargs)
+        store.add_embeddings(text_embeddings, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_vectors(cls, texts: Sequence[str], vectors: Any, embedding: Embeddings | None = None,
+                     metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
+                     **kwargs: Any) -> FaissStore:
+        """Build a store from texts and a precomputed ``(n, d)`` matrix (the fastest way in)."""
+        store = cls(embedding, **kwargs)
+        store.add_vectors(texts, vectors, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_documents(cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any) -> FaissStore:
+        store = super().from_documents(documents, embedding, **kwargs)
+        assert isinstance(store, FaissStore)
+        return store
+
+    def merge_from(self, target: FaissStore) -> None:
+        """Append every document and vector of ``target`` (same model, dimension and distance)."""
+        if target.distance_strategy != self.distance_strategy:
+            raise ValueError(f"cannot merge a {target.distance_strategy} store into a {self.distance_strategy} one")
+        if self._model_id and target.model_id and self._model_id != target.model_id:
+            raise EmbeddingMismatchError(f"cannot merge vectors of model {target.model_id!r} into a store of "
+                                         f"model {self._model_id!r}")
+        if target._index is None or len(target) == 0:
+            return
+        vectors = fx.vectors_at(target._index, np.arange(len(target)))
+        docs = target._docs
+        self._docs.validate_new(docs.texts, docs.metadatas, docs.ids)
+        self._add(list(docs.texts), vectors, docs.metadatas, list(docs.ids))
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the store to directory ``path`` atomically (see :mod:`ragkit.stores.persist`)."""
+        from ragkit.stores.persist import save_store
+
+        save_store(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any) -> FaissStore:
+        """Load a store saved by :meth:`save`; refuses indexes built by another model."""
+        from ragkit.stores.persist import load_store
+
+        return load_store(cls, path, embeddings, **kwargs)
+
+    def save_local(self, folder_path: str | os.PathLike[str]) -> None:
+        """LangChain's name for :meth:`save`."""
+        self.save(folder_path)
+
+    @classmethod
+    def load_local(cls, folder_path: str | os.PathLike[str], embeddings: Embeddings | None = None,
+                   allow_dangerous_deserialization: bool = False, **kwargs: Any) -> FaissStore:
+        """LangChain's name for :meth:`load` (nothing is deserialised unsafely, so the flag is ignored)."""
+        return cls.load(folder_path, embeddings, **kwargs)
