@@ -1,29 +1,74 @@
-"""The offline demo behind ``make demo``.
+"""The offline demo behind ``make demo`` (also ``ragkit demo``).
 
-For now it runs a prompt → FakeChatModel → parser chain (the indexing issue
-replaces it with: index the bundled dataset, query it, re-index).
+Indexes the bundled dataset with the local model into a fresh index directory,
+runs two queries (BM25 and hybrid) and prints the results, then re-indexes to
+show that nothing unchanged is redone. Set ``RAGKIT_EMBEDDING=hash`` to run it
+without the local model, ``RAGKIT_DEMO_INDEX=DIR`` to keep the index.
+
+``DEMO_INPUT`` may be a BEIR-format dataset folder (``corpus.jsonl``: each
+record becomes a document) or any folder of files.
 """
 
 from __future__ import annotations
 
-from ragkit.models import FakeChatModel
-from ragkit.parsers import StrOutputParser
-from ragkit.prompts import ChatPromptTemplate
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ragkit.documents import Document
+
+#: What the demo indexes (relative to the repository root).
+DEMO_INPUT = Path(__file__).resolve().parent.parent / "datasets" / "bicycle-care"
+DEMO_QUERIES = (("bm25", "fix a flat tyre puncture"), ("hybrid", "my chain is noisy and dirty"))
+
+
+def _inputs(path: Path) -> list[Any]:
+    if (path / "corpus.jsonl").is_file() or (path / "corpus.jsonl.gz").is_file():
+        from ragkit.eval import load_beir  # type: ignore[attr-defined,unused-ignore]
+
+        data = load_beir(path)
+        return [Document(d.page_content, metadata={**d.metadata, "source": f"{path.name}/{d.id}"})
+                for d in data.documents]
+    return [path]
+
+
+def _show(title: str, docs: list[Document]) -> None:
+    print(f"\n{title}")
+    for rank, doc in enumerate(docs, 1):
+        text = " ".join(doc.page_content.split())
+        print(f"  {rank}. [{doc.metadata.get('score', 0.0):.3f}] {doc.metadata.get('source')}: {text[:110]}...")
+
+
+def _summary(report: Any) -> str:
+    return (f"added {report.num_added}, updated {report.num_updated}, skipped {report.num_skipped}, "
+            f"deleted {report.num_deleted} in {report.seconds:.2f} s")
 
 
 def main() -> int:
-    print("ragkit demo: prompt -> FakeChatModel -> StrOutputParser (indexing lands with a later issue)")
-    prompt = ChatPromptTemplate.from_messages(
-        [("system", "You answer in one sentence."), ("human", "What does {tool} do?")]
-    )
-    model = FakeChatModel(responses=["It turns your documents into answers, offline."])
-    chain = prompt | model | StrOutputParser()
-    print("question: What does ragkit do?")
-    print("streamed answer: ", end="", flush=True)
-    for token in chain.stream({"tool": "ragkit"}):
-        print(token, end="", flush=True)
-    print()
-    return 0
+    from ragkit.indexing.index_dir import Index
+
+    if not DEMO_INPUT.exists():
+        print(f"demo input {DEMO_INPUT} is missing; run the demo from a full checkout of the repository")
+        return 1
+    embedding = os.environ.get("RAGKIT_EMBEDDING", "local")
+    keep = os.environ.get("RAGKIT_DEMO_INDEX")
+    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="ragkit-demo-")) / "demo-index"
+    print(f"ragkit demo: indexing {DEMO_INPUT.name} into {root} with the {embedding!r} embedding model")
+    began = time.monotonic()
+    idx = Index.create(root, embedding, chunk_size=600, chunk_overlap=80)
+    inputs = _inputs(DEMO_INPUT)
+    first = idx.add(inputs)
+    print(f"first index: {_summary(first)}; {first.chunks} chunks")
+    for kind, question in DEMO_QUERIES:
+        _show(f"{kind} retriever: {question!r}", idx.retriever(kind, k=3).invoke(question))
+    again = idx.add(inputs)
+    print(f"\nre-index, nothing changed: {_summary(again)}")
+    info = Index.open(root).info()
+    print(f"index: {info['chunks']} chunks from {info['documents']} documents, model {info['model']}, "
+          f"{info['size_bytes'] / 1e6:.1f} MB; total {time.monotonic() - began:.1f} s")
+    return 0 if first.ok and again.num_added == 0 and again.num_deleted == 0 else 1
 
 
 if __name__ == "__main__":

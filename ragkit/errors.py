@@ -133,3 +133,19 @@ class IndexFormatError(RagkitError, ValueError):
 
 class DatasetError(RagkitError, ValueError):
     """An evaluation dataset is missing a file or has a malformed line (names the file and line)."""
+
+
+class IndexingError(RagkitError):
+    """Incremental indexing or an index directory cannot do what was asked (names the path)."""
+
+
+class IndexLockedError(IndexingError, TimeoutError):
+    """Another process holds the index's writer lock (names the index and the lock file)."""
+
+
+class IndexMismatchError(IndexingError, EmbeddingMismatchError):
+    """An index directory was built with another embedding model or settings than the ones given."""
+
+
+class IndexDamagedError(IndexingError, IndexCorruptedError):
+    """An index directory is missing files or holds unreadable ones (names the file and what to do)."""

@@ -1,0 +1,1 @@
+"""Helpers of the ``ragkit`` command (rendering, settings, eval and ask); see :mod:`ragkit.cli`."""

@@ -1,0 +1,320 @@
+"""One write to an index directory: walk, skip unchanged files, load, split, embed, clean up, commit.
+
+Used by :meth:`ragkit.Index.add` (and so by ``ragkit index``). The whole job
+holds the index's writer lock and builds the next snapshot in a staging folder
+(see :mod:`ragkit.indexing.snapshot`); nothing the live index uses is touched
+until the final commit, so an interrupted job leaves the previous index as it
+was, and the embedding cache makes the rerun cheap.
+
+Cleanup modes (``ragkit index --cleanup``):
+
+- ``incremental`` (default): a changed file loses its old chunks; a file that
+  vanished under one of the given paths loses all of them; other roots indexed
+  into the same directory are left alone;
+- ``full``: everything not seen in this run is removed;
+- ``none``: nothing is removed (old versions of changed files stay).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragkit.documents import Document
+from ragkit.embeddings.base import Embeddings
+from ragkit.indexing.api import index as run_index
+from ragkit.indexing.file_table import FileRow, FileTable
+from ragkit.indexing.files import FoundFile, load_file, walk
+from ragkit.indexing.record_manager import SQLRecordManager
+from ragkit.indexing.snapshot import Snapshots
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragkit.indexing.index_dir import Index
+
+CLEANUPS = ("incremental", "full", "none")
+NAMESPACE = "ragkit"
+RECORDS = "records.sqlite"
+
+
+@dataclass
+class IndexReport:
+    """What one write did: LangChain's ``num_*`` counts plus files, failures and timing."""
+
+    num_added: int = 0
+    num_updated: int = 0
+    num_skipped: int = 0
+    num_deleted: int = 0
+    files_seen: int = 0
+    files_loaded: int = 0
+    files_unchanged: int = 0
+    chunks: int = 0
+    failures: list[dict[str, str]] = field(default_factory=list)
+    ignored: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    committed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Progress:
+    """Live counters handed to the ``progress`` callback."""
+
+    files_total: int = 0
+    files_done: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    started: float = field(default_factory=time.monotonic)
+    stage: str = "scan"
+
+
+class _Counting(Embeddings):
+    """Passes through to ``inner`` and counts embedded texts (for progress)."""
+
+    def __init__(self, inner: Embeddings, progress: Progress, notify: Callable[[], None]) -> None:
+        self.inner, self.progress, self.notify = inner, progress, notify
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int | None:
+        return self.inner.dimension
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()  # type: ignore[no-any-return]
+
+    def embed_documents_array(self, texts: list[str]) -> np.ndarray:
+        out = self.inner.embed_documents_array(texts)
+        self.progress.embedded += len(texts)
+        self.notify()
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def _load_all(files: Sequence[FoundFile], split_for: Callable[[str], Callable[[list[Document]], list[Document]]],
+              workers: int) -> Iterator[tuple[FoundFile, list[Document] | BaseException]]:
+    """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
+    def job(item: FoundFile) -> list[Document]:
+        return split_for(item.path)(load_file(item.path))
+
+    def outcome(item: FoundFile, fut: Future[list[Document]]) -> tuple[FoundFile, list[Document] | BaseException]:
+        err = fut.exception()
+        return (item, err) if err is not None else (item, fut.result())
+
+    if workers <= 1:
+        for item in files:
+            try:
+                yield item, job(item)
+            except Exception as err:  # reported per file; the job goes on
+                yield item, err
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-load") as pool:
+        window: collections.deque[tuple[FoundFile, Future[list[Document]]]] = collections.deque()
+        queue = iter(files)
+        for item in queue:
+            window.append((item, pool.submit(job, item)))
+            if len(window) >= workers * 4:
+                yield outcome(*window.popleft())
+        while window:
+            yield outcome(*window.popleft())
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err) or type(err).__name__
+    return text if isinstance(err, OSError) or type(err).__name__ in text else f"{type(err).__name__}: {text}"
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+class Writer:
+    """One write job over ``idx`` (create with the writer lock held)."""
+
+    def __init__(self, idx: Index, staging: Path, current: Path | None, progress: Progress,
+                 notify: Callable[[], None]) -> None:
+        self.idx, self.staging, self.progress, self.notify = idx, staging, progress, notify
+        records = staging / RECORDS
+        if current is not None and (current / RECORDS).is_file():
+            import sqlite3
+
+            src = sqlite3.connect(f"file:{current / RECORDS}?mode=ro", uri=True)
+            dst = sqlite3.connect(str(records))
+            try:
+                src.backup(dst)
+            finally:
+                src.close()
+                dst.close()
+        self.rm = SQLRecordManager(NAMESPACE, db_url=f"sqlite:///{records}")
+        self.rm.create_schema()
+        self.files = FileTable(str(records))
+        self.store = idx._load_store(current, _Counting(idx._write_embeddings(), progress, notify))
+        self.report = IndexReport()
+
+    def close(self) -> None:
+        self.rm.close()
+        self.files.close()
+
+    def add_paths(self, paths: Sequence[str], glob: Sequence[str], exclude: Sequence[str], cleanup: str,
+                  workers: int, batch_size: int, force: bool) -> bool:
+        """Index the files under ``paths``; returns whether anything changed."""
+        roots = [os.path.abspath(os.fspath(p)) for p in paths]
+        found = list(walk(roots, glob, exclude))
+        old = self.files.all()
+        fingerprint = self.idx.settings.fingerprint()
+        report, start = self.report, self.rm.get_time()
+        unchanged: list[str] = []
+        to_load: list[FoundFile] = []
+        for item in found:
+            if item.ignored:
+                report.ignored.append({"path": item.path, "reason": item.ignored})
+                continue
+            report.files_seen += 1
+            prev = old.get(item.path)
+            if (not force and prev is not None and prev.size == item.size and prev.mtime_ns == item.mtime_ns
+                    and prev.fingerprint == fingerprint):
+                unchanged.append(item.path)
+                report.num_skipped += prev.chunks
+            else:
+                to_load.append(item)
+        report.files_unchanged = len(unchanged)
+        self.progress.files_total, self.progress.files_done, self.progress.stage = len(found), len(unchanged), "index"
+        self.notify()
+        self.rm.touch_groups(unchanged)
+        new_rows: list[FileRow] = []
+        failed: list[str] = []
+
+        def chunks() -> Iterator[Document]:
+            split_for = self.idx._splitter_factory()
+            for item, result in _load_all(to_load, split_for, workers):
+                self.progress.files_done += 1
+                if isinstance(result, BaseException):
+                    report.failures.append({"path": item.path, "error": _describe(result)})
+                    failed.append(item.path)
+                else:
+                    new_rows.append(FileRow(item.path, item.size, item.mtime_ns, len(result), fingerprint))
+                    self.progress.chunks += len(result)
+                    yield from result
+                self.notify()
+
+        counts = run_index(chunks(), self.rm, self.store, cleanup=None if cleanup == "none" else "incremental",
+                           batch_size=batch_size, force_update=force)
+        for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
+            setattr(report, key, getattr(report, key) + counts[key])  # type: ignore[literal-required]
+        report.files_loaded = len(new_rows)
+        self.rm.touch_groups(failed)  # a file that failed to load keeps its previous chunks
+        gone: list[str] = []
+        if cleanup != "none":
+            seen = {f.path for f in found}
+            in_scope = (lambda p: True) if cleanup == "full" else (lambda p: _inside(p, roots))
+            stale = [g for g in self.rm.list_groups(before=start) if in_scope(g)]
+            report.num_deleted += self._delete(self.rm.list_keys(before=start, group_ids=stale))
+            if cleanup == "full":
+                report.num_deleted += self._delete(self.rm.list_keys(before=start))
+            gone = [p for p in old if p not in seen and in_scope(p)]
+            self.files.delete(gone)
+        changed_rows = [r for r in new_rows if old.get(r.path) != r]
+        self.files.upsert(changed_rows)
+        return bool(counts["num_added"] or counts["num_updated"] or report.num_deleted or changed_rows or gone)
+
+    def add_documents(self, docs: Sequence[Document], batch_size: int, force: bool) -> bool:
+        """Index ready-made documents (split with the index's splitter, grouped by ``source``)."""
+        split_for = self.idx._splitter_factory()
+        by_source: dict[str, list[Document]] = {}
+        for doc in docs:
+            by_source.setdefault(str(doc.metadata.get("source", "")), []).append(doc)
+        chunks = [c for src, group in by_source.items() for c in split_for(src)(group)]
+        has_sources = all(c.metadata.get("source") for c in chunks)
+        counts = run_index(chunks, self.rm, self.store, cleanup="incremental" if has_sources else None,
+                           batch_size=batch_size, force_update=force)
+        for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
+            setattr(self.report, key, getattr(self.report, key) + counts[key])  # type: ignore[literal-required]
+        return bool(counts["num_added"] or counts["num_updated"] or counts["num_deleted"])
+
+    def _delete(self, keys: list[str]) -> int:
+        for start in range(0, len(keys), 1000):
+            part = keys[start:start + 1000]
+            self.store.delete(part)
+            self.rm.delete_keys(part)
+        return len(keys)
+
+    def save(self) -> None:
+        """Write the store, the BM25 index and the manifest into the staging folder."""
+        self.progress.stage = "save"
+        self.notify()
+        count = len(self.store)
+        if count:
+            from ragkit.retrievers.bm25 import BM25Retriever
+
+            self.store.save(self.staging / "store")
+            docs = self.store.get_by_ids(self.store.ids)
+            BM25Retriever.from_documents(docs).save(self.staging / "bm25")
+        self.report.chunks = count
+        manifest = {"format": 1, "chunks": count, "sources": len(self.rm.list_groups()),
+                    "model_id": self.idx.model_id, "dimension": self.idx.dimension,
+                    "splitter": self.idx.settings.to_dict(), "updated": time.time()}
+        (self.staging / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        self.rm.checkpoint()
+        self.close()
+
+
+def write(idx: Index, inputs: Sequence[str | os.PathLike[str] | Document], *, glob: Sequence[str] = (),
+          exclude: Sequence[str] = (), cleanup: str = "incremental", workers: int = 1, batch_size: int = 512,
+          force_update: bool = False, rebuild: bool = False, lock_timeout: float | None = 30.0,
+          progress: Callable[[Progress], None] | None = None) -> IndexReport:
+    """Run one write job on ``idx`` (see :meth:`ragkit.Index.add`)."""
+    from ragkit.errors import ConfigurationError
+    from ragkit.indexing.lock import WriterLock
+
+    if cleanup not in CLEANUPS:
+        raise ConfigurationError(f"cleanup must be one of {', '.join(CLEANUPS)}; got {cleanup!r}")
+    docs = [x for x in inputs if isinstance(x, Document)]
+    paths = [os.fspath(x) for x in inputs if not isinstance(x, Document)]
+    for p in paths:
+        if not os.path.lexists(p):
+            raise ConfigurationError(f"{p}: no such file or folder; check the path (nothing was indexed)")
+    began = time.monotonic()
+    state = Progress()
+    notify = (lambda: progress(state)) if progress is not None else (lambda: None)
+    snaps = Snapshots(idx.path)
+    with WriterLock(idx.path / "index.lock", timeout=lock_timeout, what=f"the index {idx.path}"):
+        current = None if rebuild else snaps.current()
+        staging = snaps.new_staging()
+        try:
+            job = Writer(idx, staging, current, state, notify)
+            try:
+                changed = job.add_paths(paths, glob, exclude, cleanup, workers, batch_size, force_update) \
+                    if paths else False
+                changed = job.add_documents(docs, batch_size, force_update) or changed if docs else changed
+                changed = changed or current is None or idx._settings_changed(current)
+                if changed:
+                    job.save()
+                    snaps.commit(staging)
+                    idx._after_commit()
+                    job.report.committed = True
+                else:
+                    job.report.chunks = len(job.store)
+            finally:
+                job.close()
+        finally:
+            snaps.discard(staging)
+    job.report.seconds = round(time.monotonic() - began, 3)
+    return job.report

@@ -1,0 +1,31 @@
+"""Run the real ``ragkit`` command in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("RAGKIT_") and k != "GOOGLE_API_KEY"}
+    base["PYTHONPATH"] = str(REPO) + os.pathsep + base.get("PYTHONPATH", "")
+    return {**base, **extra}
+
+
+def ragkit(*args: object, check_json: bool = False, timeout: float = 120, **env_extra: str
+           ) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "ragkit", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env(**env_extra))
+    if check_json:
+        proc.data = json.loads(proc.stdout)  # type: ignore[attr-defined]
+    return proc
+
+
+def start(*args: object, **env_extra: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "ragkit", *map(str, args)]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(**env_extra))
