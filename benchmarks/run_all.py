@@ -21,6 +21,8 @@ BENCHMARKS: dict[str, list[str]] = {
     "core_overhead": [],
     "import_time": [],
     "chains": [],
+    "split_load": [],
+    "indexing": [],
 }
 
 
