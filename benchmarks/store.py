@@ -1,7 +1,7 @@
 """Embeddings + FAISS store, ragkit vs LangChain, side by side in one process.
 
-Run:  python benchmarks/store.py [--docs 200] [--chunks 300] [--synthetic 100000] [--queries 100]
-                                 [--threads N] [--out benchmarks/results/store.md]
+Run:  python benchmarks/store.py [--docs 128] [--chunks 256] [--chunk-size 500] [--synthetic 100000]
+                                 [--queries 100] [--rounds 2] [--threads N] [--out benchmarks/results/store.md]
       python benchmarks/store.py --docs 5183      # embed all of SciFact (minutes on 2 busy cores)
 
 Compared:
@@ -15,7 +15,7 @@ Compared:
 Data: SciFact (``--scifact``, 5,183 abstracts, read in place, never copied); the first
 ``--docs`` abstracts are embedded, the rest of the SciFact store gets random unit vectors
 unless ``--docs 5183`` (build/search/save costs do not depend on the vector values).
-Mixed-length chunks: ``--chunks`` chunks (1,000 characters max) cut from the benchmark corpus
+Mixed-length chunks: ``--chunks`` chunks (``--chunk-size`` characters max) cut from the benchmark corpus
 built by ``../shared/bench/make_corpus.sh`` (``--corpus-dir``). Synthetic: ``--synthetic``
 random unit vectors (384-d) with short texts and metadata.
 """
@@ -38,7 +38,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One BLAS thread unless the caller says otherwise: on a small shared machine a multi-threaded
+# OpenBLAS fights the other processes for the cores and every matrix product gets many times
+# slower (both libraries use numpy/OpenBLAS, so the setting applies to both sides alike).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 warnings.filterwarnings("ignore")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -120,13 +125,13 @@ def load_scifact(root: Path) -> tuple[list[dict[str, str]], list[str]]:
     return docs, queries
 
 
-def mixed_chunks(corpus_dir: Path, count: int, seed: int = 0) -> list[str]:
+def mixed_chunks(corpus_dir: Path, count: int, chunk_size: int, seed: int = 0) -> list[str]:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     files = sorted(p for kind in ("py", "md", "html", "txt") for p in (corpus_dir / kind).iterdir())
     rng = random.Random(seed)
     rng.shuffle(files)
-    splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=0)
+    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=0)
     chunks: list[str] = []
     for path in files[:400]:
         chunks.extend(c for c in splitter.split_text(path.read_text(encoding="utf-8")) if c.strip())
@@ -308,8 +313,9 @@ def bench_text_queries(table: Table, ours: FaissStore, lc: Any, queries: list[st
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", type=int, default=200, help="SciFact abstracts to embed (5183 = all)")
-    ap.add_argument("--chunks", type=int, default=300, help="mixed-length corpus chunks to embed")
+    ap.add_argument("--docs", type=int, default=128, help="SciFact abstracts to embed (5183 = all)")
+    ap.add_argument("--chunks", type=int, default=256, help="mixed-length corpus chunks to embed")
+    ap.add_argument("--chunk-size", type=int, default=500, help="characters per corpus chunk")
     ap.add_argument("--synthetic", type=int, default=100_000, help="size of the synthetic store")
     ap.add_argument("--queries", type=int, default=100, help="SciFact queries for search timings")
     ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: all cores)")
@@ -334,8 +340,9 @@ def main() -> None:
     real = bench_embedding(table, emb, naive, session, "SciFact abstracts, corpus order", texts[:n_docs], None,
                            args.rounds)
     if args.chunks:
-        chunks = mixed_chunks(args.corpus_dir, args.chunks)
-        bench_embedding(table, emb, naive, session, "mixed-length corpus chunks", chunks, 1.3, args.rounds)
+        chunks = mixed_chunks(args.corpus_dir, args.chunks, args.chunk_size)
+        bench_embedding(table, emb, naive, session, f"mixed-length corpus chunks of ≤{args.chunk_size} chars",
+                        chunks, 1.3, args.rounds)
     vectors = np.vstack([real, unit_vectors(len(texts) - n_docs, real.shape[1], 1)]) if n_docs < len(texts) else real
     query_vectors = emb.embed_queries_array(queries)
 
@@ -359,7 +366,8 @@ def main() -> None:
               f"{platform.python_version()}, faiss {faiss.__version__}, onnxruntime "
               f"{__import__('onnxruntime').__version__}, langchain-community "
               f"{__import__('langchain_community').__version__}. Model: {emb.model_id}. "
-              f"Load average at the end: {os.getloadavg()[0]:.1f}.\n\n")
+              f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, onnxruntime threads "
+              f"{args.threads or 'default'}. Load average at the end: {os.getloadavg()[0]:.1f}.\n\n")
     text = header + table.markdown() + "\n"
     print("\n" + text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
