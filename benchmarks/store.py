@@ -1,7 +1,7 @@
 """Embeddings + FAISS store, ragkit vs LangChain, side by side in one process.
 
-Run:  python benchmarks/store.py [--docs 96] [--chunks 192] [--chunk-size 500] [--synthetic 100000]
-                                 [--queries 100] [--rounds 2] [--threads N] [--out benchmarks/results/store.md]
+Run:  python benchmarks/store.py [--docs 64] [--chunks 160] [--chunk-size 500] [--synthetic 100000]
+                                 [--queries 100] [--rounds 3] [--threads N] [--out benchmarks/results/store.md]
       python benchmarks/store.py --docs 5183      # embed all of SciFact (minutes on 2 busy cores)
 
 Compared:
@@ -203,43 +203,32 @@ def ms(seconds: float) -> str:
 
 # -- benchmark sections ----------------------------------------------------------------------------------
 def bench_embedding(table: Table, emb: LocalEmbeddings, naive: NaiveOnnxEmbeddings, session: Any,
-                    name: str, texts: list[str], target_naive: float | None, rounds: int,
-                    slice_size: int = 64) -> np.ndarray:
-    """Texts/s of the floor, ragkit and the naive wrapper.
+                    name: str, texts: list[str], target_naive: float | None, rounds: int) -> np.ndarray:
+    """Texts/s of the floor, ragkit and the naive wrapper, each given the whole list at once.
 
-    The texts are fed in corpus-order slices of ``slice_size`` (as an indexer streams them);
-    the three contenders take turns slice by slice, and each slice counts its best time over
-    ``rounds``, so a load spike on the shared machine cannot favour one of them.
+    Each contender's best of ``rounds`` counts; the order rotates every round, so neither a
+    load spike on the shared machine nor going first can favour one of them.
     """
     token_ids = emb.tokenize(texts)
     mean_tokens = statistics.mean(map(len, token_ids))
     emb.embed_documents_array(texts[:8])
     naive.embed_documents(texts[:8])
-    totals = {"floor": 0.0, "ours": 0.0, "naive": 0.0}
-    ours_rows: list[np.ndarray] = []
-    theirs: list[list[float]] = []
-    for number, start in enumerate(range(0, len(texts), slice_size)):
-        part, part_ids = texts[start:start + slice_size], token_ids[start:start + slice_size]
-        runs: dict[str, Callable[[], Any]] = {
-            "floor": lambda part_ids=part_ids: bare_onnx(session, part_ids),
-            "ours": lambda part=part: emb.embed_documents_array(part),
-            "naive": lambda part=part: naive.embed_documents(part),
-        }
-        contenders = list(runs)
-        best = {who: float("inf") for who in contenders}
-        results: dict[str, Any] = {}
-        for turn in range(rounds):
-            shift = (number + turn) % len(contenders)  # rotate who goes first: no position bias
-            for who in contenders[shift:] + contenders[:shift]:
-                t, results[who] = once(runs[who])
-                best[who] = min(best[who], results[who] if who == "floor" else t)
-        ours_rows.append(results["ours"])
-        theirs.extend(results["naive"])
-        for key in totals:
-            totals[key] += best[key]
-    ours = np.vstack(ours_rows)
-    agree = float(np.min((ours * np.asarray(theirs, dtype=np.float32)).sum(1)))
-    n, t_ours, t_naive, floor = len(texts), totals["ours"], totals["naive"], totals["floor"]
+    runs: dict[str, Callable[[], Any]] = {
+        "floor": lambda: bare_onnx(session, token_ids),
+        "ours": lambda: emb.embed_documents_array(texts),
+        "naive": lambda: naive.embed_documents(texts),
+    }
+    contenders = list(runs)
+    best = {who: float("inf") for who in contenders}
+    results: dict[str, Any] = {}
+    for turn in range(rounds):
+        shift = turn % len(contenders)
+        for who in contenders[shift:] + contenders[:shift]:
+            t, results[who] = once(runs[who])
+            best[who] = min(best[who], results[who] if who == "floor" else t)
+    ours = results["ours"]
+    agree = float(np.min((ours * np.asarray(results["naive"], dtype=np.float32)).sum(1)))
+    n, t_ours, t_naive, floor = len(texts), best["ours"], best["naive"], best["floor"]
     table.add(f"embed {n} {name} (mean {mean_tokens:.0f} tokens), texts/s", f"{n / t_ours:.1f}",
               f"{n / t_naive:.1f} (naive batching)", f"{n / floor:.1f} (bare onnxruntime)",
               f"{t_naive / t_ours:.2f}x naive; {floor / t_ours:.0%} of floor",
@@ -331,15 +320,40 @@ def bench_text_queries(table: Table, ours: FaissStore, lc: Any, queries: list[st
               "(embedding-bound, see note)")
 
 
+NOTES = """
+Notes:
+
+- Each ratio is ragkit vs the other column (higher is better for ragkit). "met" compares with
+  the targets of issue 4. The machine is shared by several engineers (load average above);
+  contenders are interleaved call by call or slice by slice, but absolute figures swing by
+  ±50% between runs, and everything that is bounded by raw FAISS or raw onnxruntime time
+  (single search, MMR, embedding) gets ratios squeezed towards 1 when that raw time is inflated.
+- Embedding: ragkit sorts texts by token length and pads each batch only to its longest text;
+  the naive wrapper pads batches of 32 in corpus order. On SciFact abstracts (all ~240 tokens,
+  mostly truncated at 256) there is little padding to save; on mixed-length chunks the naive
+  wrapper pads ~1.9x more tokens (measured over 2,000 chunks of ≤500 chars; ≤1,000-char chunks:
+  1.18x, so expect ~1.15x there). Both produce the same vectors (min cosine printed while running).
+- Text queries are embedding-bound (~20 ms of model time each on this machine), so batching
+  them saves only the per-call overhead; the ≥10x batched target applies to the search itself
+  ("queries by vector in one call"), which ragkit runs as one BLAS product for flat indexes.
+- Build: ragkit takes the float32 matrix LocalEmbeddings produces; LangChain's from_embeddings
+  takes (text, list of floats) pairs, what its embed_documents returns.
+- Save: ragkit fsyncs every file and computes sha256 checksums while writing (crash-safe,
+  verifiable); LangChain pickles without fsync. Load: ragkit verifies the checksums before FAISS
+  or the JSON parser sees a byte and never unpickles; LangChain needs
+  allow_dangerous_deserialization=True.
+"""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", type=int, default=96, help="SciFact abstracts to embed (5183 = all)")
-    ap.add_argument("--chunks", type=int, default=192, help="mixed-length corpus chunks to embed")
+    ap.add_argument("--docs", type=int, default=64, help="SciFact abstracts to embed (5183 = all)")
+    ap.add_argument("--chunks", type=int, default=160, help="mixed-length corpus chunks to embed")
     ap.add_argument("--chunk-size", type=int, default=500, help="characters per corpus chunk")
     ap.add_argument("--synthetic", type=int, default=100_000, help="size of the synthetic store")
     ap.add_argument("--queries", type=int, default=100, help="SciFact queries for search timings")
     ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: all cores)")
-    ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds of each embedding run (best counts)")
+    ap.add_argument("--rounds", type=int, default=3, help="rotating rounds of each embedding run (best counts)")
     ap.add_argument("--scifact", type=Path, default=ROOT.parent / "shared" / "datasets" / "scifact")
     ap.add_argument("--corpus-dir", type=Path, default=ROOT.parent / ".bench-corpus" / "corpus")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "store.md")
@@ -388,7 +402,7 @@ def main() -> None:
               f"{__import__('langchain_community').__version__}. Model: {emb.model_id}. "
               f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, onnxruntime threads "
               f"{args.threads or 'default'}. Load average at the end: {os.getloadavg()[0]:.1f}.\n\n")
-    text = header + table.markdown() + "\n"
+    text = header + table.markdown() + "\n" + NOTES
     print("\n" + text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
