@@ -358,7 +358,7 @@ def main() -> None:
     ap.add_argument("--corpus-dir", type=Path, default=ROOT.parent / ".bench-corpus" / "corpus")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "store.md")
     args = ap.parse_args()
-    command = "python benchmarks/store.py " + " ".join(sys.argv[1:])
+    command = " ".join(["python benchmarks/store.py", *sys.argv[1:]])
 
     docs, all_queries = load_scifact(args.scifact)
     texts = [f"{d['title']} {d['text']}".strip() for d in docs]
