@@ -59,6 +59,9 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             added, or explicitly with :meth:`train`.
         relevance_score_fn: maps raw scores to [0, 1] instead of the default above.
         dimension: the vector size, when known before the first add.
+
+    Searches may run concurrently (FAISS releases the GIL); adding or deleting while other
+    threads search is not supported, as with LangChain's FAISS.
     """
 
     def __init__(self, embedding: Embeddings | None = None, *, distance_strategy: Any = fx.COSINE,

@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
@@ -189,17 +190,20 @@ def load_store(cls: type[S], path: str | os.PathLike[str], embeddings: Embedding
     manifest = _read_manifest(manifest_path)
     count, dimension = manifest["count"], manifest["dimension"]
     _check_model(manifest, manifest_path, embeddings)
-    doc_file = _verified_file(directory, manifest, "docstore", manifest_path)
-    try:
-        obj = json.loads(doc_file.read_bytes().decode("utf-8"))
-        docs = DocColumns.from_json_obj(obj, count, str(doc_file))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise IndexCorruptedError(f"{str(doc_file)!r} is not a valid ragkit docstore: {err}") from None
-    index = None
-    if manifest["files"].get("index") is not None:
-        index = _read_index(_verified_file(directory, manifest, "index", manifest_path), manifest)
-    elif count:
+    has_index = manifest["files"].get("index") is not None
+    if not has_index and count:
         raise IndexCorruptedError(f"{str(manifest_path)!r} lists {count} documents but no index file")
+    # The index file (the big one) is checksummed in a worker thread while this thread reads,
+    # checks and parses the docstore; hashlib releases the GIL.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        index_check = pool.submit(_verified_file, directory, manifest, "index", manifest_path) if has_index else None
+        doc_file, data = _verified_bytes(directory, manifest, "docstore", manifest_path)
+        try:
+            docs = DocColumns.from_json_obj(json.loads(data.decode("utf-8")), count, str(doc_file))
+        except (ValueError, UnicodeDecodeError) as err:
+            raise IndexCorruptedError(f"{str(doc_file)!r} is not a valid ragkit docstore: {err}") from None
+        index_file = index_check.result() if index_check is not None else None
+    index = _read_index(index_file, manifest) if index_file is not None else None
     if "distance_strategy" in kwargs and fx.distance_strategy(kwargs.pop("distance_strategy")) != \
             manifest["distance_strategy"]:
         raise ValueError(f"{str(manifest_path)!r} was built with distance {manifest['distance_strategy']!r}; "
@@ -252,11 +256,13 @@ def _check_model(manifest: dict[str, Any], path: Path, embeddings: Embeddings | 
         fx.check_dimension(embeddings.dimension, manifest["dimension"], repr(str(path)))
 
 
-def _verified_file(directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path) -> Path:
+def _entry(directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path) -> tuple[Path, dict[str, Any]]:
+    """The file the manifest names for ``role``, checked to be a plain name that exists with the right size."""
     entry = manifest["files"].get(role)
     name = entry.get("name") if isinstance(entry, dict) else None
     if not isinstance(name, str) or not _DATA_FILE.fullmatch(name) or not name.startswith(role):
         raise IndexCorruptedError(f"{str(manifest_path)!r}: the {role} entry is invalid ({entry!r})")
+    assert isinstance(entry, dict)
     path = directory / name
     if not path.is_file():
         raise IndexCorruptedError(f"{str(path)!r} is missing (named by {str(manifest_path)!r})")
@@ -264,13 +270,33 @@ def _verified_file(directory: Path, manifest: dict[str, Any], role: str, manifes
     if size != entry.get("size"):
         raise IndexCorruptedError(f"{str(path)!r} has {size} bytes, the manifest says {entry.get('size')}: "
                                   "the file is truncated or was replaced")
+    return path, entry
+
+
+def _checksum_error(path: Path) -> IndexCorruptedError:
+    return IndexCorruptedError(f"{str(path)!r} fails its sha256 check: the file is corrupted")
+
+
+def _verified_file(directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path) -> Path:
+    """The file for ``role`` after a streaming sha256 check (for the big index file)."""
+    path, entry = _entry(directory, manifest, role, manifest_path)
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     if digest.hexdigest() != entry.get("sha256"):
-        raise IndexCorruptedError(f"{str(path)!r} fails its sha256 check: the file is corrupted")
+        raise _checksum_error(path)
     return path
+
+
+def _verified_bytes(directory: Path, manifest: dict[str, Any], role: str,
+                    manifest_path: Path) -> tuple[Path, bytes]:
+    """The content of the file for ``role``, read once and sha256-checked."""
+    path, entry = _entry(directory, manifest, role, manifest_path)
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+        raise _checksum_error(path)
+    return path, data
 
 
 def _read_index(path: Path, manifest: dict[str, Any]) -> Any:
