@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "chains": [],
     "split_load": [],
     "indexing": [],
+    "store": [],
 }
 
 
