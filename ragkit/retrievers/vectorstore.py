@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
+from ragkit.retrievers._util import with_score
 from ragkit.retrievers.base import BaseRetriever
 
 if TYPE_CHECKING:
@@ -44,8 +45,4 @@ class VectorStoreRetriever(BaseRetriever):
             return self.vectorstore.max_marginal_relevance_search(query, **params)
         else:
             pairs = self.vectorstore.similarity_search_with_relevance_scores(query, **params)
-        out = []
-        for doc, score in pairs:
-            doc = doc.model_copy(update={"metadata": {**doc.metadata, "score": float(score)}})
-            out.append(doc)
-        return out
+        return [with_score(doc, score) for doc, score in pairs]
