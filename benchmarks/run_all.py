@@ -24,6 +24,8 @@ BENCHMARKS: dict[str, list[str]] = {
     "split_load": [],
     "indexing": [],
     "store": [],
+    "retrieval": [],
+    "retrieval_notebook": ["--subset", "30"],
 }
 
 
