@@ -447,12 +447,26 @@ DIFFERENCES = """
    `tests/splitters/test_character_recursive.py::test_start_index_correct_for_repeated_passages`.
 5. Smaller ones: a chunk longer than `chunk_size` is logged once per text (LangChain logs every such chunk);
    `HTMLSectionSplitter` names a section after its tag when the tag is not in `headers_to_split_on`, and keeps
-   `#TITLE#` when a document has no `Title` metadata (LangChain raises `KeyError` in both cases);
+   `#TITLE#` when a document has no `Title` metadata (LangChain raises `KeyError` in both cases), and returns no
+   sections for an empty or comment-only document (LangChain raises lxml's `ValueError`);
    `MarkdownHeaderTextSplitter` does not crash on an empty last line with `strip_headers=False` (LangChain raises
    `IndexError`); `TokenTextSplitter` counts with the local MiniLM WordPiece tokenizer by default and returns exact
    slices of the source text (WordPiece cannot be decoded back to the original casing and spacing);
    `encoding_name="cl100k_base"`-style tiktoken names still work when tiktoken and the encoding are available;
    `create_documents` raises a `ValueError` when `metadatas` and `texts` differ in length.
+
+## Loaders compared with langchain-community
+
+`TextLoader` and `DirectoryLoader` + `TextLoader` return exactly LangChain's Documents on UTF-8 files (same text,
+newlines translated as in Python's text mode, same `source`); ragkit's `TextLoader` also detects UTF-16/32,
+BOMs and cp1252/latin-1 (`autodetect_encoding=True` by default) and refuses binary files. `DirectoryLoader`
+defaults differ on purpose: `recursive=True`, hidden files and `.git` skipped, symlinks never followed out of
+the root, one loader per file type when `loader_cls` is None, and failures collected on `loader.errors` while
+the rest loads (LangChain stops at the first error unless `silent_errors=True`). `CSVLoader` rows are identical
+to LangChain's. `HTMLLoader` returns BeautifulSoup's `get_text(separator)` (lxml parser) without `script`,
+`style`, `noscript` and `template`, with `get_text_separator="\n"` and a stripped `title` (LangChain's
+`BSHTMLLoader` defaults to `""` and keeps `noscript`). `JSONLoader` needs no `jq` binary (a small path language)
+and writes non-string records as JSON without escaping non-ASCII characters.
 """
 
 
