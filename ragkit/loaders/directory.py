@@ -30,6 +30,8 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.loaders._decode import decode_bytes, universal_newlines
+from ragkit.loaders._files import read_bytes
 from ragkit.loaders.base import BaseLoader
 from ragkit.loaders.text import TextLoader, read_text
 
@@ -200,9 +202,15 @@ class DirectoryLoader(BaseLoader):
     def _fail(self, path: str, reason: str, exception: BaseException | None = None) -> None:
         self._record(path, reason, exception, log=not self.silent_errors)
 
+    def _plain_text(self, path: str) -> bool:
+        """Whether ``path`` is loaded as plain text (read, decode, one Document)."""
+        if self.loader_cls is not None:
+            return self.loader_cls is TextLoader and not self.loader_kwargs
+        return os.path.splitext(path)[1].lower() not in _STRUCTURED
+
     def _load_file(self, path: str) -> list[Document] | BaseException:
         try:
-            if self.loader_cls is TextLoader and not self.loader_kwargs:  # the common case, without a loader object
+            if self._plain_text(path):  # the common case, without a loader object
                 return [Document(read_text(path), metadata={"source": path})]
             loader = self.loader_cls(path, **self.loader_kwargs) if self.loader_cls else default_loader(path)
             docs = loader.load()
@@ -227,32 +235,57 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
     def _threaded(self, paths: Iterator[str]) -> Iterator[tuple[str, list[Document] | BaseException]]:
-        """Load in worker threads, in order, a bounded number of batches in flight.
+        """Load with worker threads, in order, a bounded number of batches in flight.
 
-        Files go to the workers in batches so that the per-task cost of the
-        pool stays small next to reading a file; with one thread's worth of
-        work (few or tiny files) this is never slower than loading in order.
+        For plain-text files the workers only read the bytes (the GIL is
+        released while reading) and this thread decodes them, so threads never
+        fight over the interpreter; structured files (PDF, HTML, ...) are
+        loaded whole by the workers. Files go out in batches so the pool's
+        per-task cost stays small next to the work.
         """
 
-        def load_batch(batch: list[str]) -> list[tuple[str, list[Document] | BaseException]]:
-            return [(p, self._load_file(p)) for p in batch]
+        def work(batch: list[str]) -> list[tuple[str, bytes | list[Document] | BaseException]]:
+            out: list[tuple[str, bytes | list[Document] | BaseException]] = []
+            for p in batch:
+                if self._plain_text(p):
+                    try:
+                        out.append((p, read_bytes(p)))
+                    except Exception as e:
+                        out.append((p, e))
+                else:
+                    out.append((p, self._load_file(p)))
+            return out
 
-        window: deque[Future[list[tuple[str, list[Document] | BaseException]]]] = deque()
+        def finish(done: list[tuple[str, bytes | list[Document] | BaseException]]) -> Iterator[tuple[str, list[Document] | BaseException]]:
+            for p, got in done:
+                if isinstance(got, bytes):
+                    try:
+                        text = universal_newlines(decode_bytes(got, p)[0])
+                    except Exception as e:
+                        yield p, e
+                    else:
+                        yield p, [Document(text, metadata={"source": p})]
+                else:
+                    yield p, got
+
+        window: deque[Future[list[tuple[str, bytes | list[Document] | BaseException]]]] = deque()
         with ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="ragkit-load") as pool:
             batch: list[str] = []
             for path in paths:
                 batch.append(path)
                 if len(batch) == _BATCH:
-                    window.append(pool.submit(load_batch, batch))
+                    window.append(pool.submit(work, batch))
                     batch = []
                     if len(window) >= 2 * self.max_concurrency:
-                        yield from window.popleft().result()
+                        yield from finish(window.popleft().result())
             if batch:
-                window.append(pool.submit(load_batch, batch))
+                window.append(pool.submit(work, batch))
             while window:
-                yield from window.popleft().result()
+                yield from finish(window.popleft().result())
 
 
+# extensions with their own loader; every other file is read as plain text
+_STRUCTURED = frozenset((".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"))
 _BATCH = 32
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from io import StringIO
 from typing import Any
 
 from ragkit.documents import Document
@@ -64,7 +63,10 @@ def _promote_large_text(html: str) -> str:
     if _XML_DECLARATION.match(html):
         tree = etree.parse(_BytesSource(html), etree.HTMLParser(no_network=True, encoding="utf-8"))
     else:
-        tree = etree.parse(StringIO(html), etree.HTMLParser(no_network=True))
+        root = etree.fromstring(html, etree.HTMLParser(no_network=True))
+        if root is None:  # no element at all (empty, blank or comment-only input): no sections
+            return ""
+        tree = root.getroottree()
     return str(_transform(tree))
 
 

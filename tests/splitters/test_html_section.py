@@ -82,3 +82,10 @@ def test_split_documents_matches_langchain_with_title() -> None:
         [Document(html, metadata={"Title": "Doc", "source": "s.html"})]
     ))
     assert _pairs(streamed) == _pairs(ours)
+
+
+@pytest.mark.parametrize("html", ["", "   \n", "<!-- only a comment -->"])
+def test_empty_documents_give_no_sections(html: str) -> None:
+    with pytest.raises(ValueError, match="no document"):
+        LCHTMLSection(HEADERS).split_text(html)
+    assert HTMLSectionSplitter(HEADERS).split_text(html) == []
