@@ -96,8 +96,9 @@ class RunnableBinding(Runnable[Any, Any]):
             custom_output_type=output_type if output_type is not None else self.custom_output_type,
         )
 
-    def _copy(self, **changes: Any) -> RunnableBinding:
-        fields = {
+    def _fields(self) -> dict[str, Any]:
+        """Constructor arguments that recreate this binding (subclasses add theirs)."""
+        return {
             "bound": self.bound,
             "kwargs": self.kwargs,
             "config": self.config,
@@ -105,8 +106,9 @@ class RunnableBinding(Runnable[Any, Any]):
             "custom_input_type": self.custom_input_type,
             "custom_output_type": self.custom_output_type,
         }
-        fields.update(changes)
-        return type(self)(**fields)
+
+    def _copy(self, **changes: Any) -> RunnableBinding:
+        return type(self)(**{**self._fields(), **changes})
 
     # -- delegation ------------------------------------------------------------
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:

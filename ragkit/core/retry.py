@@ -53,21 +53,14 @@ class RunnableRetry(RunnableBinding):
         self.exponential_jitter_params = dict(exponential_jitter_params or {})
         self.max_attempt_number = max_attempt_number
 
-    def _copy(self, **changes: Any) -> RunnableRetry:
-        fields = {
-            "bound": self.bound,
-            "kwargs": self.kwargs,
-            "config": self.config,
-            "config_factories": self.config_factories,
-            "custom_input_type": self.custom_input_type,
-            "custom_output_type": self.custom_output_type,
+    def _fields(self) -> dict[str, Any]:
+        return {
+            **super()._fields(),
             "retry_exception_types": self.retry_exception_types,
             "wait_exponential_jitter": self.wait_exponential_jitter,
             "exponential_jitter_params": self.exponential_jitter_params,
             "max_attempt_number": self.max_attempt_number,
         }
-        fields.update(changes)
-        return RunnableRetry(**fields)
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based)."""

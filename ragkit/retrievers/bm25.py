@@ -30,11 +30,11 @@ import numpy as np
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EmptyCorpusError, IndexFormatError
-from ragkit.retrievers._atomic import write_bytes_atomic
 from ragkit.retrievers._util import check_k, check_query, reject_unknown, with_score
 from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.bm25_index import BM25Index
+from ragkit.stores._atomic import write_bytes_atomic
 
 ENGINES = ("default", "rank_bm25")
 FORMAT = "ragkit.bm25"

@@ -26,10 +26,10 @@ from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EmptyCorpusError, IndexFormatError, RagkitError
-from ragkit.retrievers._atomic import write_bytes_atomic
 from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_k, check_query, reject_unknown
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
+from ragkit.stores._atomic import write_bytes_atomic
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings

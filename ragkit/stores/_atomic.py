@@ -66,3 +66,10 @@ def write_atomic(path: Path, data: bytes | Callable[[BinaryIO], None], *, fsync:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Create ``path``'s folder if needed, write ``data`` atomically, then fsync the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, data)
+    fsync_dir(path.parent)
