@@ -4,8 +4,8 @@
 Google SDK) are imported lazily, so ``import ragkit.embeddings`` stays light.
 """
 
-from typing import Any
 
+from ragkit._lazy import lazy_getattr
 from ragkit.embeddings.base import Embeddings
 from ragkit.embeddings.cache import CacheBackedEmbeddings
 from ragkit.embeddings.hash import HashEmbeddings
@@ -18,10 +18,5 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragkit.embeddings' has no attribute {name!r}")
-    import importlib
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
-    return getattr(importlib.import_module(module), name)

@@ -10,8 +10,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from ragkit.loaders.base import BaseLoader, LoadFailure
@@ -48,10 +49,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragkit.loaders' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"ragkit.loaders.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, {name: f"ragkit.loaders.{module}" for name, module in _WHERE.items()})

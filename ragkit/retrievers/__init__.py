@@ -11,8 +11,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ragkit._lazy import lazy_getattr
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.vectorstore import VectorStoreRetriever
 
@@ -74,15 +75,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragkit.retrievers' has no attribute {name!r}")
-    import importlib
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
 
 
 def __dir__() -> list[str]:

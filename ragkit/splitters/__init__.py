@@ -12,8 +12,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from ragkit.splitters.base import DocumentSplitter, TextSplitter
@@ -58,10 +59,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragkit.splitters' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"ragkit.splitters.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, {name: f"ragkit.splitters.{module}" for name, module in _WHERE.items()})

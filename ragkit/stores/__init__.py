@@ -4,8 +4,8 @@
 lazily, so ``import ragkit.stores`` stays light.
 """
 
-from typing import Any
 
+from ragkit._lazy import lazy_getattr
 from ragkit.stores.base import VectorStore
 from ragkit.stores.file_store import LocalFileStore
 from ragkit.stores.kv import (
@@ -34,10 +34,5 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragkit.stores' has no attribute {name!r}")
-    import importlib
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
-    return getattr(importlib.import_module(module), name)
