@@ -295,7 +295,8 @@ def bench_loaders(corpus: Path, table: Table, repeat: int, every: int) -> None:
         same = sorted(pairs(ours), key=_by_source) == sorted(pairs(theirs), key=_by_source)
         note = f"ragkit time = {best[('ragkit', threads)] / t_raw:.2f}x the text-mode raw read"
         if threads:
-            note += f"; ragkit with threads is {best[('ragkit', False)] / best[('ragkit', True)]:.2f}x the speed of 1 thread"
+            note += (f"; ragkit with use_multithreading=True is {best[('ragkit', False)] / best[('ragkit', True)]:.2f}x "
+                     "the speed of 1 thread (it loads in order: see DirectoryLoader's docstring)")
         table.add(f"DirectoryLoader + TextLoader, {label}", mb_tree, best[("ragkit", threads)],
                   best[("langchain", threads)], f"{'yes' if same else 'no'} ({len(ours)} files)", note)
 
