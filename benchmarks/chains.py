@@ -19,14 +19,14 @@ LangChain / ragkit (higher is better for ragkit):
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from core_overhead import timed  # same timing rule for every side-by-side benchmark
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -38,18 +38,6 @@ TEXTS = [
     "Tea keeps best in an airtight, opaque container.",
 ]
 ANSWER = "Green tea is heated soon after picking, which keeps it green and fresh tasting."
-
-
-def timed(fn: Callable[[], Any], repeat: int, rounds: int) -> float:
-    """Median seconds per call of ``fn`` over ``rounds`` rounds of ``repeat`` calls."""
-    fn()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        samples.append((time.perf_counter() - start) / repeat)
-    return statistics.median(samples)
 
 
 def ragkit_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
