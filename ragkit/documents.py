@@ -30,3 +30,18 @@ class Document(BaseModel):
         if self.metadata:
             return f"page_content='{self.page_content}' metadata={self.metadata}"
         return f"page_content='{self.page_content}'"
+
+    @classmethod
+    def _trusted(cls, page_content: str, metadata: dict[str, Any], id: str | None) -> Document:
+        """A Document built without validation, for stores and retrievers that already hold checked values.
+
+        About twice as fast as ``Document(...)``; the caller guarantees ``page_content`` is a str,
+        ``metadata`` a dict it hands over (not shared with anyone who mutates it) and ``id`` a str or None.
+        """
+        doc = object.__new__(cls)
+        object.__setattr__(doc, "__dict__", {"page_content": page_content, "metadata": metadata, "id": id,
+                                             "type": "Document"})
+        object.__setattr__(doc, "__pydantic_fields_set__", {"page_content", "metadata", "id"})
+        object.__setattr__(doc, "__pydantic_extra__", None)
+        object.__setattr__(doc, "__pydantic_private__", None)
+        return doc

@@ -45,4 +45,8 @@ class VectorStoreRetriever(BaseRetriever):
             return self.vectorstore.max_marginal_relevance_search(query, **params)
         else:
             pairs = self.vectorstore.similarity_search_with_relevance_scores(query, **params)
+        if getattr(self.vectorstore, "returns_fresh_documents", False):
+            for doc, score in pairs:  # the store made these objects for us: no copy needed
+                doc.metadata["score"] = float(score)
+            return [doc for doc, _ in pairs]
         return [with_score(doc, score) for doc, score in pairs]

@@ -107,7 +107,7 @@ class DocColumns:
 
     def document(self, pos: int) -> Document:
         meta = self.metadatas[pos]
-        return Document(self.texts[pos], metadata=meta.copy() if meta else {}, id=self.ids[pos])
+        return Document._trusted(self.texts[pos], meta.copy() if meta else {}, self.ids[pos])
 
     # -- serialisation (see ragkit.stores.persist) -------------------------------
     def to_json_obj(self) -> dict[str, Any]:

@@ -228,8 +228,11 @@ def _blas_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.n
     block = max(1, min(nq, _BLAS_BLOCK // n))
     for start in range(0, nq, block):
         sims = queries[start:start + block] @ vectors.T
+        if k <= _ARGMAX_MAX_K:
+            _top_by_argmax(sims, k, scores[start:start + block], positions[start:start + block])
+            continue
         if k < n:
-            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            top = np.argpartition(sims, n - k, axis=1)[:, n - k:]
         else:
             top = np.broadcast_to(np.arange(n), sims.shape)
         top_scores = np.take_along_axis(sims, top, axis=1)
@@ -237,6 +240,24 @@ def _blas_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.n
         positions[start:start + block] = np.take_along_axis(top, order, axis=1)
         scores[start:start + block] = np.take_along_axis(top_scores, order, axis=1)
     return scores, positions
+
+
+#: Up to this k, the top k of a score block are found by k passes of argmax (each pass is
+#: a fast vectorised scan) instead of a partition of the whole block, which costs several passes.
+_ARGMAX_MAX_K = 16
+
+
+def _top_by_argmax(sims: np.ndarray, k: int, scores: np.ndarray, positions: np.ndarray) -> None:
+    """Best-first top ``k`` of each row of ``sims`` (a scratch block: picked cells are overwritten).
+
+    ``argmax`` returns the first maximum, so ties go to the lower position, as in the partition path.
+    """
+    rows = np.arange(sims.shape[0])
+    for j in range(k):
+        best = sims.argmax(axis=1)
+        positions[:, j] = best
+        scores[:, j] = sims[rows, best]
+        sims[rows, best] = -np.inf
 
 
 def check_dimension(model_dimension: int | None, dimension: int, source: str) -> None:

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 class VectorStore(ABC):
     """Documents indexed by embedding, searched by similarity or MMR."""
 
+    #: True when every search returns new Document objects that the caller owns (so a retriever
+    #: may write into their metadata without copying them first).
+    returns_fresh_documents: bool = False
+
     @property
     def embeddings(self) -> Embeddings | None:
         return None

@@ -64,6 +64,8 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     threads search is not supported, as with LangChain's FAISS.
     """
 
+    returns_fresh_documents = True
+
     def __init__(self, embedding: Embeddings | None = None, *, distance_strategy: Any = fx.COSINE,
                  index_factory: str | None = None, relevance_score_fn: Callable[[float], float] | None = None,
                  dimension: int | None = None) -> None:

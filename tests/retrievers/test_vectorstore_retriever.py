@@ -30,3 +30,17 @@ def test_score_threshold_keeps_only_relevant_enough_results(bike_store):
 def test_vector_retriever_can_be_evaluated(bikes, bike_store):
     result = evaluate(bike_store.as_retriever(search_kwargs={"k": 10}), bikes, k_values=(10,))
     assert 0.3 < result.scores["recall@10"] <= 1.0
+
+
+def test_faiss_retriever_scores_never_leak_into_the_store(bikes):
+    from ragkit.embeddings import HashEmbeddings
+    from ragkit.stores import FaissStore
+
+    store = FaissStore.from_documents(bikes.documents, HashEmbeddings(256))
+    retriever = store.as_retriever(search_kwargs={"k": 5})
+    first = retriever.invoke("bleeding hydraulic disc brakes")
+    assert all(isinstance(d.metadata["score"], float) for d in first)
+    first[0].metadata["score"] = -1.0  # a caller scribbling on its results ...
+    again = retriever.invoke("bleeding hydraulic disc brakes")
+    assert again[0].metadata["score"] != -1.0  # ... changes neither later results
+    assert all("score" not in d.metadata for d in store.get_by_ids([d.id for d in first]))  # nor the store
