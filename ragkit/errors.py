@@ -127,8 +127,9 @@ class InvalidQueryError(RagkitError, ValueError):
     """A retriever got a query it cannot search for (not a string, bad ``k``, unknown option)."""
 
 
-class IndexFormatError(RagkitError, ValueError):
-    """A saved index is missing, unreadable, from another version or inconsistent (names the file)."""
+class IndexFormatError(IndexCorruptedError):
+    """A saved retriever index (BM25, parent/child map) is unreadable, from another version or
+    inconsistent (names the file). A kind of :class:`IndexCorruptedError`, so one ``except`` covers both."""
 
 
 class DatasetError(RagkitError, ValueError):
@@ -149,3 +150,15 @@ class IndexMismatchError(IndexingError, EmbeddingMismatchError):
 
 class IndexDamagedError(IndexingError, IndexCorruptedError):
     """An index directory is missing files or holds unreadable ones (names the file and what to do)."""
+
+
+class ToolException(RagkitError, ValueError):
+    """A tool could not run: bad arguments, or the tool reported a failure."""
+
+
+class ToolTimeoutError(ToolException, TimeoutError):
+    """A tool did not finish within its timeout."""
+
+
+class ChatHistoryError(RagkitError, ValueError):
+    """A stored chat history cannot be read (names the file or table and what to do)."""

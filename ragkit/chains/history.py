@@ -9,13 +9,13 @@ Example:
 
 from ragkit.chains.history_base import (
     BaseChatMessageHistory,
-    ChatHistoryError,
     ChatMessageHistory,
     InMemoryChatMessageHistory,
 )
 from ragkit.chains.history_file import FileChatMessageHistory
 from ragkit.chains.history_runnable import RunnableWithMessageHistory
 from ragkit.chains.history_sqlite import SQLiteChatMessageHistory
+from ragkit.errors import ChatHistoryError
 
 __all__ = [
     "BaseChatMessageHistory",

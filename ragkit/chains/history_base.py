@@ -16,12 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import RagkitError
 from ragkit.messages import AIMessage, BaseMessage, HumanMessage
-
-
-class ChatHistoryError(RagkitError, ValueError):
-    """A stored chat history cannot be read (names the file or table and what to do)."""
 
 
 class BaseChatMessageHistory:

@@ -24,8 +24,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ragkit.chains.history_base import BaseChatMessageHistory, ChatHistoryError, _checked
-from ragkit.errors import ConfigurationError
+from ragkit.chains.history_base import BaseChatMessageHistory, _checked
+from ragkit.errors import ChatHistoryError, ConfigurationError
 from ragkit.messages import BaseMessage, message_to_dict, messages_from_dict
 
 

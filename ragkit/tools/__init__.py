@@ -19,7 +19,8 @@ Example:
     'error'
 """
 
+from ragkit.errors import ToolException, ToolTimeoutError
 from ragkit.tools.decorator import as_tool, tool
-from ragkit.tools.tool import Tool, ToolException, ToolTimeoutError
+from ragkit.tools.tool import Tool
 
 __all__ = ["Tool", "ToolException", "ToolTimeoutError", "as_tool", "tool"]

@@ -31,17 +31,9 @@ from pydantic import BaseModel, ValidationError
 from ragkit._schema import function_args_model, tool_schema
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig, current_config, ensure_config
-from ragkit.errors import ConfigurationError, RagkitError
+from ragkit.errors import ConfigurationError, ToolException, ToolTimeoutError
 from ragkit.messages import ToolMessage
 from ragkit.tools.docstrings import split_docstring, with_descriptions
-
-
-class ToolException(RagkitError, ValueError):
-    """A tool could not run: bad arguments, or the tool reported a failure."""
-
-
-class ToolTimeoutError(ToolException, TimeoutError):
-    """A tool did not finish within its timeout."""
 
 
 def _is_tool_call(value: Any) -> bool:
