@@ -35,13 +35,21 @@ class Document(BaseModel):
     def _trusted(cls, page_content: str, metadata: dict[str, Any], id: str | None) -> Document:
         """A Document built without validation, for stores and retrievers that already hold checked values.
 
-        About twice as fast as ``Document(...)``; the caller guarantees ``page_content`` is a str,
-        ``metadata`` a dict it hands over (not shared with anyone who mutates it) and ``id`` a str or None.
+        About twice as fast as ``Document(...)`` (retrievers make one per result); the caller
+        guarantees ``page_content`` is a str, ``metadata`` a dict it hands over (not shared with
+        anyone who mutates it) and ``id`` a str or None.
         """
         doc = object.__new__(cls)
-        object.__setattr__(doc, "__dict__", {"page_content": page_content, "metadata": metadata, "id": id,
-                                             "type": "Document"})
-        object.__setattr__(doc, "__pydantic_fields_set__", {"page_content", "metadata", "id"})
-        object.__setattr__(doc, "__pydantic_extra__", None)
-        object.__setattr__(doc, "__pydantic_private__", None)
+        _set_dict(doc, {"page_content": page_content, "metadata": metadata, "id": id, "type": "Document"})
+        _set_fields_set(doc, {"page_content", "metadata", "id"})
+        _set_extra(doc, None)
+        _set_private(doc, None)
         return doc
+
+
+# pydantic keeps a model's state in these slots of BaseModel; their descriptors set them directly
+# (what BaseModel.model_construct does too, minus its per-field bookkeeping).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
