@@ -163,8 +163,9 @@ def new_ids(count: int) -> list[str]:
     raw = np.frombuffer(os.urandom(16 * count), dtype=np.uint8).reshape(count, 16).copy()
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
-    h = raw.tobytes().hex()
-    return [h[i:i + 32] for i in range(0, 32 * count, 32)]
+    if count == 0:
+        return []
+    return raw.tobytes().hex(" ", -16).split(" ")  # one 32-digit group per id, split in C
 
 
 def flat_view(index: Any) -> np.ndarray | None:
