@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from itertools import accumulate, compress
+from itertools import accumulate, compress, repeat
+from operator import add, le
 
 from ragkit.splitters._pieces import splitter_of
 from ragkit.splitters.base import first_non_space
@@ -78,14 +79,16 @@ class Contiguous:
             self.fallback(text, base, j if j < len(plan) else len(plan) - 1)
             return
         # piece i is the separator plus part i (part 0 alone, dropped when empty)
-        lens = list(map(step.__add__, map(len, parts)))
+        lens = list(map(add, map(len, parts), repeat(step)))
         lens[0] -= step
         if not lens[0]:
             del lens[0]
         q = list(accumulate(lens, initial=0))  # piece i is text[q[i]:q[i + 1]]
         more = j + 1 < len(plan)
         lo = 0
-        for i in compress(range(len(lens)), map(self.size.__le__, lens)):
+        size = self.size
+        big = compress(range(len(lens)), map(le, repeat(size), lens)) if max(lens) >= size else ()
+        for i in big:
             if i > lo:
                 self.merge(text, q, lo, i, base)
             piece = text[q[i] : q[i + 1]]
