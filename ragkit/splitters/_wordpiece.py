@@ -22,7 +22,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Any
 
 # Rust's char::is_whitespace, minus the control characters BERT's normalizer deletes first.
@@ -41,8 +41,9 @@ def _splitter(bmp: bool = False) -> re.Pattern[str]:
     ``bmp=True`` gives a faster pattern (small character sets compile to
     bitmaps) valid only for texts without characters above U+FFFF.
     """
-    top = 0x10000 if bmp else 0x110000
-    punct = [c for c in range(top) if unicodedata.category(chr(c)).startswith("P")]
+    # planes 4-13 are unassigned and 15-16 private use: no punctuation there
+    points = range(0x10000) if bmp else chain(range(0x40000), range(0xE0000, 0xF0000))
+    punct = [c for c in points if unicodedata.category(chr(c)).startswith("P")]
     punct += [c for c in range(0x21, 0x7F) if not chr(c).isalnum()]
     punct.sort()
     ranges: list[str] = []
@@ -61,6 +62,10 @@ def _splitter(bmp: bool = False) -> re.Pattern[str]:
 # The same cut for ASCII text: ASCII whitespace and punctuation are the only separators there.
 _ASCII = re.compile("[\t\n\r ]*(?:[^\t\n\r !-/:-@\\[-`{-~]+|[!-/:-@\\[-`{-~])")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# str.split() cuts at these, BERT does not (its normalizer deletes them): texts with one go word by word.
+_PYTHON_ONLY_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+# (?:\s*\S+){2**j}: skips 2**j whitespace-separated chunks of a text (in C)
+_SKIP = [re.compile(r"(?:\s*\S+){%d}" % (1 << j)) for j in range(12)]
 
 
 class Tokens:
@@ -96,6 +101,7 @@ class WordOffsets:
         self._counts: dict[str, int] = {}
         self._cache_size = cache_size
         self._vocab: frozenset[str] | None = None
+        self._chunk_counts: dict[str, int] = {}  # whitespace-free chunk -> number of tokens
 
     def _fill(self, words: list[str]) -> None:
         missing = list({w for w in words if w not in self._counts})
@@ -151,6 +157,90 @@ class WordOffsets:
             start = end
         return tuple(out)
 
+    def _fill_chunks(self, chunks: list[str], pattern: re.Pattern[str]) -> None:
+        """Count the tokens of the chunks not counted yet (one regex cut and word lookups each)."""
+        missing = set(chunks).difference(self._chunk_counts)
+        if len(self._chunk_counts) + len(missing) > self._cache_size:
+            self._chunk_counts.clear()
+            missing = set(chunks)
+        split = [(chunk, pattern.findall(chunk)) for chunk in missing]
+        self._fill([w for _, words in split for w in words if w not in self._counts])
+        counts, chunk_counts = self._counts, self._chunk_counts
+        for chunk, words in split:
+            chunk_counts[chunk] = sum(map(counts.__getitem__, words))
+
+    def _span_in_chunk(self, chunk: str, j: int, pattern: re.Pattern[str]) -> tuple[int, int]:
+        """Where token ``j`` of one whitespace-free chunk starts and ends, relative to the chunk."""
+        pieces = self._pieces
+        for m in pattern.finditer(chunk):
+            spans = pieces[m.group()]
+            if j < len(spans):
+                a, b = spans[j]
+                return m.start() + a, m.start() + b
+            j -= len(spans)
+        raise IndexError(j)
+
+    def windows(self, text: str, size: int, step: int) -> list[tuple[int, int]]:
+        """``(start, end)`` in ``text`` of each window of ``size`` tokens, windows ``step`` tokens apart.
+
+        The windows of :meth:`tokens` (LangChain's loop), found without
+        cutting the text into words: the text is cut at whitespace (``str.split``),
+        each distinct chunk's token count is cached, and only the chunks where a
+        window starts or ends are cut into tokens.
+        """
+        pattern = _ASCII if text.isascii() else _splitter(bmp=_ASTRAL.search(text) is None)
+        if any(c in text for c in _PYTHON_ONLY_SPACE):
+            return _windows_of(self.tokens(text), size, step)
+        chunks = text.split()
+        counts = self._chunk_counts
+        try:
+            ends = list(accumulate(map(counts.__getitem__, chunks)))
+        except KeyError:  # a chunk not seen before
+            self._fill_chunks(chunks, pattern)
+            ends = list(accumulate(map(counts.__getitem__, chunks)))
+        n = ends[-1] if ends else 0
+        firsts: list[int] = []  # first and last token of each window
+        lasts: list[int] = []
+        start = 0
+        while start < n:
+            end = min(start + size, n)
+            firsts.append(start)
+            lasts.append(end - 1)
+            if end == n:
+                break
+            start += step
+        # the chunk holding each of those tokens, and where that chunk starts in the text
+        where = {t: bisect_right(ends, t) for t in firsts + lasts}
+        chunk_start = self._chunk_starts(text, chunks, sorted(set(where.values())))
+
+        def span(t: int) -> tuple[int, int]:
+            c = where[t]
+            a, b = self._span_in_chunk(chunks[c], t - (ends[c - 1] if c else 0), pattern)
+            return chunk_start[c] + a, chunk_start[c] + b
+
+        return [(span(a)[0], span(b)[1]) for a, b in zip(firsts, lasts)]
+
+    @staticmethod
+    def _chunk_starts(text: str, chunks: list[str], wanted: list[int]) -> dict[int, int]:
+        """Where chunks ``wanted`` (sorted indices into ``text.split()``) start in ``text``."""
+        out: dict[int, int] = {}
+        done, pos = 0, 0  # chunks 0..done-1 lie before pos
+        top = len(_SKIP) - 1
+        for c in wanted:
+            k = c + 1 - done  # chunks to skip to reach the end of chunk c
+            while k >> top:
+                pos = _SKIP[top].match(text, pos).end()  # type: ignore[union-attr]
+                k -= 1 << top
+            j = 0
+            while k:
+                if k & 1:
+                    pos = _SKIP[j].match(text, pos).end()  # type: ignore[union-attr]
+                k >>= 1
+                j += 1
+            done = c + 1
+            out[c] = pos - len(chunks[c])
+        return out
+
     def tokens(self, text: str) -> Tokens:
         """The tokens of ``text``."""
         if text.isascii():
@@ -167,3 +257,17 @@ class WordOffsets:
             self._fill(words)
             token_ends = list(accumulate(map(counts.__getitem__, words)))
         return Tokens(words, token_ends, self._pieces)
+
+
+def _windows_of(tokens: Tokens, size: int, step: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each window of ``size`` tokens, ``step`` tokens apart (LangChain's loop)."""
+    out = []
+    n = len(tokens)
+    start = 0
+    while start < n:
+        end = min(start + size, n)
+        out.append((tokens.span(start)[0], tokens.span(end - 1)[1]))
+        if end == n:
+            break
+        start += step
+    return out
