@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from functools import lru_cache
-from itertools import accumulate, chain
+from functools import lru_cache, partial
+from itertools import accumulate, chain, compress, repeat
+from operator import is_
 from typing import Any
 
 # Rust's char::is_whitespace, minus the control characters BERT's normalizer deletes first.
@@ -42,8 +43,9 @@ def _splitter(bmp: bool = False) -> re.Pattern[str]:
     bitmaps) valid only for texts without characters above U+FFFF.
     """
     # planes 4-13 are unassigned and 15-16 private use: no punctuation there
-    points = range(0x10000) if bmp else chain(range(0x40000), range(0xE0000, 0xF0000))
-    punct = [c for c in points if unicodedata.category(chr(c)).startswith("P")]
+    points = [*range(0x10000)] if bmp else [*range(0x40000), *range(0xE0000, 0xF0000)]
+    categories = map(unicodedata.category, map(chr, points))
+    punct = list(compress(points, map(str.startswith, categories, repeat("P"))))
     punct += [c for c in range(0x21, 0x7F) if not chr(c).isalnum()]
     punct.sort()
     ranges: list[str] = []
@@ -101,6 +103,7 @@ class WordOffsets:
         self._counts: dict[str, int] = {}
         self._cache_size = cache_size
         self._vocab: frozenset[str] | None = None
+        self._longest = self._longest_cont = 0  # longest vocabulary entry (set with _vocab)
         self._chunk_counts: dict[str, int] = {}  # whitespace-free chunk -> number of tokens
 
     def _fill(self, words: list[str]) -> None:
@@ -135,6 +138,9 @@ class WordOffsets:
             return None
         if self._vocab is None:
             self._vocab = frozenset(self._tokenizer.get_vocab())
+            # no vocabulary entry is longer: longer candidates need not be tried
+            self._longest = max((len(t) for t in self._vocab if not t.startswith("##")), default=0)
+            self._longest_cont = max((len(t) - 2 for t in self._vocab if t.startswith("##")), default=0)
         vocab = self._vocab
         k, n = len(key) - len(word), len(word)
         if n > 100:
@@ -145,7 +151,7 @@ class WordOffsets:
         out = []
         start = 0
         while start < n:
-            end = n
+            end = min(n, start + (self._longest if start == 0 else self._longest_cont))
             while end > start:
                 sub = lower[start:end] if start == 0 else "##" + lower[start:end]
                 if sub in vocab:
@@ -157,23 +163,27 @@ class WordOffsets:
             start = end
         return tuple(out)
 
-    def _fill_chunks(self, chunks: list[str], pattern: re.Pattern[str]) -> None:
-        """Count the tokens of the chunks not counted yet (one regex cut and word lookups each)."""
-        missing = set(chunks).difference(self._chunk_counts)
+    def _fill_chunks(self, chunks: list[str], counted: list[int | None], pattern: re.Pattern[str]) -> None:
+        """Count the tokens of the chunks whose ``counted`` entry is None (not seen before)."""
+        missing = list(set(compress(chunks, map(is_, counted, repeat(None)))))
         if len(self._chunk_counts) + len(missing) > self._cache_size:
             self._chunk_counts.clear()
-            missing = set(chunks)
-        split = [(chunk, pattern.findall(chunk)) for chunk in missing]
-        self._fill([w for _, words in split for w in words if w not in self._counts])
-        counts, chunk_counts = self._counts, self._chunk_counts
-        for chunk, words in split:
-            chunk_counts[chunk] = sum(map(counts.__getitem__, words))
+        words = list(map(pattern.findall, missing))  # no whitespace inside a chunk: plain words
+        self._fill(list(set(chain.from_iterable(words)).difference(self._counts)))
+        get = self._counts.__getitem__
+        self._chunk_counts.update(zip(missing, map(sum, map(partial(map, get), words))))
 
     def _span_in_chunk(self, chunk: str, j: int, pattern: re.Pattern[str]) -> tuple[int, int]:
         """Where token ``j`` of one whitespace-free chunk starts and ends, relative to the chunk."""
         pieces = self._pieces
+        whole = pieces.get(chunk)  # the chunk is a single word
+        if whole is not None:
+            return whole[j]
         for m in pattern.finditer(chunk):
-            spans = pieces[m.group()]
+            word = m.group()
+            if word not in pieces:  # the word cache was cleared since the chunk was counted
+                self._fill([word])
+            spans = pieces[word]
             if j < len(spans):
                 a, b = spans[j]
                 return m.start() + a, m.start() + b
@@ -192,12 +202,11 @@ class WordOffsets:
         if any(c in text for c in _PYTHON_ONLY_SPACE):
             return _windows_of(self.tokens(text), size, step)
         chunks = text.split()
-        counts = self._chunk_counts
-        try:
-            ends = list(accumulate(map(counts.__getitem__, chunks)))
-        except KeyError:  # a chunk not seen before
-            self._fill_chunks(chunks, pattern)
-            ends = list(accumulate(map(counts.__getitem__, chunks)))
+        counted = list(map(self._chunk_counts.get, chunks))
+        if None in counted:  # chunks not seen before
+            self._fill_chunks(chunks, counted, pattern)
+            counted = list(map(self._chunk_counts.__getitem__, chunks))
+        ends = list(accumulate(counted))  # type: ignore[arg-type]
         n = ends[-1] if ends else 0
         firsts: list[int] = []  # first and last token of each window
         lasts: list[int] = []
