@@ -66,8 +66,11 @@ _ASCII = re.compile("[\t\n\r ]*(?:[^\t\n\r !-/:-@\\[-`{-~]+|[!-/:-@\\[-`{-~])")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # str.split() cuts at these, BERT does not (its normalizer deletes them): texts with one go word by word.
 _PYTHON_ONLY_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
-# (?:\s*\S+){2**j}: skips 2**j whitespace-separated chunks of a text (in C)
-_SKIP = [re.compile(r"(?:\s*\S+){%d}" % (1 << j)) for j in range(12)]
+# (?:\s*\S+){2**j}: skips 2**j whitespace-separated chunks of a text (in C; possessive: no backtracking)
+_SKIP = [re.compile(r"(?:\s*+\S++){%d}" % (1 << j)) for j in range(12)]
+# whitespace to str.split() beyond ASCII's; a text without any is measured with str.count
+_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_NON_SPACE = re.compile(r"\S")
 
 
 class Tokens:
@@ -220,7 +223,11 @@ class WordOffsets:
             start += step
         # the chunk holding each of those tokens, and where that chunk starts in the text
         where = {t: bisect_right(ends, t) for t in firsts + lasts}
-        chunk_start = self._chunk_starts(text, chunks, sorted(set(where.values())))
+        wanted = sorted(set(where.values()))
+        if text.isascii() or _WIDE_SPACE.search(text) is None:
+            chunk_start = _chunk_starts_by_counting(text, chunks, wanted)
+        else:
+            chunk_start = self._chunk_starts(text, chunks, wanted)
 
         def span(t: int) -> tuple[int, int]:
             c = where[t]
@@ -279,4 +286,32 @@ def _windows_of(tokens: Tokens, size: int, step: int) -> list[tuple[int, int]]:
         if end == n:
             break
         start += step
+    return out
+
+
+def _chunk_starts_by_counting(text: str, chunks: list[str], wanted: list[int]) -> dict[int, int]:
+    """Where chunks ``wanted`` (sorted indices into ``text.split()``) start in ``text``.
+
+    For texts whose only whitespace is ASCII: between the start ``o`` of a
+    known chunk and chunk ``c`` lie the non-space characters of the chunks
+    in between (``S``) plus whitespace; ``x = o + S + spaces in [o, x)`` is
+    found by counting spaces in the newly covered range until none is added.
+    """
+    spaces = [ch for ch in " \n\t\r" if ch in text]
+    out: dict[int, int] = {}
+    o, p = 0, 0  # chunk p starts at o (or, at first, the text does)
+    for c in wanted:
+        filled = o + sum(map(len, chunks[p:c]))  # o + S
+        x = covered = filled
+        white = 0
+        for ch in spaces:
+            white += text.count(ch, o, x)
+        while filled + white != x:
+            covered, x = x, filled + white
+            for ch in spaces:
+                white += text.count(ch, covered, x)
+        m = _NON_SPACE.search(text, x)  # only whitespace before chunk c
+        assert m is not None
+        o = out[c] = m.start()
+        p = c
     return out
