@@ -22,7 +22,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from functools import lru_cache, partial
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, chain, compress, filterfalse, repeat
 from operator import is_
 from typing import Any
 
@@ -107,7 +107,6 @@ class WordOffsets:
         self._cache_size = cache_size
         self._vocab: frozenset[str] | None = None
         self._longest = self._longest_cont = 0  # longest vocabulary entry (set with _vocab)
-        self._chunk_counts: dict[str, int] = {}  # whitespace-free chunk -> number of tokens
 
     def _fill(self, words: list[str]) -> None:
         missing = list({w for w in words if w not in self._counts})
@@ -115,8 +114,12 @@ class WordOffsets:
             self._pieces.clear()
             self._counts.clear()
             missing = list(set(words))
+        self._add_words(missing)
+
+    def _add_words(self, words: list[str]) -> None:
+        """Tokenize ``words`` (not in the cache yet) into the cache."""
         hard = []
-        for word in missing:
+        for word in words:
             pieces = self._ascii_pieces(word)
             if pieces is None:
                 hard.append(word)
@@ -167,14 +170,25 @@ class WordOffsets:
         return tuple(out)
 
     def _fill_chunks(self, chunks: list[str], counted: list[int | None], pattern: re.Pattern[str]) -> None:
-        """Count the tokens of the chunks whose ``counted`` entry is None (not seen before)."""
-        missing = list(set(compress(chunks, map(is_, counted, repeat(None)))))
-        if len(self._chunk_counts) + len(missing) > self._cache_size:
-            self._chunk_counts.clear()
-        words = list(map(pattern.findall, missing))  # no whitespace inside a chunk: plain words
-        self._fill(list(set(chain.from_iterable(words)).difference(self._counts)))
-        get = self._counts.__getitem__
-        self._chunk_counts.update(zip(missing, map(sum, map(partial(map, get), words))))
+        """Count the tokens of the chunks whose ``counted`` entry is None (not seen before).
+
+        Chunk counts share the word cache: a chunk that is one word is its own entry.
+        """
+        counts = self._counts
+        missing = set(compress(chunks, map(is_, counted, repeat(None))))
+        if len(counts) + len(missing) > self._cache_size:
+            counts.clear()
+            self._pieces.clear()
+            missing = set(chunks)
+        if pattern is _ASCII:  # ASCII letters and digits alone make one word
+            many = list(filterfalse(str.isalnum, missing))
+        else:
+            many = list(missing)
+        words = list(map(pattern.findall, many))
+        new = set(chain.from_iterable(words))
+        new.update(missing.difference(many))
+        self._add_words(list(new.difference(counts)))
+        counts.update(zip(many, map(sum, map(partial(map, counts.__getitem__), words))))
 
     def _span_in_chunk(self, chunk: str, j: int, pattern: re.Pattern[str]) -> tuple[int, int]:
         """Where token ``j`` of one whitespace-free chunk starts and ends, relative to the chunk."""
@@ -205,10 +219,10 @@ class WordOffsets:
         if any(c in text for c in _PYTHON_ONLY_SPACE):
             return _windows_of(self.tokens(text), size, step)
         chunks = text.split()
-        counted = list(map(self._chunk_counts.get, chunks))
+        counted = list(map(self._counts.get, chunks))
         if None in counted:  # chunks not seen before
             self._fill_chunks(chunks, counted, pattern)
-            counted = list(map(self._chunk_counts.__getitem__, chunks))
+            counted = list(map(self._counts.__getitem__, chunks))
         ends = list(accumulate(counted))  # type: ignore[arg-type]
         n = ends[-1] if ends else 0
         firsts: list[int] = []  # first and last token of each window
