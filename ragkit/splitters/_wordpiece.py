@@ -100,7 +100,7 @@ class Tokens:
 class WordOffsets:
     """Token spans of texts under a BERT-style ``tokenizers.Tokenizer`` (cached per word)."""
 
-    def __init__(self, tokenizer: Any, cache_size: int = 500_000) -> None:
+    def __init__(self, tokenizer: Any, cache_size: int = 1_000_000) -> None:
         self._tokenizer = tokenizer
         self._pieces: dict[str, tuple[tuple[int, int], ...]] = {}
         self._counts: dict[str, int] = {}
@@ -109,12 +109,18 @@ class WordOffsets:
         self._longest = self._longest_cont = 0  # longest vocabulary entry (set with _vocab)
 
     def _fill(self, words: list[str]) -> None:
-        missing = list({w for w in words if w not in self._counts})
-        if len(self._counts) + len(missing) > self._cache_size:
-            self._pieces.clear()
-            self._counts.clear()
-            missing = list(set(words))
-        self._add_words(missing)
+        missing = {w for w in words if w not in self._counts}
+        if self._make_room(len(missing)):
+            missing = set(words).difference(self._counts)
+        self._add_words(list(missing))
+
+    def _make_room(self, incoming: int) -> bool:
+        """Empty the cache if ``incoming`` more entries would overfill it (about 150 bytes each)."""
+        if len(self._counts) + incoming <= self._cache_size:
+            return False
+        self._counts.clear()
+        self._pieces.clear()
+        return True
 
     def _add_words(self, words: list[str]) -> None:
         """Tokenize ``words`` (not in the cache yet) into the cache."""
@@ -176,10 +182,8 @@ class WordOffsets:
         """
         counts = self._counts
         missing = set(compress(chunks, map(is_, counted, repeat(None))))
-        if len(counts) + len(missing) > self._cache_size:
-            counts.clear()
-            self._pieces.clear()
-            missing = set(chunks)
+        if self._make_room(len(missing)):
+            missing = set(chunks).difference(counts)
         if pattern is _ASCII:  # ASCII letters and digits alone make one word
             many = list(filterfalse(str.isalnum, missing))
         else:
