@@ -67,7 +67,7 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # str.split() cuts at these, BERT does not (its normalizer deletes them): texts with one go word by word.
 _PYTHON_ONLY_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
 # (?:\s*\S+){2**j}: skips 2**j whitespace-separated chunks of a text (in C; possessive: no backtracking)
-_SKIP = [re.compile(r"(?:\s*+\S++){%d}" % (1 << j)) for j in range(12)]
+_SKIP = [re.compile(rf"(?:\s*+\S++){{{1 << j}}}") for j in range(12)]
 # whitespace to str.split() beyond ASCII's; a text without any is measured with str.count
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NON_SPACE = re.compile(r"\S")
@@ -227,7 +227,7 @@ class WordOffsets:
         if None in counted:  # chunks not seen before
             self._fill_chunks(chunks, counted, pattern)
             counted = list(map(self._counts.__getitem__, chunks))
-        ends = list(accumulate(counted))  # type: ignore[arg-type]
+        ends: list[int] = list(accumulate(counted))  # type: ignore[arg-type]
         n = ends[-1] if ends else 0
         firsts: list[int] = []  # first and last token of each window
         lasts: list[int] = []
