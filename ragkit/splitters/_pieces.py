@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
+from operator import add as plus
 from typing import Any
 
 from ragkit.splitters.base import first_non_space
@@ -265,9 +266,10 @@ class Merger:
         if pieces is None:
             q = starts = cut.starts  # contiguous: the window a..k-1 is text[q[a]:q[k]]
         else:  # work on the run alone, indices relative to lo
-            pieces, lengths = pieces[lo:hi], lengths[lo:hi]
+            if lo or hi < len(pieces):
+                pieces, lengths = pieces[lo:hi], lengths[lo:hi]
             starts = cut.starts[lo:hi] if want_starts else ()
-            q = [0, *accumulate(map(sep.__add__, lengths) if sep else lengths)]
+            q = list(accumulate(map(plus, lengths, repeat(sep)) if sep else lengths, initial=0))
             lo, hi = 0, hi - lo
         join = separator.join
         add = self.add
