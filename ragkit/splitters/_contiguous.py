@@ -80,6 +80,7 @@ class Contiguous:
             return
         # piece i is the separator plus part i (part 0 alone, dropped when empty)
         lens = list(map(add, map(len, parts), repeat(step)))
+        del parts  # a copy of the text: free it before recursing and merging (peak memory)
         lens[0] -= step
         if not lens[0]:
             del lens[0]
