@@ -78,8 +78,9 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _PYTHON_ONLY_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
 # (?:\s*\S+){2**j}: skips 2**j whitespace-separated chunks of a text (in C; possessive: no backtracking)
 _SKIP = [re.compile(rf"(?:\s*+\S++){{{1 << j}}}") for j in range(12)]
-# whitespace to str.split() beyond ASCII's; a text without any is measured with str.count
-_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_PYTHON_ONLY = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+# those and the whitespace beyond ASCII's (a text without any is measured with str.count)
+_ODD_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NON_SPACE = re.compile(r"\S")
 
 
@@ -229,15 +230,23 @@ class WordOffsets:
         each distinct chunk's token count is cached, and only the chunks where a
         window starts or ends are cut into tokens.
         """
-        pattern = _ASCII if text.isascii() else _splitter(bmp=_ASTRAL.search(text) is None)
-        if any(c in text for c in _PYTHON_ONLY_SPACE):
-            return _windows_of(self.tokens(text), size, step)
+        if text.isascii():
+            pattern, wide = _ASCII, False
+            if any(c in text for c in _PYTHON_ONLY_SPACE):
+                return _windows_of(self.tokens(text), size, step)
+        else:
+            pattern = _splitter(bmp=False)  # chunks are short: no need to look for a faster pattern
+            m = _ODD_SPACE.search(text)  # one scan for both kinds of unusual whitespace
+            wide = m is not None
+            if m is not None and (m.group() in _PYTHON_ONLY_SPACE or _PYTHON_ONLY.search(text, m.end())):
+                return _windows_of(self.tokens(text), size, step)
         chunks = text.split()
-        counted = list(map(self._counts.get, chunks))
-        if None in counted:  # chunks not seen before
-            self._fill_chunks(chunks, counted, pattern)
-            counted = list(map(self._counts.__getitem__, chunks))
-        ends: list[int] = list(accumulate(counted))  # type: ignore[arg-type]
+        counts = self._counts
+        try:
+            ends = list(accumulate(map(counts.__getitem__, chunks)))
+        except KeyError:  # chunks not seen before
+            self._fill_chunks(chunks, list(map(counts.get, chunks)), pattern)
+            ends = list(accumulate(map(counts.__getitem__, chunks)))
         n = ends[-1] if ends else 0
         firsts: list[int] = []  # first and last token of each window
         lasts: list[int] = []
@@ -252,7 +261,7 @@ class WordOffsets:
         # the chunk holding each of those tokens, and where that chunk starts in the text
         where = {t: bisect_right(ends, t) for t in firsts + lasts}
         wanted = sorted(set(where.values()))
-        if text.isascii() or _WIDE_SPACE.search(text) is None:
+        if not wide:
             chunk_start = _chunk_starts_by_counting(text, chunks, wanted)
         else:
             chunk_start = self._chunk_starts(text, chunks, wanted)
