@@ -117,7 +117,10 @@ class WordOffsets:
         self._counts: dict[str, int] = {}
         self._cache_size = cache_size
         self._vocab: frozenset[str] | None = None
-        self._longest = self._longest_cont = 0  # longest vocabulary entry (set with _vocab)
+        # with _vocab: the "##" entries without "##", and every prefix of the entries of each kind
+        self._tails: frozenset[str] = frozenset()
+        self._prefixes: frozenset[str] = frozenset()
+        self._tail_prefixes: frozenset[str] = frozenset()
 
     def _fill(self, words: list[str]) -> None:
         missing = {w for w in words if w not in self._counts}
@@ -148,6 +151,13 @@ class WordOffsets:
                 self._pieces[word] = tuple(enc.offsets)
                 self._counts[word] = len(enc.offsets)
 
+    def _learn_vocabulary(self) -> None:
+        vocab = frozenset(self._tokenizer.get_vocab())
+        self._tails = frozenset(t[2:] for t in vocab if t.startswith("##"))
+        self._prefixes = frozenset(t[:i] for t in vocab for i in range(1, len(t) + 1))
+        self._tail_prefixes = frozenset(t[:i] for t in self._tails for i in range(1, len(t) + 1))
+        self._vocab = vocab
+
     def _ascii_pieces(self, key: str) -> tuple[tuple[int, int], ...] | None:
         """WordPiece spans of a printable-ASCII word (after its leading whitespace), else None.
 
@@ -160,11 +170,9 @@ class WordOffsets:
         if not (word.isascii() and word.isprintable()):
             return None
         if self._vocab is None:
-            self._vocab = frozenset(self._tokenizer.get_vocab())
-            # no vocabulary entry is longer: longer candidates need not be tried
-            self._longest = max((len(t) for t in self._vocab if not t.startswith("##")), default=0)
-            self._longest_cont = max((len(t) - 2 for t in self._vocab if t.startswith("##")), default=0)
+            self._learn_vocabulary()
         vocab = self._vocab
+        assert vocab is not None
         k, n = len(key) - len(word), len(word)
         if n > 100:
             return ((k, k + n),)
@@ -173,17 +181,21 @@ class WordOffsets:
             return ((k, k + n),)
         out = []
         start = 0
+        tokens, prefixes = vocab, self._prefixes
         while start < n:
-            end = min(n, start + (self._longest if start == 0 else self._longest_cont))
-            while end > start:
-                sub = lower[start:end] if start == 0 else "##" + lower[start:end]
-                if sub in vocab:
+            # the longest vocabulary entry at start: extend while some entry begins this way
+            best = start
+            for end in range(start + 1, n + 1):
+                sub = lower[start:end]
+                if sub not in prefixes:
                     break
-                end -= 1
-            if end == start:
+                if sub in tokens:
+                    best = end
+            if best == start:
                 return ((k, k + n),)
-            out.append((k + start, k + end))
-            start = end
+            out.append((k + start, k + best))
+            start = best
+            tokens, prefixes = self._tails, self._tail_prefixes  # continuations: "##" + piece
         return tuple(out)
 
     def _fill_chunks(self, chunks: list[str], counted: list[int | None], pattern: re.Pattern[str]) -> None:
