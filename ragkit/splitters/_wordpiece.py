@@ -82,6 +82,7 @@ _PYTHON_ONLY = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 # those and the whitespace beyond ASCII's (a text without any is measured with str.count)
 _ODD_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NON_SPACE = re.compile(r"\S")
+_ONE_SPACE = str.maketrans("\n\t\r", "   ")
 
 
 class Tokens:
@@ -346,7 +347,11 @@ def _chunk_starts_by_counting(text: str, chunks: list[str], wanted: list[int]) -
     in between (``S``) plus whitespace; ``x = o + S + spaces in [o, x)`` is
     found by counting spaces in the newly covered range until none is added.
     """
-    spaces = [ch for ch in " \n\t\r" if ch in text]
+    if text.isascii():  # one kind of space to count (translate is fast on ASCII)
+        text = text.translate(_ONE_SPACE)
+        spaces = [" "]
+    else:
+        spaces = [ch for ch in " \n\t\r" if ch in text]
     out: dict[int, int] = {}
     o, p = 0, 0  # chunk p starts at o (or, at first, the text does)
     for c in wanted:
