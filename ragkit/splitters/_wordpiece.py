@@ -212,6 +212,7 @@ class WordOffsets:
             many = list(filterfalse(str.isalnum, missing))
         else:
             many = list(missing)
+            pattern = _pattern_for("".join(many))
         words = list(map(pattern.findall, many))
         new = set(chain.from_iterable(words))
         new.update(missing.difference(many))
@@ -248,7 +249,7 @@ class WordOffsets:
             if any(c in text for c in _PYTHON_ONLY_SPACE):
                 return _windows_of(self.tokens(text), size, step)
         else:
-            pattern = _splitter(bmp=False)  # chunks are short: no need to look for a faster pattern
+            pattern = _splitter(bmp=False)  # valid for any text; _fill_chunks and span pick faster ones
             m = _ODD_SPACE.search(text)  # one scan for both kinds of unusual whitespace
             wide = m is not None
             if m is not None and (m.group() in _PYTHON_ONLY_SPACE or _PYTHON_ONLY.search(text, m.end())):
@@ -281,7 +282,8 @@ class WordOffsets:
 
         def span(t: int) -> tuple[int, int]:
             c = where[t]
-            a, b = self._span_in_chunk(chunks[c], t - (ends[c - 1] if c else 0), pattern)
+            chunk = chunks[c]
+            a, b = self._span_in_chunk(chunk, t - (ends[c - 1] if c else 0), _pattern_for(chunk))
             return chunk_start[c] + a, chunk_start[c] + b
 
         return [(span(a)[0], span(b)[1]) for a, b in zip(firsts, lasts)]
@@ -369,3 +371,10 @@ def _chunk_starts_by_counting(text: str, chunks: list[str], wanted: list[int]) -
         o = out[c] = m.start()
         p = c
     return out
+
+
+def _pattern_for(text: str) -> re.Pattern[str]:
+    """The fastest of the word-cutting patterns that is valid for ``text``."""
+    if text.isascii():
+        return _ASCII
+    return _splitter(bmp=_ASTRAL.search(text) is None)
