@@ -3,9 +3,9 @@
 When every separator is a literal, each piece keeps the separator in front
 of it (``keep_separator=True`` or ``"start"``) and sizes are ``len``, a piece
 is a slice of the text: cutting at a separator only needs the prefix sums of
-the piece lengths, and a chunk is one slice ``text[q[a]:q[k]]``. This module
-does that recursion and the merging (bisection on the prefix sums) in two
-plain functions; it gives exactly the chunks of
+the piece lengths, and a chunk is one slice ``text[q[a]:q[k]]``. The
+:class:`Contiguous` state does that recursion and the merging (bisection on
+the prefix sums) without building pieces; it gives exactly the chunks of
 :class:`ragkit.splitters._pieces.Merger` on a contiguous
 :class:`ragkit.splitters._pieces.Cut`, which stays the general route (regex
 separators, other ``keep_separator`` values, custom length functions).
