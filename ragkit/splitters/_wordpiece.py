@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache, partial
 from itertools import accumulate, chain, compress, filterfalse, repeat
 from operator import is_
@@ -88,10 +89,12 @@ _ONE_SPACE = str.maketrans("\n\t\r", "   ")
 class Tokens:
     """The WordPiece tokens of one text: ``len()`` and ``span(t)`` (start, end in the text)."""
 
-    def __init__(self, words: list[str], token_ends: list[int], pieces: dict[str, tuple[tuple[int, int], ...]]) -> None:
+    def __init__(
+        self, words: list[str], token_ends: list[int], spans_of: Callable[[str], tuple[tuple[int, int], ...]]
+    ) -> None:
         self._words = words  # each word with the whitespace before it
         self._token_ends = token_ends  # token_ends[w]: number of tokens in words 0..w
-        self._pieces = pieces
+        self._spans_of = spans_of
         self._word_ends: list[int] | None = None
 
     def __len__(self) -> int:
@@ -104,7 +107,7 @@ class Tokens:
         w = bisect_right(self._token_ends, t)
         j = t - (self._token_ends[w - 1] if w else 0)
         word = self._words[w]
-        start, end = self._pieces[word][j]
+        start, end = self._spans_of(word)[j]
         base = self._word_ends[w] - len(word)
         return base + start, base + end
 
@@ -145,12 +148,27 @@ class WordOffsets:
             if pieces is None:
                 hard.append(word)
             else:
-                self._pieces[word] = pieces
-                self._counts[word] = len(pieces)
+                self._store(word, pieces)
         if hard:
             for word, enc in zip(hard, self._tokenizer.encode_batch(hard, add_special_tokens=False)):
-                self._pieces[word] = tuple(enc.offsets)
-                self._counts[word] = len(enc.offsets)
+                self._store(word, tuple(enc.offsets))
+
+    def _store(self, word: str, spans: tuple[tuple[int, int], ...]) -> None:
+        self._counts[word] = len(spans)
+        if len(spans) != 1 or spans[0] != (0, len(word)):  # one token for the whole word: implied
+            self._pieces[word] = spans
+
+    def _spans_of(self, word: str) -> tuple[tuple[int, int], ...]:
+        """The token spans of one word (relative to the word)."""
+        spans = self._pieces.get(word)
+        if spans is not None:
+            return spans
+        if word not in self._counts:  # the cache was emptied since the word was counted
+            self._fill([word])
+            spans = self._pieces.get(word)
+            if spans is not None:
+                return spans
+        return ((0, len(word)),)
 
     def _learn_vocabulary(self) -> None:
         vocab = frozenset(self._tokenizer.get_vocab())
@@ -221,15 +239,10 @@ class WordOffsets:
 
     def _span_in_chunk(self, chunk: str, j: int, pattern: re.Pattern[str]) -> tuple[int, int]:
         """Where token ``j`` of one whitespace-free chunk starts and ends, relative to the chunk."""
-        pieces = self._pieces
-        whole = pieces.get(chunk)  # the chunk is a single word
-        if whole is not None:
-            return whole[j]
+        if pattern is _ASCII and chunk.isalnum():  # a single word
+            return self._spans_of(chunk)[j]
         for m in pattern.finditer(chunk):
-            word = m.group()
-            if word not in pieces:  # the word cache was cleared since the chunk was counted
-                self._fill([word])
-            spans = pieces[word]
+            spans = self._spans_of(m.group())
             if j < len(spans):
                 a, b = spans[j]
                 return m.start() + a, m.start() + b
@@ -324,7 +337,7 @@ class WordOffsets:
         except TypeError:  # a word not seen before
             self._fill(words)
             token_ends = list(accumulate(map(counts.__getitem__, words)))
-        return Tokens(words, token_ends, self._pieces)
+        return Tokens(words, token_ends, self._spans_of)
 
 
 def _windows_of(tokens: Tokens, size: int, step: int) -> list[tuple[int, int]]:
