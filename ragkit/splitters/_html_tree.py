@@ -170,17 +170,8 @@ class _Builder(HTMLParser):
         already = self.already_closed
         if already and name in already:
             already.remove(name)
-            return
-        if self.pending:
-            self._flush()
-        if not self.open_counts.get(name):
-            return
-        stack = self.stack
-        if stack[-1].name == name:
-            self._pop()
-            return
-        while len(stack) > 1 and self._pop() != name:
-            pass
+        else:
+            self._close(name)
 
     # -- html.parser events, handled as bs4's BeautifulSoupHTMLParser does ---------------------
     def handle_starttag(self, tag: str, attrs: Any) -> None:
