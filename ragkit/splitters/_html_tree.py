@@ -158,22 +158,31 @@ class _Builder(HTMLParser):
         self.pending.append(text)
         self._flush(kind)
 
+    def _start(self, name: str) -> None:
+        """A start tag (bs4's handle_starttag: push, and pop again at once if it is an empty element)."""
+        self._push(name)
+        if name in EMPTY_ELEMENTS:
+            self._pop()  # nothing pending, and it is the innermost open element: _close(name) pops it
+            self.already_closed.append(name)
+
+    def _end(self, name: str) -> None:
+        """An end tag (bs4's handle_endtag)."""
+        already = self.already_closed
+        if already and name in already:
+            already.remove(name)
+        else:
+            self._close(name)
+
     # -- html.parser events, handled as bs4's BeautifulSoupHTMLParser does ---------------------
     def handle_starttag(self, tag: str, attrs: Any) -> None:
-        self._push(tag)
-        if tag in EMPTY_ELEMENTS:
-            self._close(tag)
-            self.already_closed.append(tag)
+        self._start(tag)
 
     def handle_startendtag(self, tag: str, attrs: Any) -> None:
         self._push(tag)
         self._close(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.already_closed:
-            self.already_closed.remove(tag)
-        else:
-            self._close(tag)
+        self._end(tag)
 
     def handle_data(self, data: str) -> None:
         self.pending.append(data)
@@ -238,7 +247,7 @@ _FAST = sys.implementation.name == "cpython" and (3, 10) <= sys.version_info[:2]
 def _run(builder: _Builder, html: str) -> None:
     """Feed ``html`` to ``builder``, tokenizing common tokens here and the rest with html.parser."""
     builder.rawdata = html  # html.parser's own methods, called below, read it
-    data, start, end = builder.pending.append, builder.handle_starttag, builder.handle_endtag
+    data, start, end = builder.pending.append, builder._start, builder._end
     startend = builder.handle_startendtag
     i, n = 0, len(html)
     while i < n:
@@ -269,7 +278,7 @@ def _run(builder: _Builder, html: str) -> None:
                 if m.group(3):
                     startend(name, [])
                 else:
-                    start(name, [])
+                    start(name)
                     if name in builder.CDATA_CONTENT_ELEMENTS:
                         builder.set_cdata_mode(name)
                 i = m.end()

@@ -4,9 +4,19 @@ The ``tokenizers`` library tokenizes with full offset alignment, which is slow
 on long texts (about 1-2 MB/s). BERT's pre-tokenizer cuts the normalized text
 at whitespace, punctuation and CJK ideographs, and WordPiece then works on
 each word alone. So :class:`WordOffsets` cuts the original text at the same
-places with one regex (``re.split``, in C), asks the tokenizer once per
-distinct word (cached), and keeps only counts and prefix sums per text. Token
-``t`` of the text is then found by bisection.
+places, asks the tokenizer once per distinct word (cached), and keeps only
+counts and prefix sums per text.
+
+:meth:`WordOffsets.windows` (what ``TokenTextSplitter`` uses) goes further:
+it cuts the text at whitespace only (``str.split``, in C), looks each chunk's
+token count up in the same cache (a chunk is counted once, from its words),
+finds the chunk of every window edge by bisection, where that chunk starts by
+counting whitespace (``str.count``), and cuts only those chunks into tokens.
+Texts with characters that ``str.split`` takes for whitespace but BERT
+deletes (``\x0b``, ``\x0c``, ``\x1c``-``\x1f``, ``\x85``) go word by word
+(:meth:`WordOffsets.tokens`). The cache holds up to ``cache_size`` entries
+(about 150 bytes each: 75 MB after the 55 MB benchmark corpus) and is emptied
+when full.
 
 Example:
     >>> from ragkit.splitters.token import local_tokenizer
@@ -21,8 +31,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from functools import lru_cache
-from itertools import accumulate
+from collections.abc import Callable
+from functools import lru_cache, partial
+from itertools import accumulate, chain, compress, filterfalse, repeat
+from operator import is_
 from typing import Any
 
 # Rust's char::is_whitespace, minus the control characters BERT's normalizer deletes first.
@@ -41,8 +53,10 @@ def _splitter(bmp: bool = False) -> re.Pattern[str]:
     ``bmp=True`` gives a faster pattern (small character sets compile to
     bitmaps) valid only for texts without characters above U+FFFF.
     """
-    top = 0x10000 if bmp else 0x110000
-    punct = [c for c in range(top) if unicodedata.category(chr(c)).startswith("P")]
+    # planes 4-13 are unassigned and 15-16 private use: no punctuation there
+    points = [*range(0x10000)] if bmp else [*range(0x40000), *range(0xE0000, 0xF0000)]
+    categories = map(unicodedata.category, map(chr, points))
+    punct = list(compress(points, map(str.startswith, categories, repeat("P"))))
     punct += [c for c in range(0x21, 0x7F) if not chr(c).isalnum()]
     punct.sort()
     ranges: list[str] = []
@@ -61,15 +75,26 @@ def _splitter(bmp: bool = False) -> re.Pattern[str]:
 # The same cut for ASCII text: ASCII whitespace and punctuation are the only separators there.
 _ASCII = re.compile("[\t\n\r ]*(?:[^\t\n\r !-/:-@\\[-`{-~]+|[!-/:-@\\[-`{-~])")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# str.split() cuts at these, BERT does not (its normalizer deletes them): texts with one go word by word.
+_PYTHON_ONLY_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+# (?:\s*\S+){2**j}: skips 2**j whitespace-separated chunks of a text (in C; possessive: no backtracking)
+_SKIP = [re.compile(rf"(?:\s*+\S++){{{1 << j}}}") for j in range(12)]
+_PYTHON_ONLY = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+# those and the whitespace beyond ASCII's (a text without any is measured with str.count)
+_ODD_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_NON_SPACE = re.compile(r"\S")
+_ONE_SPACE = str.maketrans("\n\t\r", "   ")
 
 
 class Tokens:
     """The WordPiece tokens of one text: ``len()`` and ``span(t)`` (start, end in the text)."""
 
-    def __init__(self, words: list[str], token_ends: list[int], pieces: dict[str, tuple[tuple[int, int], ...]]) -> None:
+    def __init__(
+        self, words: list[str], token_ends: list[int], spans_of: Callable[[str], tuple[tuple[int, int], ...]]
+    ) -> None:
         self._words = words  # each word with the whitespace before it
         self._token_ends = token_ends  # token_ends[w]: number of tokens in words 0..w
-        self._pieces = pieces
+        self._spans_of = spans_of
         self._word_ends: list[int] | None = None
 
     def __len__(self) -> int:
@@ -82,7 +107,7 @@ class Tokens:
         w = bisect_right(self._token_ends, t)
         j = t - (self._token_ends[w - 1] if w else 0)
         word = self._words[w]
-        start, end = self._pieces[word][j]
+        start, end = self._spans_of(word)[j]
         base = self._word_ends[w] - len(word)
         return base + start, base + end
 
@@ -90,31 +115,67 @@ class Tokens:
 class WordOffsets:
     """Token spans of texts under a BERT-style ``tokenizers.Tokenizer`` (cached per word)."""
 
-    def __init__(self, tokenizer: Any, cache_size: int = 500_000) -> None:
+    def __init__(self, tokenizer: Any, cache_size: int = 1_000_000) -> None:
         self._tokenizer = tokenizer
         self._pieces: dict[str, tuple[tuple[int, int], ...]] = {}
         self._counts: dict[str, int] = {}
         self._cache_size = cache_size
         self._vocab: frozenset[str] | None = None
+        # with _vocab: the "##" entries without "##", and every prefix of the entries of each kind
+        self._tails: frozenset[str] = frozenset()
+        self._prefixes: frozenset[str] = frozenset()
+        self._tail_prefixes: frozenset[str] = frozenset()
 
     def _fill(self, words: list[str]) -> None:
-        missing = list({w for w in words if w not in self._counts})
-        if len(self._counts) + len(missing) > self._cache_size:
-            self._pieces.clear()
-            self._counts.clear()
-            missing = list(set(words))
+        missing = {w for w in words if w not in self._counts}
+        if self._make_room(len(missing)):
+            missing = set(words).difference(self._counts)
+        self._add_words(list(missing))
+
+    def _make_room(self, incoming: int) -> bool:
+        """Empty the cache if ``incoming`` more entries would overfill it (about 150 bytes each)."""
+        if len(self._counts) + incoming <= self._cache_size:
+            return False
+        self._counts.clear()
+        self._pieces.clear()
+        return True
+
+    def _add_words(self, words: list[str]) -> None:
+        """Tokenize ``words`` (not in the cache yet) into the cache."""
         hard = []
-        for word in missing:
+        for word in words:
             pieces = self._ascii_pieces(word)
             if pieces is None:
                 hard.append(word)
             else:
-                self._pieces[word] = pieces
-                self._counts[word] = len(pieces)
+                self._store(word, pieces)
         if hard:
             for word, enc in zip(hard, self._tokenizer.encode_batch(hard, add_special_tokens=False)):
-                self._pieces[word] = tuple(enc.offsets)
-                self._counts[word] = len(enc.offsets)
+                self._store(word, tuple(enc.offsets))
+
+    def _store(self, word: str, spans: tuple[tuple[int, int], ...]) -> None:
+        self._counts[word] = len(spans)
+        if len(spans) != 1 or spans[0] != (0, len(word)):  # one token for the whole word: implied
+            self._pieces[word] = spans
+
+    def _spans_of(self, word: str) -> tuple[tuple[int, int], ...]:
+        """The token spans of one word (relative to the word)."""
+        spans = self._pieces.get(word)
+        if spans is not None:
+            return spans
+        if word not in self._counts:  # the cache was emptied since the word was counted
+            self._fill([word])
+            spans = self._pieces.get(word)
+            if spans is not None:
+                return spans
+        return ((0, len(word)),)
+
+    def _learn_vocabulary(self) -> None:
+        vocab = frozenset(self._tokenizer.get_vocab())
+        self._tails = frozenset(t[2:] for t in vocab if t.startswith("##"))
+        self._prefixes = frozenset(t[:i] for t in vocab for i in range(1, len(t) + 1))
+        self._tail_prefixes = frozenset(t[:i] for t in self._tails for i in range(1, len(t) + 1))
+        self._vocab = vocab
 
     def _ascii_pieces(self, key: str) -> tuple[tuple[int, int], ...] | None:
         """WordPiece spans of a printable-ASCII word (after its leading whitespace), else None.
@@ -128,8 +189,9 @@ class WordOffsets:
         if not (word.isascii() and word.isprintable()):
             return None
         if self._vocab is None:
-            self._vocab = frozenset(self._tokenizer.get_vocab())
+            self._learn_vocabulary()
         vocab = self._vocab
+        assert vocab is not None
         k, n = len(key) - len(word), len(word)
         if n > 100:
             return ((k, k + n),)
@@ -138,18 +200,127 @@ class WordOffsets:
             return ((k, k + n),)
         out = []
         start = 0
+        tokens, prefixes = vocab, self._prefixes
         while start < n:
-            end = n
-            while end > start:
-                sub = lower[start:end] if start == 0 else "##" + lower[start:end]
-                if sub in vocab:
+            # the longest vocabulary entry at start: extend while some entry begins this way
+            best = start
+            for end in range(start + 1, n + 1):
+                sub = lower[start:end]
+                if sub not in prefixes:
                     break
-                end -= 1
-            if end == start:
+                if sub in tokens:
+                    best = end
+            if best == start:
                 return ((k, k + n),)
-            out.append((k + start, k + end))
-            start = end
+            out.append((k + start, k + best))
+            start = best
+            tokens, prefixes = self._tails, self._tail_prefixes  # continuations: "##" + piece
         return tuple(out)
+
+    def _fill_chunks(self, chunks: list[str], counted: list[int | None], pattern: re.Pattern[str]) -> None:
+        """Count the tokens of the chunks whose ``counted`` entry is None (not seen before).
+
+        Chunk counts share the word cache: a chunk that is one word is its own entry.
+        """
+        counts = self._counts
+        missing = set(compress(chunks, map(is_, counted, repeat(None))))
+        if self._make_room(len(missing)):
+            missing = set(chunks).difference(counts)
+        if pattern is _ASCII:  # ASCII letters and digits alone make one word
+            many = list(filterfalse(str.isalnum, missing))
+        else:
+            many = list(missing)
+            pattern = _pattern_for("".join(many))
+        words = list(map(pattern.findall, many))
+        new = set(chain.from_iterable(words))
+        new.update(missing.difference(many))
+        self._add_words(list(new.difference(counts)))
+        counts.update(zip(many, map(sum, map(partial(map, counts.__getitem__), words))))
+
+    def _span_in_chunk(self, chunk: str, j: int, pattern: re.Pattern[str]) -> tuple[int, int]:
+        """Where token ``j`` of one whitespace-free chunk starts and ends, relative to the chunk."""
+        if pattern is _ASCII and chunk.isalnum():  # a single word
+            return self._spans_of(chunk)[j]
+        for m in pattern.finditer(chunk):
+            spans = self._spans_of(m.group())
+            if j < len(spans):
+                a, b = spans[j]
+                return m.start() + a, m.start() + b
+            j -= len(spans)
+        raise IndexError(j)
+
+    def windows(self, text: str, size: int, step: int) -> list[tuple[int, int]]:
+        """``(start, end)`` in ``text`` of each window of ``size`` tokens, windows ``step`` tokens apart.
+
+        The windows of :meth:`tokens` (LangChain's loop), found without
+        cutting the text into words: the text is cut at whitespace (``str.split``),
+        each distinct chunk's token count is cached, and only the chunks where a
+        window starts or ends are cut into tokens.
+        """
+        if text.isascii():
+            pattern, wide = _ASCII, False
+            if any(c in text for c in _PYTHON_ONLY_SPACE):
+                return _windows_of(self.tokens(text), size, step)
+        else:
+            pattern = _splitter(bmp=False)  # valid for any text; _fill_chunks and span pick faster ones
+            m = _ODD_SPACE.search(text)  # one scan for both kinds of unusual whitespace
+            wide = m is not None
+            if m is not None and (m.group() in _PYTHON_ONLY_SPACE or _PYTHON_ONLY.search(text, m.end())):
+                return _windows_of(self.tokens(text), size, step)
+        chunks = text.split()
+        counts = self._counts
+        try:
+            ends = list(accumulate(map(counts.__getitem__, chunks)))
+        except KeyError:  # chunks not seen before
+            self._fill_chunks(chunks, list(map(counts.get, chunks)), pattern)
+            ends = list(accumulate(map(counts.__getitem__, chunks)))
+        n = ends[-1] if ends else 0
+        firsts: list[int] = []  # first and last token of each window
+        lasts: list[int] = []
+        start = 0
+        while start < n:
+            end = min(start + size, n)
+            firsts.append(start)
+            lasts.append(end - 1)
+            if end == n:
+                break
+            start += step
+        # the chunk holding each of those tokens, and where that chunk starts in the text
+        where = {t: bisect_right(ends, t) for t in firsts + lasts}
+        wanted = sorted(set(where.values()))
+        if not wide:
+            chunk_start = _chunk_starts_by_counting(text, chunks, wanted)
+        else:
+            chunk_start = self._chunk_starts(text, chunks, wanted)
+
+        def span(t: int) -> tuple[int, int]:
+            c = where[t]
+            chunk = chunks[c]
+            a, b = self._span_in_chunk(chunk, t - (ends[c - 1] if c else 0), _pattern_for(chunk))
+            return chunk_start[c] + a, chunk_start[c] + b
+
+        return [(span(a)[0], span(b)[1]) for a, b in zip(firsts, lasts)]
+
+    @staticmethod
+    def _chunk_starts(text: str, chunks: list[str], wanted: list[int]) -> dict[int, int]:
+        """Where chunks ``wanted`` (sorted indices into ``text.split()``) start in ``text``."""
+        out: dict[int, int] = {}
+        done, pos = 0, 0  # chunks 0..done-1 lie before pos
+        top = len(_SKIP) - 1
+        for c in wanted:
+            k = c + 1 - done  # chunks to skip to reach the end of chunk c
+            while k >> top:
+                pos = _SKIP[top].match(text, pos).end()  # type: ignore[union-attr]
+                k -= 1 << top
+            j = 0
+            while k:
+                if k & 1:
+                    pos = _SKIP[j].match(text, pos).end()  # type: ignore[union-attr]
+                k >>= 1
+                j += 1
+            done = c + 1
+            out[c] = pos - len(chunks[c])
+        return out
 
     def tokens(self, text: str) -> Tokens:
         """The tokens of ``text``."""
@@ -166,4 +337,57 @@ class WordOffsets:
         except TypeError:  # a word not seen before
             self._fill(words)
             token_ends = list(accumulate(map(counts.__getitem__, words)))
-        return Tokens(words, token_ends, self._pieces)
+        return Tokens(words, token_ends, self._spans_of)
+
+
+def _windows_of(tokens: Tokens, size: int, step: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each window of ``size`` tokens, ``step`` tokens apart (LangChain's loop)."""
+    out = []
+    n = len(tokens)
+    start = 0
+    while start < n:
+        end = min(start + size, n)
+        out.append((tokens.span(start)[0], tokens.span(end - 1)[1]))
+        if end == n:
+            break
+        start += step
+    return out
+
+
+def _chunk_starts_by_counting(text: str, chunks: list[str], wanted: list[int]) -> dict[int, int]:
+    """Where chunks ``wanted`` (sorted indices into ``text.split()``) start in ``text``.
+
+    For texts whose only whitespace is ASCII: between the start ``o`` of a
+    known chunk and chunk ``c`` lie the non-space characters of the chunks
+    in between (``S``) plus whitespace; ``x = o + S + spaces in [o, x)`` is
+    found by counting spaces in the newly covered range until none is added.
+    """
+    if text.isascii():  # one kind of space to count (translate is fast on ASCII)
+        text = text.translate(_ONE_SPACE)
+        spaces = [" "]
+    else:
+        spaces = [ch for ch in " \n\t\r" if ch in text]
+    out: dict[int, int] = {}
+    o, p = 0, 0  # chunk p starts at o (or, at first, the text does)
+    for c in wanted:
+        filled = o + sum(map(len, chunks[p:c]))  # o + S
+        x = covered = filled
+        white = 0
+        for ch in spaces:
+            white += text.count(ch, o, x)
+        while filled + white != x:
+            covered, x = x, filled + white
+            for ch in spaces:
+                white += text.count(ch, covered, x)
+        m = _NON_SPACE.search(text, x)  # only whitespace before chunk c
+        assert m is not None
+        o = out[c] = m.start()
+        p = c
+    return out
+
+
+def _pattern_for(text: str) -> re.Pattern[str]:
+    """The fastest of the word-cutting patterns that is valid for ``text``."""
+    if text.isascii():
+        return _ASCII
+    return _splitter(bmp=_ASTRAL.search(text) is None)

@@ -65,6 +65,26 @@ def make_document(text: str, metadata: dict[str, Any]) -> Document:
     return doc
 
 
+def make_documents(texts: Iterable[str], metadata: dict[str, Any]) -> list[Document]:
+    """One chunk Document per text, each with its own copy of ``metadata`` (as :func:`make_document`)."""
+    if not _FAST_DOCUMENT:
+        fresh = copy_metadata(metadata)
+        return [Document(text, metadata=fresh()) for text in texts]
+    flat = all(type(v) in _IMMUTABLE for v in metadata.values())
+    new, put, deep = _new_document, _set, copy.deepcopy
+    docs: list[Document] = []
+    append = docs.append
+    for text in texts:  # make_document, inlined: this loop runs once per chunk
+        doc = new(Document)
+        own = metadata.copy() if flat else deep(metadata)
+        put(doc, "__dict__", {"page_content": text, "metadata": own, "id": None, "type": "Document"})
+        put(doc, "__pydantic_fields_set__", {"page_content", "metadata"})
+        put(doc, "__pydantic_extra__", None)
+        put(doc, "__pydantic_private__", None)
+        append(doc)
+    return docs
+
+
 @contextmanager
 def no_cyclic_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while a batch of chunks is built.
@@ -236,10 +256,10 @@ class TextSplitter(DocumentSplitter):
         return docs
 
     def _chunks_of(self, text: str, metadata: dict[str, Any]) -> list[Document]:
-        fresh = copy_metadata(metadata)
         if self._add_start_index:
+            fresh = copy_metadata(metadata)
             return [
                 make_document(chunk, {**fresh(), "start_index": start})
                 for chunk, start in self.split_text_with_starts(text)
             ]
-        return [make_document(chunk, fresh()) for chunk in self.split_text(text)]
+        return make_documents(self.split_text(text), metadata)

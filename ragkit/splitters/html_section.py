@@ -26,7 +26,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.splitters._html_tree import parse
-from ragkit.splitters.base import DocumentSplitter, copy_metadata
+from ragkit.splitters.base import DocumentSplitter, copy_metadata, no_cyclic_gc
 
 _XSLT = """<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
   <xsl:template match="@*|node()">
@@ -118,7 +118,8 @@ class HTMLSectionSplitter(DocumentSplitter):
 
     def split_text(self, text: str) -> list[Document]:
         """Split one HTML text into section Documents."""
-        sections = self.split_html_by_headers(self.convert_possible_tags_to_header(text))
+        with no_cyclic_gc():  # the flat tree has no reference cycles to look for
+            sections = self.split_html_by_headers(self.convert_possible_tags_to_header(text))
         return [
             Document(
                 section["content"],

@@ -18,17 +18,10 @@ from collections.abc import Callable, Iterable
 from itertools import compress
 from typing import Any, Literal
 
-from ragkit.splitters._pieces import Cut, Merger, Ones, compiled, literal_of
+from ragkit.splitters._contiguous import Contiguous
+from ragkit.splitters._pieces import Cut, Merger, Ones, compiled, literal_of, splitter_of
 from ragkit.splitters.base import TextSplitter
 from ragkit.splitters.language import Language, get_separators_for_language
-
-
-def _probe(separator: str, regex: bool) -> Callable[[str], Any]:
-    """A fast test for ``separator`` occurring in a text (``re.search`` semantics for regexes)."""
-    literal = literal_of(separator) if regex else separator
-    if literal is not None:
-        return lambda text: literal in text
-    return compiled(separator).search
 
 
 class RecursiveCharacterTextSplitter(TextSplitter):
@@ -44,7 +37,14 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         super().__init__(keep_separator=keep_separator, **kwargs)
         self._separators = separators or ["\n\n", "\n", " ", ""]
         self._is_separator_regex = is_separator_regex
-        self._probes: dict[str, Callable[[str], Any]] = {}  # separator -> "does it occur in this text?"
+        # the fast route (ragkit.splitters._contiguous) when pieces keep a literal separator in front
+        literals = [literal_of(sep) if is_separator_regex else sep for sep in self._separators]
+        self._plan: tuple[list[Callable[[str], list[str]]], list[int]] | None = None
+        if keep_separator in (True, "start") and self._length_function is len and None not in literals:
+            self._plan = (
+                [splitter_of(lit) if lit else str.split for lit in literals],  # type: ignore[misc]
+                [len(lit) for lit in literals],  # type: ignore[arg-type]
+            )
 
     @classmethod
     def from_language(cls, language: Language | str, **kwargs: Any) -> RecursiveCharacterTextSplitter:
@@ -70,7 +70,17 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             self._chunk_size, self._chunk_overlap, self._length_function, self._strip_whitespace,
             text, out, starts,
         )
-        self._split(text, 0, self._separators, merger)
+        if self._plan is None:
+            self._split(text, 0, self._separators, merger)
+        else:
+            separators = self._separators
+            fast = Contiguous(
+                *self._plan, self._chunk_size, self._chunk_overlap, self._strip_whitespace, out, starts,
+                lambda piece, base, first: self._split(piece, base, separators[first:], merger),
+            )
+            fast.source = text
+            fast.split(text, 0, 0)
+            merger.oversize = max(merger.oversize, fast.oversize)
         merger.warn()
         return out
 
@@ -78,17 +88,24 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         """Split ``text``, found at ``base`` in the source, into ``merger``."""
         regex = self._is_separator_regex
         separator, rest = separators[-1], []
+        cut: Cut | None = None
         for i, sep in enumerate(separators):
             if not sep:
                 separator = sep
                 break
-            probe = self._probes.get(sep)
-            if probe is None:
-                probe = self._probes[sep] = _probe(sep, regex)
-            if probe(text):
+            literal = literal_of(sep) if regex else sep
+            if literal is not None:
+                # splitting answers "does it occur?" too: a text without it comes back whole
+                parts = splitter_of(literal)(text)
+                if len(parts) > 1:
+                    separator, rest = sep, separators[i + 1 :]
+                    cut = Cut.from_parts(text, parts, len(literal), self._keep_separator)
+                    break
+            elif compiled(sep).search(text):
                 separator, rest = sep, separators[i + 1 :]
                 break
-        cut = Cut.split(text, separator, regex=regex, keep=self._keep_separator)
+        if cut is None:
+            cut = Cut.split(text, separator, regex=regex, keep=self._keep_separator)
         joiner = "" if self._keep_separator else separator
         lengths = cut.lengths(self._length_function)
         size = self._chunk_size

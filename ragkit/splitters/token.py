@@ -94,8 +94,8 @@ class TokenTextSplitter(TextSplitter):
         if self._tiktoken is not None:
             return self._split_tiktoken(text)
         if self._words is not None:
-            tokens = self._words.tokens(text)
-            return self._windows(text, len(tokens), tokens.span)
+            bounds = self._words.windows(text, self._chunk_size, self._chunk_size - self._chunk_overlap)
+            return [(text[a:b], a) for a, b in bounds if b > a]
         offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
         return self._windows(text, len(offsets), offsets.__getitem__)
 

@@ -21,6 +21,17 @@ TEXTS = st.text(
 )
 
 
+# word-like texts for the chunk-count route (str.split chunks, cached counts, boundary chunks cut into tokens)
+
+WORDY = st.lists(
+    st.sampled_from(
+        ["the", "Tokenization", "x1", "os.path.join(a,b)", "unaffable", "naïve", "中文", "\U0001F600", "--", "'s",
+         " ", "  ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u3000", "\x07", "\u00ad", "a" * 105]
+    ),
+    max_size=120,
+).map("".join)
+
+
 def _reference(text: str, size: int, overlap: int) -> list[str]:
     """LangChain's window loop over the tokenizer's own offsets for the whole text."""
     offsets = local_tokenizer().encode(text, add_special_tokens=False).offsets
@@ -33,8 +44,8 @@ def _reference(text: str, size: int, overlap: int) -> list[str]:
     return split_text_on_tokens(text=text, tokenizer=tok)
 
 
-@settings(max_examples=300, deadline=None)
-@given(text=TEXTS, size=st.integers(1, 12), overlap=st.integers(0, 11))
+@settings(max_examples=400, deadline=None)
+@given(text=TEXTS | WORDY, size=st.integers(1, 40), overlap=st.integers(0, 39))
 def test_windows_match_whole_text_tokenization(text: str, size: int, overlap: int) -> None:
     overlap = min(overlap, size - 1)
     ours = TokenTextSplitter(chunk_size=size, chunk_overlap=overlap)
@@ -100,3 +111,23 @@ def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
         assert not (word.isascii() and word.isprintable())
         return
     assert mine == tuple(local_tokenizer().encode(key, add_special_tokens=False).offsets)
+
+
+
+
+@pytest.mark.parametrize("odd_space", ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\u00a0", "\u2028"])
+def test_whitespace_python_and_bert_disagree_on(odd_space: str) -> None:
+    # str.split() cuts at \x0b..\x85, BERT deletes them; \xa0 and \u2028 are whitespace to both
+    text = f"alpha{odd_space}beta gamma{odd_space}{odd_space}delta, epsilon" * 20
+    assert TokenTextSplitter(chunk_size=7, chunk_overlap=2).split_text(text) == _reference(text, 7, 2)
+
+
+def test_long_text_with_wide_spaces_and_a_small_cache() -> None:
+    from ragkit.splitters._wordpiece import WordOffsets
+
+    # non-ASCII whitespace takes the regex route to chunk starts; > 2**11 chunks between window edges
+    text = "\u3000".join(f"word{i % 97} x{i % 13}.y" for i in range(6000))
+    splitter = TokenTextSplitter(chunk_size=9000, chunk_overlap=100)
+    splitter._words = WordOffsets(local_tokenizer(), cache_size=50)  # forces the cache to empty itself
+    assert splitter.split_text(text) == _reference(text, 9000, 100)
+    assert len(splitter._words._counts) <= 50 + 400
