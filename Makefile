@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: setup test demo bench lint clean
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all,dev]'

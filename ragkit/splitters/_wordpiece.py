@@ -38,20 +38,20 @@ from operator import is_
 from typing import Any
 
 # Rust's char::is_whitespace, minus the control characters BERT's normalizer deletes first.
-_WHITESPACE = "\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+WHITESPACE = "\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _CJK_BMP = "\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff"
-_CJK = (
+CJK = (
     "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
     "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f"
 )
 
 
 @lru_cache(maxsize=2)
-def _splitter(bmp: bool = False) -> re.Pattern[str]:
-    """``(word | punctuation | ideograph)`` as BERT's pre-tokenizer sees them, in the original text.
+def punctuation_class(bmp: bool = False) -> str:
+    """The characters BERT takes for punctuation, as the inside of a regex ``[...]`` class.
 
-    ``bmp=True`` gives a faster pattern (small character sets compile to
-    bitmaps) valid only for texts without characters above U+FFFF.
+    Unicode categories P* plus ASCII's non-alphanumeric printable characters;
+    ``bmp=True`` only those up to U+FFFF.
     """
     # planes 4-13 are unassigned and 15-16 private use: no punctuation there
     points = [*range(0x10000)] if bmp else [*range(0x40000), *range(0xE0000, 0xF0000)]
@@ -67,9 +67,19 @@ def _splitter(bmp: bool = False) -> re.Pattern[str]:
             continue
         ranges.append(re.escape(chr(start)) if start == prev else f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
         start = prev = c
-    cls = "".join(ranges)
-    cjk = _CJK_BMP if bmp else _CJK
-    return re.compile(f"[{_WHITESPACE}]*(?:[^{_WHITESPACE}{cls}{cjk}]+|[{cls}]|[{cjk}])")
+    return "".join(ranges)
+
+
+@lru_cache(maxsize=2)
+def _splitter(bmp: bool = False) -> re.Pattern[str]:
+    """``(word | punctuation | ideograph)`` as BERT's pre-tokenizer sees them, in the original text.
+
+    ``bmp=True`` gives a faster pattern (small character sets compile to
+    bitmaps) valid only for texts without characters above U+FFFF.
+    """
+    cls = punctuation_class(bmp)
+    cjk = _CJK_BMP if bmp else CJK
+    return re.compile(f"[{WHITESPACE}]*(?:[^{WHITESPACE}{cls}{cjk}]+|[{cls}]|[{cjk}])")
 
 
 # The same cut for ASCII text: ASCII whitespace and punctuation are the only separators there.

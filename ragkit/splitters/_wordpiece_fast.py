@@ -1,0 +1,87 @@
+"""Token windows of BERT WordPiece in one native pass (the C extension ``_wordpiece_c``).
+
+:class:`NativeWordPiece` gives ``TokenTextSplitter`` the same windows as
+:class:`ragkit.splitters._wordpiece.WordOffsets` (and as the ``tokenizers``
+package on the whole text), several times faster and without a per-word
+cache for ASCII text. The C code cuts the text into words at BERT's
+whitespace, punctuation and CJK ideographs (the character classes come from
+:func:`char_classes`, built from the same definitions as the Python route),
+runs WordPiece itself on printable-ASCII words, and asks for every other word
+(accents, other scripts, control characters) to be tokenized by the real
+tokenizer; those answers are cached in ``known``.
+
+The extension is built when ragkit is installed with a C compiler present;
+without it, ``TokenTextSplitter`` uses the pure-Python ``WordOffsets``.
+
+Example:
+    >>> from ragkit.splitters.token import local_tokenizer
+    >>> wp = NativeWordPiece(local_tokenizer())
+    >>> wp.windows("Hello, wordpiece!", size=3, step=2)
+    [(0, 11), (7, 17)]
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ragkit.splitters import _wordpiece_c
+from ragkit.splitters._wordpiece import CJK, WHITESPACE, punctuation_class
+
+SPACE, SINGLE = 1, 2  # the C code's classes; 0 (the rest) is part of a word
+
+
+@lru_cache(maxsize=1)
+def char_classes() -> bytes:
+    """One byte per code point: 1 whitespace, 2 punctuation or CJK ideograph, 0 part of a word.
+
+    Code points past the end of the table are part of a word.
+    """
+    every = "".join(map(chr, range(0xF0000)))
+    table = bytearray(len(every))
+    for m in re.finditer(f"[{punctuation_class(bmp=False)}{CJK}]", every):
+        table[m.start()] = SINGLE
+    for m in re.finditer(f"[{WHITESPACE}]", every):
+        table[m.start()] = SPACE
+    return bytes(table.rstrip(b"\0"))
+
+
+class NativeWordPiece:
+    """Windows of WordPiece tokens for a BERT-style ``tokenizers.Tokenizer``.
+
+    ``cache_size`` bounds the cache of words the C code leaves to the
+    tokenizer (the cache is emptied when it is full).
+    """
+
+    def __init__(self, tokenizer: Any, cache_size: int = 200_000) -> None:
+        self._tokenizer = tokenizer
+        self._vocab = _wordpiece_c.Vocab(list(tokenizer.get_vocab()))
+        self._classes = char_classes()
+        self._known: dict[str, tuple[tuple[int, int], ...]] = {}
+        self._cache_size = cache_size
+
+    def windows(self, text: str, size: int, step: int) -> list[tuple[int, int]]:
+        """``(start, end)`` in ``text`` of each window of ``size`` tokens, ``step`` tokens apart."""
+        if len(self._known) > self._cache_size:
+            self._known.clear()
+        out, missing = _wordpiece_c.windows(text, self._vocab, self._classes, self._known, size, step)
+        if missing:
+            for word in missing:
+                if not word.isascii() and not _encodable(word):
+                    raise ValueError(f"cannot tokenize {word!r}: it holds a lone surrogate, not valid Unicode")
+            encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
+            for word, enc in zip(missing, encoded):
+                self._known[word] = tuple(map(tuple, enc.offsets))
+            out, missing = _wordpiece_c.windows(text, self._vocab, self._classes, self._known, size, step)
+            if missing:
+                raise RuntimeError(f"words still unknown after tokenizing them: {missing[:3]!r}")
+        return out
+
+
+def _encodable(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,0 +1,122 @@
+"""The native WordPiece pass (C extension): built, exact, and safe on bad input."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragkit.splitters._wordpiece import WordOffsets
+from ragkit.splitters.token import local_tokenizer
+
+from .corpus import corpus
+
+
+def test_the_extension_is_built() -> None:
+    # `pip install -e .` (make setup) compiles it; without it TokenTextSplitter is several times slower
+    try:
+        from ragkit.splitters import _wordpiece_c  # noqa: F401
+    except ImportError as exc:
+        pytest.fail(f"ragkit.splitters._wordpiece_c was not built ({exc}); reinstall with a C compiler present")
+
+
+def _native():  # type: ignore[no-untyped-def]
+    from ragkit.splitters._wordpiece_fast import NativeWordPiece
+
+    return NativeWordPiece(local_tokenizer())
+
+
+def _all_token_spans(text: str) -> list[tuple[int, int]]:
+    return [tuple(span) for span in local_tokenizer().encode(text, add_special_tokens=False).offsets]  # type: ignore[misc]
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(
+        st.text(alphabet=st.sampled_from(LETTERS), min_size=1, max_size=120)
+        | st.sampled_from(list("!#$%&'()*+,-./:;<=>?@[]^_`{|}~\\"))
+        | st.sampled_from(["Tokenization", "unaffable", "xyzzyqwv", "a" * 100, "a" * 101, "Ünïcode", "tab\x07bell",
+                           "\x00", "\x7f", "na\u00efve", "\u4e2d\u6587", "\u2014", "\u00ad", "\U0001F600", "e\u0301",
+                           "\u1fef", "\u037e", "\ufeff", "\u200b"]),
+        max_size=30,
+    ),
+    gaps=st.lists(st.sampled_from(["", " ", "\n\t ", "\r\n", "\u00a0", "\u3000", "\x0b", "\x85"]), max_size=30),
+)
+def test_every_token_span_matches_the_tokenizer(words: list[str], gaps: list[str]) -> None:
+    text = "".join(w + (gaps[i] if i < len(gaps) else " ") for i, w in enumerate(words))
+    # windows of one token, one apart: the span of every token
+    assert _native().windows(text, 1, 1) == _all_token_spans(text)
+
+
+def test_corpus_matches_the_python_route_and_the_tokenizer() -> None:
+    native, python = _native(), WordOffsets(local_tokenizer())
+    texts = [t for kind in ("prose", "python", "html", "markdown") for t in corpus()[kind][:6]]
+    for text in texts:
+        assert native.windows(text, 1, 1) == _all_token_spans(text)
+        for size, step in ((256, 224), (9, 4), (3, 3)):
+            assert native.windows(text, size, step) == python.windows(text, size, step)
+
+
+def test_character_classes_follow_bert() -> None:
+    from ragkit.splitters._wordpiece_fast import SINGLE, SPACE, char_classes
+
+    cjk = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
+           (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
+    space = {0x09, 0x0A, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000}
+    table = char_classes()
+    for cp in range(0x110000):
+        ch = chr(cp)
+        if cp in space:
+            want = SPACE
+        elif any(a <= cp <= b for a, b in cjk) or unicodedata.category(ch).startswith("P") or (
+            ch.isascii() and ch.isprintable() and not ch.isalnum() and ch != " "
+        ):
+            want = SINGLE
+        else:
+            want = 0
+        got = table[cp] if cp < len(table) else 0
+        assert got == want, f"U+{cp:04X}: class {got}, BERT says {want}"
+
+
+def test_the_cache_of_non_ascii_words_is_bounded() -> None:
+    from ragkit.splitters._wordpiece_fast import NativeWordPiece
+
+    native = NativeWordPiece(local_tokenizer(), cache_size=20)
+    for i in range(30):
+        text = " ".join(f"caf\u00e9{i}x{j} na\u00efve" for j in range(25))
+        assert native.windows(text, 5, 3) == WordOffsets(local_tokenizer()).windows(text, 5, 3)
+        assert len(native._known) <= 20 + 26
+
+
+def test_bad_input_is_a_clear_error_not_a_crash() -> None:
+    from ragkit.splitters import _wordpiece_c
+    from ragkit.splitters._wordpiece_fast import char_classes
+
+    native = _native()
+    with pytest.raises(ValueError, match="lone surrogate"):
+        native.windows("abc \ud800 def", 2, 1)
+    with pytest.raises(TypeError, match="entry 1"):
+        _wordpiece_c.Vocab(["ok", 3])
+    vocab = _wordpiece_c.Vocab(["a"])
+    with pytest.raises(ValueError, match="positive"):
+        _wordpiece_c.windows("a", vocab, char_classes(), {}, 0, 1)
+    with pytest.raises(TypeError, match="span"):
+        _wordpiece_c.windows("\u00e9", vocab, char_classes(), {"\u00e9": ((0,),)}, 1, 1)
+    with pytest.raises(TypeError, match="tuple"):
+        _wordpiece_c.windows("\u00e9", vocab, char_classes(), {"\u00e9": [(0, 1)]}, 1, 1)
+    # a word the vocabulary cannot cover, and one over 100 characters: one [UNK] each
+    assert _wordpiece_c.windows("ab " + "a" * 101, vocab, char_classes(), {}, 1, 1) == ([(0, 2), (3, 104)], [])
+    # words left to the tokenizer are reported, not guessed
+    assert _wordpiece_c.windows("a \u00e9", vocab, char_classes(), {}, 1, 1) == ([], ["\u00e9"])
+
+
+def test_a_long_single_line() -> None:
+    text = ("tokenization of one very long line, " * 300_000)[:-1]  # 10.8 MB, no newline
+    windows = _native().windows(text, 256, 224)
+    assert windows == WordOffsets(local_tokenizer()).windows(text, 256, 224)
+    assert windows[0][0] == 0 and windows[-1][1] == len(text)
