@@ -343,7 +343,12 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "_wordpiece_c",
-    .m_doc = "Token windows of BERT WordPiece (see _wordpiece_fast).",
+    .m_doc = "Token windows of BERT WordPiece (see _wordpiece_fast, which supplies the real classes).\n"
+             "\n"
+             "Example:\n"
+             "    >>> classes = bytes(1 if c == 32 else 0 for c in range(128))  # only ' ' separates\n"
+             "    >>> windows(\"Unaffable un\", Vocab([\"un\", \"##aff\", \"##able\"]), classes, {}, 2, 2)\n"
+             "    ([(0, 5), (5, 12)], [])\n",
     .m_size = -1,
     .m_methods = methods,
 };
