@@ -29,7 +29,6 @@ Example:
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache, partial
@@ -46,23 +45,38 @@ CJK = (
 )
 
 
+# Where code points are assigned beyond the BMP: planes 1-3 and 14 (4-13 are unassigned, 15-16 private use).
+_PLANES = (range(0x40000), range(0xE0000, 0xF0000))
+
+
+@lru_cache(maxsize=1)
+def bert_punctuation() -> tuple[int, ...]:
+    """The code points BERT's pre-tokenizer cuts off as punctuation, asked of the pre-tokenizer itself.
+
+    ``tokenizers`` carries its own (older) Unicode tables, so Python's
+    ``unicodedata`` disagrees on about a hundred characters (U+2E52 is
+    punctuation to Python 3.11, not to the tokenizer). Every assigned code
+    point is run through ``BertPreTokenizer`` once, each between two ``a``:
+    the ones that come back as pieces of their own are punctuation.
+    """
+    from tokenizers.pre_tokenizers import BertPreTokenizer
+
+    points = [c for plane in _PLANES for c in plane if not 0xD800 <= c <= 0xDFFF]
+    pieces = BertPreTokenizer().pre_tokenize_str("a".join(map(chr, points)))
+    return tuple(sorted(ord(piece) for piece, _ in pieces if len(piece) == 1 and piece != "a"))
+
+
 @lru_cache(maxsize=2)
 def punctuation_class(bmp: bool = False) -> str:
     """The characters BERT takes for punctuation, as the inside of a regex ``[...]`` class.
 
-    Unicode categories P* plus ASCII's non-alphanumeric printable characters;
     ``bmp=True`` only those up to U+FFFF.
     """
-    # planes 4-13 are unassigned and 15-16 private use: no punctuation there
-    points = [*range(0x10000)] if bmp else [*range(0x40000), *range(0xE0000, 0xF0000)]
-    categories = map(unicodedata.category, map(chr, points))
-    punct = list(compress(points, map(str.startswith, categories, repeat("P"))))
-    punct += [c for c in range(0x21, 0x7F) if not chr(c).isalnum()]
-    punct.sort()
+    punct = [c for c in bert_punctuation() if c < 0x10000 or not bmp]
     ranges: list[str] = []
     start = prev = punct[0]
     for c in punct[1:] + [-1]:
-        if c == prev + 1 or c == prev:
+        if c == prev + 1:
             prev = c
             continue
         ranges.append(re.escape(chr(start)) if start == prev else f"{re.escape(chr(start))}-{re.escape(chr(prev))}")

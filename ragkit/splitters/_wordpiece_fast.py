@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from ragkit.splitters import _wordpiece_c
-from ragkit.splitters._wordpiece import CJK, WHITESPACE, punctuation_class
+from ragkit.splitters._wordpiece import CJK, WHITESPACE, bert_punctuation
 
 SPACE, SINGLE = 1, 2  # the C code's classes; 0 (the rest) is part of a word
 
@@ -38,9 +38,12 @@ def char_classes() -> bytes:
 
     Code points past the end of the table are part of a word.
     """
-    every = "".join(map(chr, range(0xF0000)))
+    punct = bert_punctuation()
+    every = "".join(map(chr, range(max(punct[-1] + 1, 0x40000))))  # CJK ideographs reach U+2FA1F
     table = bytearray(len(every))
-    for m in re.finditer(f"[{punctuation_class(bmp=False)}{CJK}]", every):
+    for c in punct:
+        table[c] = SINGLE
+    for m in re.finditer(f"[{CJK}]", every):
         table[m.start()] = SINGLE
     for m in re.finditer(f"[{WHITESPACE}]", every):
         table[m.start()] = SPACE
