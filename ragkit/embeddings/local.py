@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit._unicode import without_surrogates
 from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError
 
@@ -66,11 +67,6 @@ def build_tokenizer(vocab: str | os.PathLike[str] | None = None, max_seq_length:
     tok.enable_truncation(max_seq_length)
     tok.no_padding()
     return tok
-
-
-def _without_surrogates(text: str) -> str:
-    """Lone UTF-16 surrogates (invalid in UTF-8) become U+FFFD so the tokenizer accepts the text."""
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _file_sha256(path: Path) -> str:
@@ -208,7 +204,7 @@ class LocalEmbeddings(Embeddings):
             if bad:
                 raise ValueError(f"texts must be str; rows {bad[:10]} are "
                                  f"{sorted({type(texts[i]).__name__ for i in bad})}") from None
-            encodings = self._tokenizer.encode_batch([_without_surrogates(t) for t in texts])
+            encodings = self._tokenizer.encode_batch([without_surrogates(t) for t in texts])
         return [e.ids for e in encodings]
 
     def run_batch(self, ids: list[list[int]]) -> np.ndarray:

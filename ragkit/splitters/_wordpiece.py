@@ -36,6 +36,8 @@ from itertools import accumulate, chain, compress, filterfalse, repeat
 from operator import is_
 from typing import Any
 
+from ragkit._unicode import without_surrogates
+
 # Rust's char::is_whitespace, minus the control characters BERT's normalizer deletes first.
 WHITESPACE = "\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _CJK_BMP = "\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff"
@@ -174,7 +176,8 @@ class WordOffsets:
             else:
                 self._store(word, pieces)
         if hard:
-            for word, enc in zip(hard, self._tokenizer.encode_batch(hard, add_special_tokens=False)):
+            encoded = self._tokenizer.encode_batch(list(map(without_surrogates, hard)), add_special_tokens=False)
+            for word, enc in zip(hard, encoded):
                 self._store(word, tuple(enc.offsets))
 
     def _store(self, word: str, spans: tuple[tuple[int, int], ...]) -> None:

@@ -8,7 +8,7 @@ whitespace, punctuation and CJK ideographs (the character classes come from
 :func:`char_classes`, built from the same definitions as the Python route),
 runs WordPiece itself on printable-ASCII words, and asks for every other word
 (accents, other scripts, control characters) to be tokenized by the real
-tokenizer; those answers are cached in ``known``.
+tokenizer (lone surrogates as U+FFFD); those answers are cached in ``known``.
 
 The extension is built when ragkit is installed with a C compiler present;
 without it, ``TokenTextSplitter`` uses the pure-Python ``WordOffsets``.
@@ -26,6 +26,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ragkit._unicode import without_surrogates
 from ragkit.splitters import _wordpiece_c
 from ragkit.splitters._wordpiece import CJK, WHITESPACE, bert_punctuation
 
@@ -70,10 +71,7 @@ class NativeWordPiece:
             self._known.clear()
         out, missing = _wordpiece_c.windows(text, self._vocab, self._classes, self._known, size, step)
         if missing:
-            for word in missing:
-                if not word.isascii() and not _encodable(word):
-                    raise ValueError(f"cannot tokenize {word!r}: it holds a lone surrogate, not valid Unicode")
-            encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
+            encoded = self._tokenizer.encode_batch(list(map(without_surrogates, missing)), add_special_tokens=False)
             for word, enc in zip(missing, encoded):
                 self._known[word] = tuple(map(tuple, enc.offsets))
             out, missing = _wordpiece_c.windows(text, self._vocab, self._classes, self._known, size, step)
@@ -81,10 +79,3 @@ class NativeWordPiece:
                 raise RuntimeError(f"words still unknown after tokenizing them: {missing[:3]!r}")
         return out
 
-
-def _encodable(word: str) -> bool:
-    try:
-        word.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -29,6 +29,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
+from ragkit._unicode import without_surrogates
 from ragkit.errors import ConfigurationError
 from ragkit.splitters.base import TextSplitter
 
@@ -101,7 +102,7 @@ class TokenTextSplitter(TextSplitter):
         if self._words is not None:
             bounds = self._words.windows(text, self._chunk_size, self._chunk_size - self._chunk_overlap)
             return [(text[a:b], a) for a, b in bounds if b > a]
-        offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
+        offsets = self._tokenizer.encode(without_surrogates(text), add_special_tokens=False).offsets
         return self._windows(text, len(offsets), offsets.__getitem__)
 
     def _windows(self, text: str, n: int, span: Any) -> list[tuple[str, int]]:

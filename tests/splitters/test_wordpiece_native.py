@@ -90,9 +90,6 @@ def test_bad_input_is_a_clear_error_not_a_crash() -> None:
     from ragkit.splitters import _wordpiece_c
     from ragkit.splitters._wordpiece_fast import char_classes
 
-    native = _native()
-    with pytest.raises(ValueError, match="lone surrogate"):
-        native.windows("abc \ud800 def", 2, 1)
     with pytest.raises(TypeError, match="entry 1"):
         _wordpiece_c.Vocab(["ok", 3])
     vocab = _wordpiece_c.Vocab(["a"])
@@ -106,6 +103,15 @@ def test_bad_input_is_a_clear_error_not_a_crash() -> None:
     assert _wordpiece_c.windows("ab " + "a" * 101, vocab, char_classes(), {}, 1, 1) == ([(0, 2), (3, 104)], [])
     # words left to the tokenizer are reported, not guessed
     assert _wordpiece_c.windows("a \u00e9", vocab, char_classes(), {}, 1, 1) == ([], ["\u00e9"])
+
+
+@pytest.mark.parametrize("text", ["abc \ud800 def", "ab\udfffcd efg", "caf\u00e9\udc80 x \ud83d"])
+def test_lone_surrogates_count_as_the_replacement_character(text: str) -> None:
+    # kept in the chunks, tokenized as U+FFFD (which BERT deletes), as LocalEmbeddings does
+    replaced = text.translate({c: 0xFFFD for c in range(0xD800, 0xE000)})
+    expected = _all_token_spans(replaced)
+    assert _native().windows(text, 1, 1) == expected
+    assert WordOffsets(local_tokenizer()).windows(text, 1, 1) == expected
 
 
 def test_a_long_single_line() -> None:
