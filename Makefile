@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
 setup: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check ragkit
+	$(BIN)/ruff check ragkit tests benchmarks examples
+	$(BIN)/ruff format --check ragkit tests benchmarks examples
 	$(BIN)/mypy ragkit
 
 test: $(STAMP) lint

@@ -68,8 +68,9 @@ def ragkit_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
 
     call = {"name": "add", "args": {"a": 1, "b": 2}, "id": "c1", "type": "tool_call"}
     store: dict[str, ChatMessageHistory] = {}
-    chat = RunnableWithMessageHistory(FakeChatModel(["hi"]),
-                                      lambda session_id: store.setdefault(session_id, ChatMessageHistory()))
+    chat = RunnableWithMessageHistory(
+        FakeChatModel(["hi"]), lambda session_id: store.setdefault(session_id, ChatMessageHistory())
+    )
     session = {"configurable": {"session_id": "s"}}
 
     def reset_and_chat() -> None:
@@ -79,12 +80,21 @@ def ragkit_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
     history = FileChatMessageHistory(tmp / "ragkit.json")
     history.add_messages([HumanMessage(f"message {i}") for i in range(100)])
     return {
-        "RAG chain invoke (4 docs)": (lambda: rag.invoke({"question": "How is green tea made?"}), 200),
-        "RAG chain stream (4 docs, 14 tokens)": (lambda: list(rag.stream({"question": "How?"})), 100),
+        "RAG chain invoke (4 docs)": (
+            lambda: rag.invoke({"question": "How is green tea made?"}),
+            200,
+        ),
+        "RAG chain stream (4 docs, 14 tokens)": (
+            lambda: list(rag.stream({"question": "How?"})),
+            100,
+        ),
         "tool invoke with arguments": (lambda: add.invoke({"a": 1, "b": 2}), 2000),
         "tool invoke with a tool call -> ToolMessage": (lambda: add.invoke(call), 2000),
         "model with in-memory session history": (reset_and_chat, 500),
-        "file history: append 1 message to 100": (lambda: history.add_message(HumanMessage("one more")), 50),
+        "file history: append 1 message to 100": (
+            lambda: history.add_message(HumanMessage("one more")),
+            50,
+        ),
     }
 
 
@@ -105,7 +115,9 @@ def langchain_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
     docs = [Document(page_content=t) for t in TEXTS]
 
     class Fixed(BaseRetriever):
-        def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        ) -> list[Document]:
             return docs
 
     class Cycling(GenericFakeChatModel):
@@ -114,10 +126,12 @@ def langchain_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
     def model(text: str) -> Any:
         return Cycling(messages=iter(lambda: AIMessage(content=text), None))
 
-    prompt = ChatPromptTemplate.from_messages([
-        ("system", "Answer the question using only the context below.\n\nContext:\n{context}"),
-        ("human", "{input}"),
-    ])
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("system", "Answer the question using only the context below.\n\nContext:\n{context}"),
+            ("human", "{input}"),
+        ]
+    )
     rag = create_retrieval_chain(Fixed(), create_stuff_documents_chain(model(ANSWER), prompt))
 
     @tool
@@ -127,8 +141,9 @@ def langchain_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
 
     call = {"name": "add", "args": {"a": 1, "b": 2}, "id": "c1", "type": "tool_call"}
     store: dict[str, InMemoryChatMessageHistory] = {}
-    chat = RunnableWithMessageHistory(model("hi"),
-                                      lambda session_id: store.setdefault(session_id, InMemoryChatMessageHistory()))
+    chat = RunnableWithMessageHistory(
+        model("hi"), lambda session_id: store.setdefault(session_id, InMemoryChatMessageHistory())
+    )
     session = {"configurable": {"session_id": "s"}}
 
     def reset_and_chat() -> None:
@@ -143,8 +158,10 @@ def langchain_cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], int]]:
         "tool invoke with arguments": (lambda: add.invoke({"a": 1, "b": 2}), 2000),
         "tool invoke with a tool call -> ToolMessage": (lambda: add.invoke(call), 2000),
         "model with in-memory session history": (reset_and_chat, 500),
-        "file history: append 1 message to 100": (lambda: history.add_message(HumanMessage(content="one more")),
-                                                  50),
+        "file history: append 1 message to 100": (
+            lambda: history.add_message(HumanMessage(content="one more")),
+            50,
+        ),
     }
 
 
@@ -165,18 +182,24 @@ def main() -> None:
     import langchain_classic
     import langchain_core
 
-    table = "\n".join([
-        "| case | ragkit µs/call | LangChain µs/call | ratio (LangChain / ragkit) |",
-        "|---|---:|---:|---:|",
-        *rows,
-    ])
-    header = (f"Chains, tools and chat history per call, fake models, median of {args.rounds} rounds; "
-              f"langchain-core {langchain_core.__version__}, langchain-classic {langchain_classic.__version__}.\n\n")
+    table = "\n".join(
+        [
+            "| case | ragkit µs/call | LangChain µs/call | ratio (LangChain / ragkit) |",
+            "|---|---:|---:|---:|",
+            *rows,
+        ]
+    )
+    header = (
+        f"Chains, tools and chat history per call, fake models, median of {args.rounds} rounds; "
+        f"langchain-core {langchain_core.__version__}, langchain-classic {langchain_classic.__version__}.\n\n"
+    )
     print(header + table)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(header + table + "\n\nCommand: `.venv/bin/python benchmarks/chains.py "
-                     f"--rounds {args.rounds}`\n")
+            fh.write(
+                header + table + "\n\nCommand: `.venv/bin/python benchmarks/chains.py "
+                f"--rounds {args.rounds}`\n"
+            )
 
 
 if __name__ == "__main__":

@@ -73,10 +73,18 @@ def cases(ns: Any, handler: Any) -> dict[str, tuple[Callable[[], Any], int, int]
     return {
         "invoke, 10-step sequence": (lambda: seq.invoke(1), 300, STEPS),
         "stream, 10-step sequence": (lambda: list(seq.stream(1)), 100, STEPS),
-        "ainvoke, 10-step sequence (50 awaits per loop)": (lambda: asyncio.run(_awaits(seq, 50)), 5, STEPS * 50),
+        "ainvoke, 10-step sequence (50 awaits per loop)": (
+            lambda: asyncio.run(_awaits(seq, 50)),
+            5,
+            STEPS * 50,
+        ),
         "invoke, 10-branch parallel": (lambda: par.invoke(1), 100, BRANCHES),
         "batch, 1,000 inputs": (lambda: one.batch(inputs), 3, BATCH),
-        "invoke + callback handler, 10-step sequence": (lambda: seq.invoke(1, cb_config), 100, STEPS),
+        "invoke + callback handler, 10-step sequence": (
+            lambda: seq.invoke(1, cb_config),
+            100,
+            STEPS,
+        ),
     }
 
 
@@ -90,7 +98,9 @@ def main() -> None:
     ours = cases(rk, RKNoop())
     theirs = cases(lc, LCNoop())
     targets = {
-        "invoke, 10-step sequence": 20, "invoke, 10-branch parallel": 5, "batch, 1,000 inputs": 5,
+        "invoke, 10-step sequence": 20,
+        "invoke, 10-branch parallel": 5,
+        "batch, 1,000 inputs": 5,
         "invoke + callback handler, 10-step sequence": 3,
     }
     rows = []
@@ -100,7 +110,9 @@ def main() -> None:
         t_lc = max(timed(lc_fn, lc_repeat, args.rounds) / units - baseline_step, 1e-9)
         ratio = t_lc / t_rk
         target = targets.get(name)
-        verdict = "" if target is None else (f"≥ {target}× ✔" if ratio >= target else f"≥ {target}× ✘")
+        verdict = (
+            "" if target is None else (f"≥ {target}× ✔" if ratio >= target else f"≥ {target}× ✘")
+        )
         rows.append(f"| {name} | {t_rk * 1e6:.2f} | {t_lc * 1e6:.2f} | {ratio:.1f}× | {verdict} |")
     table = "\n".join(
         [
@@ -118,7 +130,9 @@ def main() -> None:
     print(header + table)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(header + table + "\n\nCommand: `.venv/bin/python benchmarks/core_overhead.py`\n")
+            fh.write(
+                header + table + "\n\nCommand: `.venv/bin/python benchmarks/core_overhead.py`\n"
+            )
 
 
 if __name__ == "__main__":

@@ -31,10 +31,18 @@ def main() -> None:
     base = median_ms("pass", args.runs)
     ours = median_ms("import ragkit", args.runs) - base
     theirs = median_ms("import langchain_core.runnables", args.runs) - base
-    ours_use = median_ms("from ragkit import Document, RunnableLambda; RunnableLambda(len)", args.runs) - base
-    theirs_use = median_ms(
-        "from langchain_core.documents import Document; from langchain_core.runnables import RunnableLambda; "
-        "RunnableLambda(len)", args.runs) - base
+    ours_use = (
+        median_ms("from ragkit import Document, RunnableLambda; RunnableLambda(len)", args.runs)
+        - base
+    )
+    theirs_use = (
+        median_ms(
+            "from langchain_core.documents import Document; from langchain_core.runnables import RunnableLambda; "
+            "RunnableLambda(len)",
+            args.runs,
+        )
+        - base
+    )
     lines = [
         "| import | ms (interpreter start-up subtracted) |",
         "|---|---:|",

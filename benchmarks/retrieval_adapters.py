@@ -19,7 +19,9 @@ from ragkit.embeddings import Embeddings
 def _lookup(model: Any, table: dict[str, np.ndarray], texts: list[str]) -> np.ndarray:
     missing = [t for t in dict.fromkeys(texts) if t not in table]
     if missing:
-        table.update(zip(missing, np.asarray(model.embed_documents_array(missing), dtype=np.float32)))
+        table.update(
+            zip(missing, np.asarray(model.embed_documents_array(missing), dtype=np.float32))
+        )
     if not texts:
         return np.zeros((0, model.dimension or 0), dtype=np.float32)
     return np.stack([table[t] for t in texts])
@@ -29,7 +31,9 @@ class PrecomputedEmbeddings(Embeddings):
     def __init__(self, model: Any, table: dict[str, np.ndarray]) -> None:
         self.model = model
         self.table = table
-        self.queries: dict[str, np.ndarray] = {}  # filled only for the "query vector precomputed" timing
+        self.queries: dict[
+            str, np.ndarray
+        ] = {}  # filled only for the "query vector precomputed" timing
 
     @property
     def model_id(self) -> str:

@@ -22,25 +22,42 @@ NOTEBOOK = ROOT / "notebooks" / "retrieval_eval.ipynb"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--subset", type=int, default=0, help="number of test claims (0: all)")
-    ap.add_argument("--cache", type=Path, default=None, help="embedding cache directory (RAGKIT_EVAL_CACHE)")
-    ap.add_argument("--out", type=Path, default=None, help="write the table here (and the executed notebook beside)")
+    ap.add_argument(
+        "--cache", type=Path, default=None, help="embedding cache directory (RAGKIT_EVAL_CACHE)"
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the table here (and the executed notebook beside)",
+    )
     args = ap.parse_args()
     os.environ["RAGKIT_EVAL_SUBSET"] = str(args.subset)
     if args.cache:
         os.environ["RAGKIT_EVAL_CACHE"] = str(args.cache.resolve())
     nb = nbformat.read(NOTEBOOK, as_version=4)
     started = time.perf_counter()
-    NotebookClient(nb, timeout=3600, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=3600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    ).execute()
     seconds = time.perf_counter() - started
     text = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
-    table = "\n".join(line for line in text.splitlines() if line.startswith("|") or line.startswith("SciFact"))
+    table = "\n".join(
+        line for line in text.splitlines() if line.startswith("|") or line.startswith("SciFact")
+    )
     size = "full size" if not args.subset else f"--subset {args.subset}"
-    report = (f"# notebooks/retrieval_eval.ipynb ({size}, executed in {seconds:.0f} s)\n\n{table}\n\n"
-              f"Command: `.venv/bin/python benchmarks/retrieval_notebook.py"
-              f"{' --subset ' + str(args.subset) if args.subset else ''}`\n")
+    report = (
+        f"# notebooks/retrieval_eval.ipynb ({size}, executed in {seconds:.0f} s)\n\n{table}\n\n"
+        f"Command: `.venv/bin/python benchmarks/retrieval_notebook.py"
+        f"{' --subset ' + str(args.subset) if args.subset else ''}`\n"
+    )
     print(report)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from a checkout without installing
 
 from ragkit import Document  # noqa: E402
 from ragkit.chains import FileChatMessageHistory, RunnableWithMessageHistory, create_rag_chain  # noqa: E402
@@ -61,7 +63,16 @@ class KeywordRetriever(BaseRetriever):
         self._words = [set(re.findall(r"\w+", d.page_content.lower())) for d in docs]
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        words = set(re.findall(r"\w+", query.lower())) - {"the", "a", "is", "it", "how", "what", "and", "of"}
+        words = set(re.findall(r"\w+", query.lower())) - {
+            "the",
+            "a",
+            "is",
+            "it",
+            "how",
+            "what",
+            "and",
+            "of",
+        }
         scores = [(len(words & ws), i) for i, ws in enumerate(self._words)]
         ranked = sorted((s for s in scores if s[0] > 0), key=lambda t: (-t[0], t[1]))
         return [self.docs[i] for _, i in ranked[: kwargs.get("k", self.k)]]
@@ -73,8 +84,13 @@ def load_documents(folder: Path) -> list[Document]:
     for path in sorted(folder.glob("*.md")):
         for n, para in enumerate(p.strip() for p in path.read_text(encoding="utf-8").split("\n\n")):
             if para and not para.startswith("#"):
-                docs.append(Document(" ".join(para.split()), metadata={"source": path.name, "paragraph": n},
-                                     id=f"{path.stem}-{n}"))
+                docs.append(
+                    Document(
+                        " ".join(para.split()),
+                        metadata={"source": path.name, "paragraph": n},
+                        id=f"{path.stem}-{n}",
+                    )
+                )
     if not docs:
         raise SystemExit(f"No .md documents found in {folder}")
     return docs
@@ -96,7 +112,10 @@ def make_model(offline: bool) -> tuple[Any, str]:
 
             return ChatGoogleGenerativeAI(), "ChatGoogleGenerativeAI (online)"
         except ImportError as e:
-            print(f"(ChatGoogleGenerativeAI is not available: {e}; using the offline model)", file=sys.stderr)
+            print(
+                f"(ChatGoogleGenerativeAI is not available: {e}; using the offline model)",
+                file=sys.stderr,
+            )
     return FakeChatModel(SCRIPT), "FakeChatModel (offline, scripted replies)"
 
 
@@ -116,16 +135,28 @@ def ask(chat: Any, question: str, session: str) -> None:
     print()
     for cite in out.get("citations", []):
         doc = cite["document"]
-        where = f"{doc.metadata['source']} (paragraph {doc.metadata['paragraph']})" if doc else "no such source!"
+        where = (
+            f"{doc.metadata['source']} (paragraph {doc.metadata['paragraph']})"
+            if doc
+            else "no such source!"
+        )
         print(f"  cited [{cite['number']}] -> {where}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("-q", "--question", action="append", help="a question to ask (repeatable)")
-    parser.add_argument("--interactive", action="store_true", help="read questions from the terminal")
-    parser.add_argument("--offline", action="store_true", help="use the offline FakeChatModel even with a key")
-    parser.add_argument("--history", type=Path, help="JSON file keeping the conversation between runs")
+    parser.add_argument(
+        "--interactive", action="store_true", help="read questions from the terminal"
+    )
+    parser.add_argument(
+        "--offline", action="store_true", help="use the offline FakeChatModel even with a key"
+    )
+    parser.add_argument(
+        "--history", type=Path, help="JSON file keeping the conversation between runs"
+    )
     parser.add_argument("--docs", type=Path, default=DATA, help="folder of .md files to chat about")
     args = parser.parse_args(argv)
 
@@ -135,8 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     rag = create_rag_chain(make_retriever(docs), model, history_aware=True, citations=True)
     history_file = args.history or Path(tempfile.mkdtemp(prefix="rag_chat_")) / "history.json"
     chat = RunnableWithMessageHistory(
-        rag, lambda session_id: FileChatMessageHistory(history_file),
-        input_messages_key="question", history_messages_key="chat_history", output_messages_key="answer",
+        rag,
+        lambda session_id: FileChatMessageHistory(history_file),
+        input_messages_key="question",
+        history_messages_key="chat_history",
+        output_messages_key="answer",
     )
     if args.interactive:
         while True:
@@ -150,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for question in args.question or DEMO_QUESTIONS:
             ask(chat, question, "cli")
-    print(f"\nConversation saved in {history_file} ({len(FileChatMessageHistory(history_file).messages)} messages)")
+    print(
+        f"\nConversation saved in {history_file} ({len(FileChatMessageHistory(history_file).messages)} messages)"
+    )
     return 0
 
 

@@ -29,7 +29,7 @@ def parse(template: str) -> list[Node]:
     pos = 0
     for m in _TAG.finditer(template):
         if m.start() > pos:
-            stack[-1][1].append(template[pos:m.start()])
+            stack[-1][1].append(template[pos : m.start()])
         pos = m.end()
         if m.group(1) is not None:
             stack[-1][1].append(("var", m.group(1), False))
@@ -43,7 +43,9 @@ def parse(template: str) -> list[Node]:
             stack.append((name, children))
         elif kind == "/":
             if len(stack) == 1 or stack[-1][0] != name:
-                raise ValueError(f"mustache template: closing tag {{{{/{name}}}}} has no matching opening tag")
+                raise ValueError(
+                    f"mustache template: closing tag {{{{/{name}}}}} has no matching opening tag"
+                )
             stack.pop()
         else:
             stack[-1][1].append(("var", name, kind != "&"))

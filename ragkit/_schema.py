@@ -19,7 +19,9 @@ from typing import Any
 from pydantic import BaseModel, create_model
 
 
-def function_args_model(func: Callable[..., Any], skip: tuple[str, ...] = ("config", "custom_context")) -> type[BaseModel]:
+def function_args_model(
+    func: Callable[..., Any], skip: tuple[str, ...] = ("config", "custom_context")
+) -> type[BaseModel]:
     """A pydantic model of a function's parameters (annotations and defaults)."""
     sig = inspect.signature(func)
     try:
@@ -59,8 +61,14 @@ def tool_schema(obj: Any) -> dict[str, Any]:
             obj = obj["function"]
         if "name" not in obj:
             raise ValueError(f"A dict tool schema needs a 'name' key, got keys {sorted(obj)}")
-        params = obj.get("parameters") or obj.get("input_schema") or {"type": "object", "properties": {}}
-        return {"name": obj["name"], "description": obj.get("description", ""), "parameters": params}
+        params = (
+            obj.get("parameters") or obj.get("input_schema") or {"type": "object", "properties": {}}
+        )
+        return {
+            "name": obj["name"],
+            "description": obj.get("description", ""),
+            "parameters": params,
+        }
     if isinstance(obj, type) and issubclass(obj, BaseModel):
         return {
             "name": obj.__name__,

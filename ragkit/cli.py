@@ -44,8 +44,10 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except (RagkitError, OSError) as err:
             _fail(err)
         except ImportError as err:
-            output.err(f"error: {err}. This feature needs an optional dependency or a ragkit part that is not "
-                       "installed: pip install 'ragkit[local]' (or [google], [eval])")
+            output.err(
+                f"error: {err}. This feature needs an optional dependency or a ragkit part that is not "
+                "installed: pip install 'ragkit[local]' (or [google], [eval])"
+            )
             sys.exit(1)
         except KeyboardInterrupt:
             output.err("interrupted: the index is left as it was before this run; rerun to resume")
@@ -71,28 +73,83 @@ def cli() -> None:
 
 @cli.command("index")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--index", "index_dir", required=True, envvar="RAGKIT_INDEX", help="Index directory (created if new).")
-@click.option("--glob", multiple=True, help="Only files matching this pattern (repeatable), e.g. '**/*.md'.")
+@click.option(
+    "--index",
+    "index_dir",
+    required=True,
+    envvar="RAGKIT_INDEX",
+    help="Index directory (created if new).",
+)
+@click.option(
+    "--glob", multiple=True, help="Only files matching this pattern (repeatable), e.g. '**/*.md'."
+)
 @click.option("--exclude", multiple=True, help="Skip files matching this pattern (repeatable).")
-@click.option("--splitter", type=click.Choice(["recursive", "markdown", "html", "code", "semantic", "token"]),
-              envvar="RAGKIT_SPLITTER", help="How files are cut into chunks [recursive].")
-@click.option("--chunk-size", type=click.IntRange(min=1), envvar="RAGKIT_CHUNK_SIZE", help="Chunk size [1000].")
-@click.option("--chunk-overlap", type=click.IntRange(min=0), envvar="RAGKIT_CHUNK_OVERLAP",
-              help="Chunk overlap [200].")
-@click.option("--embedding", envvar="RAGKIT_EMBEDDING", help="local | google | hash[-N] [local; an existing "
-              "index keeps its own].")
-@click.option("--cleanup", type=click.Choice(["incremental", "full", "none"]), envvar="RAGKIT_CLEANUP",
-              help="What to remove: chunks of changed/deleted files under PATHS [incremental], everything not "
-                   "seen (full), or nothing (none).")
-@click.option("--workers", type=click.IntRange(min=1), envvar="RAGKIT_WORKERS", help="Files loaded in parallel [2].")
-@click.option("--rebuild", is_flag=True, help="Start from an empty index (cached embeddings are reused).")
-@click.option("--lock-timeout", type=float, default=30.0, show_default=True, envvar="RAGKIT_LOCK_TIMEOUT",
-              help="Seconds to wait for another `ragkit index` on the same index.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings).")
+@click.option(
+    "--splitter",
+    type=click.Choice(["recursive", "markdown", "html", "code", "semantic", "token"]),
+    envvar="RAGKIT_SPLITTER",
+    help="How files are cut into chunks [recursive].",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    envvar="RAGKIT_CHUNK_SIZE",
+    help="Chunk size [1000].",
+)
+@click.option(
+    "--chunk-overlap",
+    type=click.IntRange(min=0),
+    envvar="RAGKIT_CHUNK_OVERLAP",
+    help="Chunk overlap [200].",
+)
+@click.option(
+    "--embedding",
+    envvar="RAGKIT_EMBEDDING",
+    help="local | google | hash[-N] [local; an existing index keeps its own].",
+)
+@click.option(
+    "--cleanup",
+    type=click.Choice(["incremental", "full", "none"]),
+    envvar="RAGKIT_CLEANUP",
+    help="What to remove: chunks of changed/deleted files under PATHS [incremental], everything not "
+    "seen (full), or nothing (none).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    envvar="RAGKIT_WORKERS",
+    help="Files loaded in parallel [2].",
+)
+@click.option(
+    "--rebuild", is_flag=True, help="Start from an empty index (cached embeddings are reused)."
+)
+@click.option(
+    "--lock-timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    envvar="RAGKIT_LOCK_TIMEOUT",
+    help="Seconds to wait for another `ragkit index` on the same index.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
+)
 @_guarded
-def index_cmd(paths: tuple[str, ...], index_dir: str, glob: tuple[str, ...], exclude: tuple[str, ...],
-              splitter: str | None, chunk_size: int | None, chunk_overlap: int | None, embedding: str | None,
-              cleanup: str | None, workers: int | None, rebuild: bool, lock_timeout: float, as_json: bool) -> None:
+def index_cmd(
+    paths: tuple[str, ...],
+    index_dir: str,
+    glob: tuple[str, ...],
+    exclude: tuple[str, ...],
+    splitter: str | None,
+    chunk_size: int | None,
+    chunk_overlap: int | None,
+    embedding: str | None,
+    cleanup: str | None,
+    workers: int | None,
+    rebuild: bool,
+    lock_timeout: float,
+    as_json: bool,
+) -> None:
     """Index files and folders into an index directory, incrementally.
 
     Unchanged files are skipped without being read; changed files are re-split and only their new chunks
@@ -110,21 +167,29 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, glob: tuple[str, ...], exc
 
     for path in paths:
         if not Path(path).exists() and not Path(path).is_symlink():
-            raise ConfigurationError(f"{path}: no such file or folder; check the path (nothing was indexed)")
+            raise ConfigurationError(
+                f"{path}: no such file or folder; check the path (nothing was indexed)"
+            )
     defaults = index_defaults(index_dir)
     recorded = _recorded(index_dir)
     idx = Index.create(
-        index_dir, resolve(embedding, {**recorded, **defaults}, "embedding", "local"),
+        index_dir,
+        resolve(embedding, {**recorded, **defaults}, "embedding", "local"),
         splitter=resolve(splitter, {**recorded, **defaults}, "splitter", "recursive"),
         chunk_size=int(resolve(chunk_size, {**recorded, **defaults}, "chunk_size", 1000)),
         chunk_overlap=int(resolve(chunk_overlap, {**recorded, **defaults}, "chunk_overlap", 200)),
     )
     with output.ProgressView(enabled=not as_json) as view:
-        report = idx.add(list(paths), glob=resolve(glob, defaults, "glob", ()),
-                         exclude=resolve(exclude, defaults, "exclude", ()),
-                         cleanup=resolve(cleanup, defaults, "cleanup", "incremental"),
-                         workers=int(resolve(workers, defaults, "workers", 2)), rebuild=rebuild,
-                         lock_timeout=lock_timeout, progress=view)
+        report = idx.add(
+            list(paths),
+            glob=resolve(glob, defaults, "glob", ()),
+            exclude=resolve(exclude, defaults, "exclude", ()),
+            cleanup=resolve(cleanup, defaults, "cleanup", "incremental"),
+            workers=int(resolve(workers, defaults, "workers", 2)),
+            rebuild=rebuild,
+            lock_timeout=lock_timeout,
+            progress=view,
+        )
     if as_json:
         data = report.to_dict()
         data["index"] = str(index_dir)
@@ -144,13 +209,18 @@ def _recorded(index_dir: str) -> dict[str, Any]:
 
     data = read_toml(path)
     split = data.get("splitter", {})
-    out = {"embedding": data.get("index", {}).get("embedding") or None, "splitter": split.get("name"),
-           "chunk_size": split.get("chunk_size"), "chunk_overlap": split.get("chunk_overlap")}
+    out = {
+        "embedding": data.get("index", {}).get("embedding") or None,
+        "splitter": split.get("name"),
+        "chunk_size": split.get("chunk_size"),
+        "chunk_overlap": split.get("chunk_overlap"),
+    }
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _retrieve(index_dir: str, query: str, kind: str, k: int, flt: dict[str, Any] | None,
-              embedding: str | None) -> list[Any]:
+def _retrieve(
+    index_dir: str, query: str, kind: str, k: int, flt: dict[str, Any] | None, embedding: str | None
+) -> list[Any]:
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
 
@@ -160,8 +230,10 @@ def _retrieve(index_dir: str, query: str, kind: str, k: int, flt: dict[str, Any]
     if kind == "similarity":
         return idx.search(query, k=k, filter=flt)
     if kind == "multi-query":
-        raise ConfigurationError("--retriever multi-query needs a chat model: use it from Python, "
-                                 "Index.retriever('multi-query', llm=...)")
+        raise ConfigurationError(
+            "--retriever multi-query needs a chat model: use it from Python, "
+            "Index.retriever('multi-query', llm=...)"
+        )
     retriever = idx.retriever(kind, k=k if flt is None else k * 10)
     if kind == "mmr" and flt is not None:
         docs = retriever.invoke(query, filter=flt)
@@ -176,14 +248,30 @@ RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-q
 @cli.command("query")
 @click.argument("index_dir", metavar="DIR")
 @click.argument("question")
-@click.option("--retriever", type=RETRIEVER_CHOICE, envvar="RAGKIT_RETRIEVER", help="Retrieval strategy [hybrid].")
-@click.option("-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4].")
+@click.option(
+    "--retriever",
+    type=RETRIEVER_CHOICE,
+    envvar="RAGKIT_RETRIEVER",
+    help="Retrieval strategy [hybrid].",
+)
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4]."
+)
 @click.option("--filter", "filters", multiple=True, help="Metadata filter key=value (repeatable).")
 @click.option("--embedding", envvar="RAGKIT_EMBEDDING", hidden=True)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages."
+)
 @_guarded
-def query_cmd(index_dir: str, question: str, retriever: str | None, k: int | None, filters: tuple[str, ...],
-              embedding: str | None, as_json: bool) -> None:
+def query_cmd(
+    index_dir: str,
+    question: str,
+    retriever: str | None,
+    k: int | None,
+    filters: tuple[str, ...],
+    embedding: str | None,
+    as_json: bool,
+) -> None:
     """Search an index: ranked passages with source, score and a highlighted snippet.
 
     \b
@@ -196,8 +284,14 @@ def query_cmd(index_dir: str, question: str, retriever: str | None, k: int | Non
     top = int(resolve(k, defaults, "k", 4))
     docs = _retrieve(index_dir, question, kind, top, parse_filter(filters), embedding)
     if as_json:
-        output.emit_json({"query": question, "retriever": kind, "k": top,
-                          "results": [output.result_json(d, i) for i, d in enumerate(docs, 1)]})
+        output.emit_json(
+            {
+                "query": question,
+                "retriever": kind,
+                "k": top,
+                "results": [output.result_json(d, i) for i, d in enumerate(docs, 1)],
+            }
+        )
     else:
         output.print_results(docs, question)
 
@@ -205,12 +299,27 @@ def query_cmd(index_dir: str, question: str, retriever: str | None, k: int | Non
 @cli.command("ask")
 @click.argument("index_dir", metavar="DIR")
 @click.argument("question")
-@click.option("--retriever", type=RETRIEVER_CHOICE, envvar="RAGKIT_RETRIEVER", help="Retrieval strategy [hybrid].")
-@click.option("-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4].")
-@click.option("--model", "model_name", envvar="RAGKIT_GEMINI_MODEL", default="gemini-2.0-flash", show_default=True,
-              help="The Gemini model that writes the answer.")
+@click.option(
+    "--retriever",
+    type=RETRIEVER_CHOICE,
+    envvar="RAGKIT_RETRIEVER",
+    help="Retrieval strategy [hybrid].",
+)
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4]."
+)
+@click.option(
+    "--model",
+    "model_name",
+    envvar="RAGKIT_GEMINI_MODEL",
+    default="gemini-2.0-flash",
+    show_default=True,
+    help="The Gemini model that writes the answer.",
+)
 @_guarded
-def ask_cmd(index_dir: str, question: str, retriever: str | None, k: int | None, model_name: str) -> None:
+def ask_cmd(
+    index_dir: str, question: str, retriever: str | None, k: int | None, model_name: str
+) -> None:
     """Answer a question from an index with Gemini (needs GOOGLE_API_KEY), citing the sources.
 
     Without a key, prints the retrieved passages and says how to get answers.
@@ -222,12 +331,20 @@ def ask_cmd(index_dir: str, question: str, retriever: str | None, k: int | None,
     from ragkit._cli.ask import answer
 
     defaults = index_defaults(index_dir)
-    docs = _retrieve(index_dir, question, resolve(retriever, defaults, "retriever", "hybrid"),
-                     int(resolve(k, defaults, "k", 4)), None, None)
+    docs = _retrieve(
+        index_dir,
+        question,
+        resolve(retriever, defaults, "retriever", "hybrid"),
+        int(resolve(k, defaults, "k", 4)),
+        None,
+        None,
+    )
     text = answer(question, docs, model_name=model_name)
     if text is None:
-        output.err("GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
-                   "one; the retrieved passages follow.")
+        output.err(
+            "GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
+            "one; the retrieved passages follow."
+        )
         output.print_results(docs, question)
         return
     print(text)
@@ -243,27 +360,61 @@ def _k_list(raw: str) -> tuple[int, ...]:
     try:
         values = tuple(sorted({int(v) for v in raw.split(",") if v.strip()}))
     except ValueError as err:
-        raise ConfigurationError(f"-k {raw!r}: expected comma-separated integers like 1,3,5,10") from err
+        raise ConfigurationError(
+            f"-k {raw!r}: expected comma-separated integers like 1,3,5,10"
+        ) from err
     if not values or values[0] <= 0:
         raise ConfigurationError(f"-k {raw!r}: expected positive integers like 1,3,5,10")
     return values
 
 
 @cli.command("eval")
-@click.option("--dataset", required=True, envvar="RAGKIT_DATASET", help="A BEIR-format dataset folder.")
-@click.option("--retrievers", default="bm25,dense,hybrid", show_default=True,
-              help="Comma-separated: bm25, dense, mmr, hybrid.")
-@click.option("-k", "k_values", default="1,3,5,10", show_default=True, help="Cut-offs, comma-separated.")
-@click.option("--embedding", envvar="RAGKIT_EMBEDDING", default="local", show_default=True,
-              help="local | google | hash[-N] for the dense members.")
+@click.option(
+    "--dataset", required=True, envvar="RAGKIT_DATASET", help="A BEIR-format dataset folder."
+)
+@click.option(
+    "--retrievers",
+    default="bm25,dense,hybrid",
+    show_default=True,
+    help="Comma-separated: bm25, dense, mmr, hybrid.",
+)
+@click.option(
+    "-k", "k_values", default="1,3,5,10", show_default=True, help="Cut-offs, comma-separated."
+)
+@click.option(
+    "--embedding",
+    envvar="RAGKIT_EMBEDDING",
+    default="local",
+    show_default=True,
+    help="local | google | hash[-N] for the dense members.",
+)
 @click.option("--split", default="test", show_default=True, help="Which qrels split to score.")
-@click.option("--output", "output_path", type=click.Path(dir_okay=False), help="Also write the table to this file.")
-@click.option("--plot", "plot_path", is_flag=False, flag_value="", default=None,
-              help="Write recall@k curves to a PNG (default: next to --output, or ragkit-eval.png).")
+@click.option(
+    "--output",
+    "output_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the table to this file.",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Write recall@k curves to a PNG (default: next to --output, or ragkit-eval.png).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document with all scores.")
 @_guarded
-def eval_cmd(dataset: str, retrievers: str, k_values: str, embedding: str, split: str, output_path: str | None,
-             plot_path: str | None, as_json: bool) -> None:
+def eval_cmd(
+    dataset: str,
+    retrievers: str,
+    k_values: str,
+    embedding: str,
+    split: str,
+    output_path: str | None,
+    plot_path: str | None,
+    as_json: bool,
+) -> None:
     """Evaluate retrievers on a BEIR-format dataset (nDCG, recall, MRR, MAP, precision at k).
 
     \b
@@ -280,12 +431,28 @@ def eval_cmd(dataset: str, retrievers: str, k_values: str, embedding: str, split
         Path(output_path).write_text(f"# ragkit eval: {dataset}\n\n{table}\n", encoding="utf-8")
     png = None
     if plot_path is not None:
-        png = Path(plot_path or (Path(output_path).with_suffix(".png") if output_path else "ragkit-eval.png"))
+        png = Path(
+            plot_path
+            or (Path(output_path).with_suffix(".png") if output_path else "ragkit-eval.png")
+        )
         plot(results, ks, png)
     if as_json:
-        output.emit_json({"dataset": dataset, "k_values": list(ks), "plot": str(png) if png else None,
-                          "results": [{"name": r.name, "scores": r.scores, "latency_ms": r.latency_ms,
-                                       "num_queries": r.num_queries} for r in results]})
+        output.emit_json(
+            {
+                "dataset": dataset,
+                "k_values": list(ks),
+                "plot": str(png) if png else None,
+                "results": [
+                    {
+                        "name": r.name,
+                        "scores": r.scores,
+                        "latency_ms": r.latency_ms,
+                        "num_queries": r.num_queries,
+                    }
+                    for r in results
+                ],
+            }
+        )
     else:
         print(table)
         if png:
@@ -310,11 +477,19 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
         output.emit_json(data)
         return
     split = data["splitter"]
-    rows = [("index", data["path"]), ("model", f"{data['model']} (dimension {data['dimension']})"),
-            ("documents", data["documents"]), ("chunks", data["chunks"]),
-            ("size", f"{data['size_bytes'] / 1e6:.1f} MB"), ("splitter",
-            f"{split['name']} (chunk_size {split['chunk_size']}, overlap {split['chunk_overlap']})"),
-            ("created", data["created"]), ("last indexed", data["last_indexed"] or "never")]
+    rows = [
+        ("index", data["path"]),
+        ("model", f"{data['model']} (dimension {data['dimension']})"),
+        ("documents", data["documents"]),
+        ("chunks", data["chunks"]),
+        ("size", f"{data['size_bytes'] / 1e6:.1f} MB"),
+        (
+            "splitter",
+            f"{split['name']} (chunk_size {split['chunk_size']}, overlap {split['chunk_overlap']})",
+        ),
+        ("created", data["created"]),
+        ("last indexed", data["last_indexed"] or "never"),
+    ]
     for key, value in rows:
         print(f"{key:>13}: {value}")
 
@@ -330,7 +505,9 @@ def demo_cmd() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script and ``python -m ragkit``."""
     try:
-        cli.main(args=list(argv) if argv is not None else None, prog_name="ragkit", standalone_mode=True)
+        cli.main(
+            args=list(argv) if argv is not None else None, prog_name="ragkit", standalone_mode=True
+        )
     except SystemExit as stop:
         code = stop.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -29,8 +29,10 @@ def _inputs(path: Path) -> list[Any]:
         from ragkit.eval import load_beir  # type: ignore[attr-defined,unused-ignore]
 
         data = load_beir(path)
-        return [Document(d.page_content, metadata={**d.metadata, "source": f"{path.name}/{d.id}"})
-                for d in data.documents]
+        return [
+            Document(d.page_content, metadata={**d.metadata, "source": f"{path.name}/{d.id}"})
+            for d in data.documents
+        ]
     return [path]
 
 
@@ -38,24 +40,32 @@ def _show(title: str, docs: list[Document]) -> None:
     print(f"\n{title}")
     for rank, doc in enumerate(docs, 1):
         text = " ".join(doc.page_content.split())
-        print(f"  {rank}. [{doc.metadata.get('score', 0.0):.3f}] {doc.metadata.get('source')}: {text[:110]}...")
+        print(
+            f"  {rank}. [{doc.metadata.get('score', 0.0):.3f}] {doc.metadata.get('source')}: {text[:110]}..."
+        )
 
 
 def _summary(report: Any) -> str:
-    return (f"added {report.num_added}, updated {report.num_updated}, skipped {report.num_skipped}, "
-            f"deleted {report.num_deleted} in {report.seconds:.2f} s")
+    return (
+        f"added {report.num_added}, updated {report.num_updated}, skipped {report.num_skipped}, "
+        f"deleted {report.num_deleted} in {report.seconds:.2f} s"
+    )
 
 
 def main() -> int:
     from ragkit.indexing.index_dir import Index
 
     if not DEMO_INPUT.exists():
-        print(f"demo input {DEMO_INPUT} is missing; run the demo from a full checkout of the repository")
+        print(
+            f"demo input {DEMO_INPUT} is missing; run the demo from a full checkout of the repository"
+        )
         return 1
     embedding = os.environ.get("RAGKIT_EMBEDDING", "local")
     keep = os.environ.get("RAGKIT_DEMO_INDEX")
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="ragkit-demo-")) / "demo-index"
-    print(f"ragkit demo: indexing {DEMO_INPUT.name} into {root} with the {embedding!r} embedding model")
+    print(
+        f"ragkit demo: indexing {DEMO_INPUT.name} into {root} with the {embedding!r} embedding model"
+    )
     began = time.monotonic()
     idx = Index.create(root, embedding, chunk_size=600, chunk_overlap=80)
     inputs = _inputs(DEMO_INPUT)
@@ -66,8 +76,10 @@ def main() -> int:
     again = idx.add(inputs)
     print(f"\nre-index, nothing changed: {_summary(again)}")
     info = Index.open(root).info()
-    print(f"index: {info['chunks']} chunks from {info['documents']} documents, model {info['model']}, "
-          f"{info['size_bytes'] / 1e6:.1f} MB; total {time.monotonic() - began:.1f} s")
+    print(
+        f"index: {info['chunks']} chunks from {info['documents']} documents, model {info['model']}, "
+        f"{info['size_bytes'] / 1e6:.1f} MB; total {time.monotonic() - began:.1f} s"
+    )
     return 0 if first.ok and again.num_added == 0 and again.num_deleted == 0 else 1
 
 

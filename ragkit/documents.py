@@ -40,7 +40,9 @@ class Document(BaseModel):
         anyone who mutates it) and ``id`` a str or None.
         """
         doc = object.__new__(cls)
-        _set_dict(doc, {"page_content": page_content, "metadata": metadata, "id": id, "type": "Document"})
+        _set_dict(
+            doc, {"page_content": page_content, "metadata": metadata, "id": id, "type": "Document"}
+        )
         _set_fields_set(doc, {"page_content", "metadata", "id"})
         _set_extra(doc, None)
         _set_private(doc, None)

@@ -138,7 +138,9 @@ def _merge_dicts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
         elif value is None:
             continue
         elif isinstance(out[key], str) and isinstance(value, str):
-            out[key] = out[key] + value if key not in ("id", "model_name", "finish_reason") else value
+            out[key] = (
+                out[key] + value if key not in ("id", "model_name", "finish_reason") else value
+            )
         elif isinstance(out[key], dict) and isinstance(value, dict):
             out[key] = _merge_dicts(out[key], value)
         elif isinstance(out[key], list) and isinstance(value, list):
@@ -152,8 +154,12 @@ def merge_content(left: str | list[Any], right: str | list[Any]) -> str | list[A
     """Concatenate two message contents (text, or lists of content blocks)."""
     if isinstance(left, str) and isinstance(right, str):
         return left + right
-    lblocks = [{"type": "text", "text": left}] if isinstance(left, str) and left else list(left or [])
-    rblocks = [{"type": "text", "text": right}] if isinstance(right, str) and right else list(right or [])
+    lblocks = (
+        [{"type": "text", "text": left}] if isinstance(left, str) and left else list(left or [])
+    )
+    rblocks = (
+        [{"type": "text", "text": right}] if isinstance(right, str) and right else list(right or [])
+    )
     return lblocks + rblocks
 
 
@@ -169,18 +175,40 @@ class AIMessageChunk(AIMessage):
             calls, invalid = [], []
             for chunk in self.tool_call_chunks:
                 try:
-                    args = parse_partial_json(chunk.get("args") or "{}") if chunk.get("args") else {}
+                    args = (
+                        parse_partial_json(chunk.get("args") or "{}") if chunk.get("args") else {}
+                    )
                     if not isinstance(args, dict):
                         raise ValueError("tool call arguments must be a JSON object")
-                    calls.append(ToolCall(name=chunk.get("name") or "", args=args, id=chunk.get("id"), type="tool_call"))
+                    calls.append(
+                        ToolCall(
+                            name=chunk.get("name") or "",
+                            args=args,
+                            id=chunk.get("id"),
+                            type="tool_call",
+                        )
+                    )
                 except ValueError as e:
-                    invalid.append(InvalidToolCall(name=chunk.get("name"), args=chunk.get("args"),
-                                                   id=chunk.get("id"), error=str(e), type="invalid_tool_call"))
+                    invalid.append(
+                        InvalidToolCall(
+                            name=chunk.get("name"),
+                            args=chunk.get("args"),
+                            id=chunk.get("id"),
+                            error=str(e),
+                            type="invalid_tool_call",
+                        )
+                    )
             self.tool_calls = calls
             self.invalid_tool_calls = invalid
         elif self.tool_calls and not self.tool_call_chunks:
             self.tool_call_chunks = [
-                ToolCallChunk(name=c["name"], args=json.dumps(c["args"]), id=c.get("id"), index=i, type="tool_call_chunk")
+                ToolCallChunk(
+                    name=c["name"],
+                    args=json.dumps(c["args"]),
+                    id=c.get("id"),
+                    index=i,
+                    type="tool_call_chunk",
+                )
                 for i, c in enumerate(self.tool_calls)
             ]
         return self
@@ -276,9 +304,17 @@ def convert_to_messages(messages: Sequence[Any] | Any) -> list[BaseMessage]:
     return out
 
 
-def get_buffer_string(messages: Sequence[BaseMessage], human_prefix: str = "Human", ai_prefix: str = "AI") -> str:
+def get_buffer_string(
+    messages: Sequence[BaseMessage], human_prefix: str = "Human", ai_prefix: str = "AI"
+) -> str:
     """Messages as ``"Human: ...\\nAI: ..."`` text."""
-    prefixes = {"human": human_prefix, "ai": ai_prefix, "AIMessageChunk": ai_prefix, "system": "System", "tool": "Tool"}
+    prefixes = {
+        "human": human_prefix,
+        "ai": ai_prefix,
+        "AIMessageChunk": ai_prefix,
+        "system": "System",
+        "tool": "Tool",
+    }
     lines = []
     for m in messages:
         prefix = prefixes.get(m.type, m.type)

@@ -37,7 +37,8 @@ def _text(value: Any) -> str:
     if callable(to_string):
         return str(to_string())
     raise OutputParserException(
-        f"Parser input must be a string or a message, got {type(value).__name__}", llm_output=str(value)
+        f"Parser input must be a string or a message, got {type(value).__name__}",
+        llm_output=str(value),
     )
 
 
@@ -54,14 +55,18 @@ class BaseOutputParser(StreamingRunnable[Any, Any]):
         raise NotImplementedError
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        return self._call_with_config(lambda v, c: self.parse(_text(v)), input, config, run_type="parser")
+        return self._call_with_config(
+            lambda v, c: self.parse(_text(v)), input, config, run_type="parser"
+        )
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         # Default: parse the whole reply once it has arrived.
         text = "".join(_text(chunk) for chunk in inputs)
         yield self.parse(text)
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         text = "".join([_text(chunk) async for chunk in inputs])
         yield self.parse(text)
 
@@ -83,7 +88,9 @@ class StrOutputParser(BaseOutputParser):
         for chunk in inputs:
             yield _text(chunk)
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[str]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[str]:
         async for chunk in inputs:
             yield _text(chunk)
 
@@ -103,7 +110,9 @@ class JsonOutputParser(BaseOutputParser):
         try:
             return json.loads(body)
         except json.JSONDecodeError as e:
-            raise OutputParserException(f"Invalid JSON output: {e}. Text: {text!r:.200}", llm_output=text) from e
+            raise OutputParserException(
+                f"Invalid JSON output: {e}. Text: {text!r:.200}", llm_output=text
+            ) from e
 
     def get_format_instructions(self) -> str:
         if self.pydantic_object is None:
@@ -132,7 +141,9 @@ class JsonOutputParser(BaseOutputParser):
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         yield from self._partials(_text(c) for c in inputs)
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         buffer: list[str] = []
         previous: Any = None
         async for chunk in inputs:
@@ -165,7 +176,8 @@ class PydanticOutputParser(BaseOutputParser):
             return self.pydantic_object.model_validate(data)
         except ValidationError as e:
             raise OutputParserException(
-                f"Failed to parse {self.pydantic_object.__name__} from the reply: {e}", llm_output=text
+                f"Failed to parse {self.pydantic_object.__name__} from the reply: {e}",
+                llm_output=text,
             ) from e
 
     def get_format_instructions(self) -> str:
@@ -194,7 +206,9 @@ class CommaSeparatedListOutputParser(BaseOutputParser):
         for item in self.parse(buffer)[emitted:]:
             yield [item]
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[list[str]]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[list[str]]:
         text = "".join([_text(c) async for c in inputs])
         for item in self.parse(text):
             yield [item]

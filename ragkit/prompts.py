@@ -115,9 +115,17 @@ def _content_variables(content: Any, template_format: TemplateFormat) -> set[str
     if isinstance(content, str):
         return set(template_variables(content, template_format))
     if isinstance(content, list):
-        return set().union(*(_content_variables(c, template_format) for c in content)) if content else set()
+        return (
+            set().union(*(_content_variables(c, template_format) for c in content))
+            if content
+            else set()
+        )
     if isinstance(content, dict):
-        return set().union(*(_content_variables(v, template_format) for v in content.values())) if content else set()
+        return (
+            set().union(*(_content_variables(v, template_format) for v in content.values()))
+            if content
+            else set()
+        )
     return set()
 
 
@@ -132,7 +140,9 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         return str
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
-        fields: dict[str, Any] = {v: (self._variable_annotation(v), ...) for v in self.input_variables}
+        fields: dict[str, Any] = {
+            v: (self._variable_annotation(v), ...) for v in self.input_variables
+        }
         for v in self.optional_variables:
             fields[v] = (self._variable_annotation(v), None)
         return create_model("PromptInput", **fields)
@@ -169,9 +179,15 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
     def format_prompt(self, **kwargs: Any) -> PromptValue:
         raise NotImplementedError
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> PromptValue:
-        return self._call_with_config(lambda value, cfg: self.format_prompt(**self._check_input(value)),
-                                      input, config, run_type="prompt")
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> PromptValue:
+        return self._call_with_config(
+            lambda value, cfg: self.format_prompt(**self._check_input(value)),
+            input,
+            config,
+            run_type="prompt",
+        )
 
 
 class PromptTemplate(BasePromptTemplate):
@@ -202,7 +218,10 @@ class PromptTemplate(BasePromptTemplate):
 
     @classmethod
     def from_template(
-        cls, template: str, *, template_format: TemplateFormat = "f-string",
+        cls,
+        template: str,
+        *,
+        template_format: TemplateFormat = "f-string",
         partial_variables: dict[str, Any] | None = None,
     ) -> PromptTemplate:
         return cls(template, template_format=template_format, partial_variables=partial_variables)
@@ -265,11 +284,14 @@ class MessagesPlaceholder(BaseModel):
                 f"variable {self.variable_name!r} should be a list of messages, got {type(value).__name__}"
             )
         messages = convert_to_messages(value)
-        return messages[-self.n_messages:] if self.n_messages else messages
+        return messages[-self.n_messages :] if self.n_messages else messages
 
 
 _ROLE_CLASSES: dict[str, type[BaseMessage]] = {
-    "human": HumanMessage, "user": HumanMessage, "ai": AIMessage, "assistant": AIMessage,
+    "human": HumanMessage,
+    "user": HumanMessage,
+    "ai": AIMessage,
+    "assistant": AIMessage,
     "system": SystemMessage,
 }
 
@@ -290,8 +312,12 @@ class MessagePromptTemplate(BaseModel):
         return [cls(content=_format_content(self.content, self.template_format, kwargs))]
 
     @classmethod
-    def from_template(cls, template: Any, template_format: TemplateFormat = "f-string") -> MessagePromptTemplate:
-        return cls(role=cls.model_fields["role"].default, content=template, template_format=template_format)
+    def from_template(
+        cls, template: Any, template_format: TemplateFormat = "f-string"
+    ) -> MessagePromptTemplate:
+        return cls(
+            role=cls.model_fields["role"].default, content=template, template_format=template_format
+        )
 
 
 class HumanMessagePromptTemplate(MessagePromptTemplate):
@@ -317,7 +343,9 @@ def _to_part(item: Any, template_format: TemplateFormat) -> ChatPart:
     if isinstance(item, (tuple, list)) and len(item) == 2:
         role, content = item
         if role in ("placeholder", "messages"):
-            name = content[1:-1] if isinstance(content, str) and content.startswith("{") else content
+            name = (
+                content[1:-1] if isinstance(content, str) and content.startswith("{") else content
+            )
             if isinstance(content, (tuple, list)):
                 name, optional = content[0][1:-1], bool(content[1])
                 return MessagesPlaceholder(name, optional=optional)
@@ -357,7 +385,9 @@ class ChatPromptTemplate(BasePromptTemplate):
         return super().get_name(suffix, name=name or self.name or "ChatPromptTemplate")
 
     def __repr__(self) -> str:
-        return f"ChatPromptTemplate(input_variables={self.input_variables}, messages={self.messages})"
+        return (
+            f"ChatPromptTemplate(input_variables={self.input_variables}, messages={self.messages})"
+        )
 
     def _variable_annotation(self, name: str) -> Any:
         for part in self.messages:
@@ -366,15 +396,21 @@ class ChatPromptTemplate(BasePromptTemplate):
         return str
 
     @classmethod
-    def from_messages(cls, messages: Sequence[Any], template_format: TemplateFormat = "f-string") -> ChatPromptTemplate:
+    def from_messages(
+        cls, messages: Sequence[Any], template_format: TemplateFormat = "f-string"
+    ) -> ChatPromptTemplate:
         return cls(messages, template_format=template_format)
 
     @classmethod
-    def from_template(cls, template: str, template_format: TemplateFormat = "f-string") -> ChatPromptTemplate:
+    def from_template(
+        cls, template: str, template_format: TemplateFormat = "f-string"
+    ) -> ChatPromptTemplate:
         return cls([("human", template)], template_format=template_format)
 
     def partial(self, **kwargs: Any) -> ChatPromptTemplate:
-        return ChatPromptTemplate(self.messages, self.template_format, {**self.partial_variables, **kwargs})
+        return ChatPromptTemplate(
+            self.messages, self.template_format, {**self.partial_variables, **kwargs}
+        )
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         values = self._merged(kwargs)
@@ -395,7 +431,9 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     def __add__(self, other: Any) -> ChatPromptTemplate:
         extra = other.messages if isinstance(other, ChatPromptTemplate) else [other]
-        return ChatPromptTemplate([*self.messages, *extra], self.template_format, self.partial_variables)
+        return ChatPromptTemplate(
+            [*self.messages, *extra], self.template_format, self.partial_variables
+        )
 
 
 __all__ = [

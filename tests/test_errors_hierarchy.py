@@ -10,7 +10,9 @@ from ragkit.tools import ToolException, ToolTimeoutError
 
 
 def test_every_error_class_derives_from_ragkit_error():
-    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__]
+    classes = [
+        c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__
+    ]
     assert len(classes) > 20
     assert all(issubclass(c, errors.RagkitError) for c in classes)
 
@@ -18,7 +20,9 @@ def test_every_error_class_derives_from_ragkit_error():
 def test_re_exported_errors_are_the_same_classes():
     assert ToolException is errors.ToolException and ToolTimeoutError is errors.ToolTimeoutError
     assert ChatHistoryError is errors.ChatHistoryError
-    assert issubclass(ToolTimeoutError, TimeoutError) and issubclass(ToolTimeoutError, ToolException)
+    assert issubclass(ToolTimeoutError, TimeoutError) and issubclass(
+        ToolTimeoutError, ToolException
+    )
 
 
 def test_one_except_clause_covers_both_kinds_of_damaged_index():

@@ -107,7 +107,10 @@ def test_results_are_serialised_for_the_model_and_kept_as_artifact():
     call = {"name": "point", "args": {"x": 1, "y": 2}, "id": "p", "type": "tool_call"}
     msg = point.invoke(call)
     assert msg.content == '{"x":1,"y":2}' and msg.artifact == Point(x=1, y=2)
-    assert pairs.invoke({**call, "name": "pairs", "args": {"n": 3}}).content == '{"n": 3, "items": [1, 2]}'
+    assert (
+        pairs.invoke({**call, "name": "pairs", "args": {"n": 3}}).content
+        == '{"n": 3, "items": [1, 2]}'
+    )
 
 
 def test_async_tools_work_from_sync_and_async_callers():
@@ -153,8 +156,11 @@ def test_timeouts_for_sync_and_async_tools():
             astuck.invoke({"x": 1}, timeout=0.1)
         with pytest.raises(ToolTimeoutError):
             asyncio.run(astuck.ainvoke({"x": 1}, timeout=0.1))
-        amsg = asyncio.run(astuck.ainvoke({"name": "astuck", "args": {"x": 1}, "id": "t", "type": "tool_call"},
-                                          timeout=0.1))
+        amsg = asyncio.run(
+            astuck.ainvoke(
+                {"name": "astuck", "args": {"x": 1}, "id": "t", "type": "tool_call"}, timeout=0.1
+            )
+        )
         assert amsg.status == "error" and amsg.tool_call_id == "t"
     finally:
         release.set()
@@ -167,7 +173,10 @@ def test_custom_context_and_config_are_injected_not_exposed():
         return f"{prefix}{custom_context['user']}:{config['metadata'].get('m')}"
 
     assert sorted(who.args) == ["prefix"]
-    assert who.invoke({"prefix": "@"}, {"metadata": {"m": 1}}, custom_context={"user": "ann"}) == "@ann:1"
+    assert (
+        who.invoke({"prefix": "@"}, {"metadata": {"m": 1}}, custom_context={"user": "ann"})
+        == "@ann:1"
+    )
     via_config = who.invoke({"prefix": "#"}, {"configurable": {"custom_context": {"user": "bo"}}})
     assert via_config == "#bo:None"
 
@@ -215,7 +224,9 @@ def test_astream_events_show_tool_start_and_end():
     t = tool(search)
 
     async def collect() -> list[tuple[str, str]]:
-        return [(e["event"], e["name"]) async for e in t.astream_events({"query": "q"}, version="v2")]
+        return [
+            (e["event"], e["name"]) async for e in t.astream_events({"query": "q"}, version="v2")
+        ]
 
     events = asyncio.run(collect())
     assert ("on_tool_start", "search") in events and ("on_tool_end", "search") in events

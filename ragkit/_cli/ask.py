@@ -12,15 +12,21 @@ from typing import Any
 from ragkit.documents import Document
 
 DEFAULT_MODEL = "gemini-2.0-flash"
-SYSTEM = ("Answer the question using only the numbered passages. Cite passages like [1]. "
-          "If the passages do not contain the answer, say so.")
+SYSTEM = (
+    "Answer the question using only the numbered passages. Cite passages like [1]. "
+    "If the passages do not contain the answer, say so."
+)
 
 
 def context_block(docs: list[Document]) -> str:
-    return "\n\n".join(f"[{i}] ({d.metadata.get('source', '?')})\n{d.page_content}" for i, d in enumerate(docs, 1))
+    return "\n\n".join(
+        f"[{i}] ({d.metadata.get('source', '?')})\n{d.page_content}" for i, d in enumerate(docs, 1)
+    )
 
 
-def answer(question: str, docs: list[Document], model: Any = None, model_name: str = DEFAULT_MODEL) -> str | None:
+def answer(
+    question: str, docs: list[Document], model: Any = None, model_name: str = DEFAULT_MODEL
+) -> str | None:
     """Gemini's answer over ``docs``, or ``None`` when ``GOOGLE_API_KEY`` is not set and no model is given."""
     if model is None:
         if not os.environ.get("GOOGLE_API_KEY"):
@@ -32,6 +38,7 @@ def answer(question: str, docs: list[Document], model: Any = None, model_name: s
     from ragkit.prompts import ChatPromptTemplate
 
     prompt = ChatPromptTemplate.from_messages(
-        [("system", SYSTEM), ("human", "Passages:\n{context}\n\nQuestion: {question}")])
+        [("system", SYSTEM), ("human", "Passages:\n{context}\n\nQuestion: {question}")]
+    )
     chain = prompt | model | StrOutputParser()
     return str(chain.invoke({"context": context_block(docs), "question": question}))

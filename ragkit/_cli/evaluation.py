@@ -35,18 +35,31 @@ def _build(name: str, docs: list[Any], embedding: Any, depth: int, cache: dict[s
     if name == "dense":
         return store().as_retriever(search_kwargs={"k": depth})
     if name == "mmr":
-        return store().as_retriever(search_type="mmr", search_kwargs={"k": depth, "fetch_k": max(50, 2 * depth)})
+        return store().as_retriever(
+            search_type="mmr", search_kwargs={"k": depth, "fetch_k": max(50, 2 * depth)}
+        )
     if name == "hybrid":
         from ragkit.retrievers.hybrid import HybridRetriever
 
         fetch_k = max(20, depth)
-        return HybridRetriever(bm25=bm25(), dense=store().as_retriever(search_kwargs={"k": fetch_k}), k=depth,
-                               fetch_k=fetch_k)
-    raise ConfigurationError(f"--retrievers: unknown retriever {name!r}; choose from {', '.join(EVAL_RETRIEVERS)}")
+        return HybridRetriever(
+            bm25=bm25(),
+            dense=store().as_retriever(search_kwargs={"k": fetch_k}),
+            k=depth,
+            fetch_k=fetch_k,
+        )
+    raise ConfigurationError(
+        f"--retrievers: unknown retriever {name!r}; choose from {', '.join(EVAL_RETRIEVERS)}"
+    )
 
 
-def run_eval(dataset_path: str, names: Sequence[str], k_values: Sequence[int], embedding_name: str,
-             split: str = "test") -> tuple[str, list[Any]]:
+def run_eval(
+    dataset_path: str,
+    names: Sequence[str],
+    k_values: Sequence[int],
+    embedding_name: str,
+    split: str = "test",
+) -> tuple[str, list[Any]]:
     """Evaluate each retriever in ``names``; returns the Markdown table and the results."""
     from ragkit.eval import evaluate, load_beir
     from ragkit.eval.result import compare
@@ -54,17 +67,24 @@ def run_eval(dataset_path: str, names: Sequence[str], k_values: Sequence[int], e
 
     for name in names:
         if name not in EVAL_RETRIEVERS:
-            raise ConfigurationError(f"--retrievers: unknown retriever {name!r}; choose from "
-                                     f"{', '.join(EVAL_RETRIEVERS)}")
+            raise ConfigurationError(
+                f"--retrievers: unknown retriever {name!r}; choose from "
+                f"{', '.join(EVAL_RETRIEVERS)}"
+            )
     if not Path(dataset_path).exists():
-        raise ConfigurationError(f"--dataset {dataset_path}: no such folder; pass a BEIR-format dataset "
-                                 "(corpus.jsonl, queries.jsonl, qrels/test.tsv)")
+        raise ConfigurationError(
+            f"--dataset {dataset_path}: no such folder; pass a BEIR-format dataset "
+            "(corpus.jsonl, queries.jsonl, qrels/test.tsv)"
+        )
     data = load_beir(dataset_path, split=split)
     embedding = make_embeddings(embedding_name) if any(n != "bm25" for n in names) else None
     depth = max(k_values)
     cache: dict[str, Any] = {}
     docs = data.documents
-    results = [evaluate(_build(n, docs, embedding, depth, cache), data, k_values=k_values, name=n) for n in names]
+    results = [
+        evaluate(_build(n, docs, embedding, depth, cache), data, k_values=k_values, name=n)
+        for n in names
+    ]
     columns = [f"ndcg@{k}" for k in k_values] + [f"recall@{k}" for k in k_values]
     return compare(results, columns=columns), results
 
@@ -78,7 +98,9 @@ def plot(results: Sequence[Any], k_values: Sequence[int], path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for r in results:
-        ax.plot(list(k_values), [r.scores[f"recall@{k}"] for k in k_values], marker="o", label=r.name)
+        ax.plot(
+            list(k_values), [r.scores[f"recall@{k}"] for k in k_values], marker="o", label=r.name
+        )
     ax.set_xlabel("k")
     ax.set_ylabel("recall@k")
     ax.set_xscale("log")

@@ -43,7 +43,9 @@ class ProgressView:
             from rich.console import Console
             from rich.live import Live
 
-            self._live = Live("", console=Console(stderr=True), refresh_per_second=8, transient=True)
+            self._live = Live(
+                "", console=Console(stderr=True), refresh_per_second=8, transient=True
+            )
             self._live.__enter__()
         return self
 
@@ -60,7 +62,8 @@ class ProgressView:
         eta = (p.files_total - p.files_done) / files_rate if p.files_total else 0.0
         self._live.update(
             f"[bold]{p.stage}[/] files {p.files_done}/{p.files_total}  chunks {p.chunks}  "
-            f"embedded {p.embedded} ({rate:.0f}/s)  elapsed {elapsed:.0f}s  ETA {eta:.0f}s")
+            f"embedded {p.embedded} ({rate:.0f}/s)  elapsed {elapsed:.0f}s  ETA {eta:.0f}s"
+        )
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
@@ -91,7 +94,7 @@ def snippet(text: str, query: str, width: int = 240) -> str:
     words = [w for w in re.findall(r"\w+", query.lower()) if len(w) > 2]
     pos = min((flat.lower().find(w) for w in words if w in flat.lower()), default=0)
     start = max(0, pos - width // 3)
-    out = flat[start:start + width]
+    out = flat[start : start + width]
     return ("…" if start else "") + out + ("…" if start + width < len(flat) else "")
 
 
@@ -115,11 +118,19 @@ def print_results(docs: list[Document], query: str) -> None:
             console.print(body)
         return
     for rank, doc in enumerate(docs, 1):
-        print(f"{rank}. {doc.metadata.get('source', '?')}  score {doc.metadata.get('score', float('nan')):.4f}")
+        print(
+            f"{rank}. {doc.metadata.get('source', '?')}  score {doc.metadata.get('score', float('nan')):.4f}"
+        )
         print("   " + snippet(doc.page_content, query))
 
 
 def result_json(doc: Document, rank: int) -> dict[str, Any]:
     meta = {k: v for k, v in doc.metadata.items() if k != "score"}
-    return {"rank": rank, "id": doc.id, "source": meta.get("source"), "score": doc.metadata.get("score"),
-            "text": doc.page_content, "metadata": meta}
+    return {
+        "rank": rank,
+        "id": doc.id,
+        "source": meta.get("source"),
+        "score": doc.metadata.get("score"),
+        "text": doc.page_content,
+        "metadata": meta,
+    }

@@ -47,7 +47,9 @@ def parse_filter(items: tuple[str, ...]) -> dict[str, Any] | None:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key:
-            raise ConfigurationError(f"--filter {item!r}: expected key=value, e.g. --filter source=docs/a.md")
+            raise ConfigurationError(
+                f"--filter {item!r}: expected key=value, e.g. --filter source=docs/a.md"
+            )
         try:
             out[key] = json.loads(raw)
         except ValueError:

@@ -36,7 +36,10 @@ logger = logging.getLogger("ragkit.google")
 T = TypeVar("T")
 
 # FutureWarnings the SDK stack emits on import (end of support, Python version policy); others stay visible.
-_IMPORT_WARNINGS = (r"[\s\S]*google\.generativeai[\s\S]*", r"[\s\S]*Google will stop supporting[\s\S]*")
+_IMPORT_WARNINGS = (
+    r"[\s\S]*google\.generativeai[\s\S]*",
+    r"[\s\S]*Google will stop supporting[\s\S]*",
+)
 _sdk_lock = threading.Lock()
 _sdk: Any = None
 
@@ -64,7 +67,9 @@ def import_sdk() -> Any:
 
 def to_dict(message: Any) -> dict[str, Any]:
     """A proto-plus message as a dict (snake_case keys, enum names)."""
-    return type(message).to_dict(message, use_integers_for_enums=False, preserving_proto_field_name=True)
+    return type(message).to_dict(
+        message, use_integers_for_enums=False, preserving_proto_field_name=True
+    )
 
 
 def _hook_stream_errors(stream: Any) -> bool:
@@ -98,10 +103,17 @@ _HINTS = {
 class GoogleClient:
     """One configured connection to the Generative Language API (v1beta) through the SDK."""
 
-    def __init__(self, *, api_key: SecretStr, transport: str = "rest", client_options: dict[str, Any] | None = None,
-                 timeout: float = 60.0, retry: RetryPolicy | None = None,
-                 error_class: type[GoogleAPIError] = GoogleAPIError,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: SecretStr,
+        transport: str = "rest",
+        client_options: dict[str, Any] | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        error_class: type[GoogleAPIError] = GoogleAPIError,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self._api_key = api_key
         self.transport = transport
         self.client_options = dict(client_options or {})
@@ -128,10 +140,19 @@ class GoogleClient:
                 from google.api_core.gapic_v1.client_info import ClientInfo
                 from google.generativeai import __version__ as sdk_version
 
-                options = ClientOptions(api_key=self._api_key.get_secret_value(), **self.client_options)
-                cls = glm.GenerativeServiceClient if kind == "generative" else glm.RetrieverServiceClient
-                self._services[kind] = cls(transport=self.transport, client_options=options,
-                                           client_info=ClientInfo(user_agent=f"genai-py/{sdk_version} ragkit"))
+                options = ClientOptions(
+                    api_key=self._api_key.get_secret_value(), **self.client_options
+                )
+                cls = (
+                    glm.GenerativeServiceClient
+                    if kind == "generative"
+                    else glm.RetrieverServiceClient
+                )
+                self._services[kind] = cls(
+                    transport=self.transport,
+                    client_options=options,
+                    client_info=ClientInfo(user_agent=f"genai-py/{sdk_version} ragkit"),
+                )
             return self._services[kind]
 
     def _scrub(self, text: str) -> str:
@@ -150,14 +171,26 @@ class GoogleClient:
         text = f"{rpc} failed{tries}: {code}{failure.status}: {failure.message}{note}"
         if hint:
             text += f" ({hint})"
-        return self.error_class(self._scrub(text), status_code=failure.status_code, status=failure.status,
-                                rpc=rpc, attempts=attempts)
+        return self.error_class(
+            self._scrub(text),
+            status_code=failure.status_code,
+            status=failure.status,
+            rpc=rpc,
+            attempts=attempts,
+        )
 
     def _backoff(self, rpc: str, failure: Failure, retry_index: int) -> None:
         wait = self.retry.delay(retry_index, failure.server_delay)
         code = failure.status_code or failure.status
-        logger.warning("%s: %s %s; retry %d of %d in %.3gs", rpc, code, self._scrub(failure.message)[:200],
-                       retry_index + 1, self.retry.max_retries, wait)
+        logger.warning(
+            "%s: %s %s; retry %d of %d in %.3gs",
+            rpc,
+            code,
+            self._scrub(failure.message)[:200],
+            retry_index + 1,
+            self.retry.max_retries,
+            wait,
+        )
         self._sleep(wait)
 
     def _call(self, rpc: str, fn: Callable[[], T]) -> T:
@@ -180,11 +213,15 @@ class GoogleClient:
     def _rpc(self, kind: str, method: str, request_type: str, data: dict[str, Any]) -> Any:
         request = self._proto(request_type, data)
         call = getattr(self._service(kind), method)
-        return self._call(_rpc_name(method), lambda: call(request=request, timeout=self.timeout, retry=None))
+        return self._call(
+            _rpc_name(method), lambda: call(request=request, timeout=self.timeout, retry=None)
+        )
 
     # -- generative service --------------------------------------------------------
     def generate_content(self, request: dict[str, Any]) -> dict[str, Any]:
-        return to_dict(self._rpc("generative", "generate_content", "GenerateContentRequest", request))
+        return to_dict(
+            self._rpc("generative", "generate_content", "GenerateContentRequest", request)
+        )
 
     def stream_generate_content(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """Streamed responses; retried only while nothing has been yielded yet."""
@@ -196,14 +233,23 @@ class GoogleClient:
             stream = None
             try:
                 stream = self._service("generative").stream_generate_content(
-                    request=proto, timeout=self.timeout, retry=None)
+                    request=proto, timeout=self.timeout, retry=None
+                )
                 hooked = _hook_stream_errors(stream)
                 for response in stream:
                     data = to_dict(response)
-                    if not hooked and not (data.get("candidates") or data.get("usage_metadata")
-                                           or data.get("prompt_feedback")):
-                        raise StreamError({"code": 500, "status": "INTERNAL",
-                                           "message": "the stream carried an empty object (an error the SDK dropped)"})
+                    if not hooked and not (
+                        data.get("candidates")
+                        or data.get("usage_metadata")
+                        or data.get("prompt_feedback")
+                    ):
+                        raise StreamError(
+                            {
+                                "code": 500,
+                                "status": "INTERNAL",
+                                "message": "the stream carried an empty object (an error the SDK dropped)",
+                            }
+                        )
                     yielded = True
                     yield data
                 return
@@ -219,14 +265,24 @@ class GoogleClient:
             retry_index += 1
 
     def count_tokens(self, request: dict[str, Any]) -> int:
-        return int(self._rpc("generative", "count_tokens", "CountTokensRequest", request).total_tokens)
+        return int(
+            self._rpc("generative", "count_tokens", "CountTokensRequest", request).total_tokens
+        )
 
     def embed_content(self, request: dict[str, Any]) -> list[float]:
-        return list(self._rpc("generative", "embed_content", "EmbedContentRequest", request).embedding.values)
+        return list(
+            self._rpc(
+                "generative", "embed_content", "EmbedContentRequest", request
+            ).embedding.values
+        )
 
     def batch_embed_contents(self, model: str, requests: list[dict[str, Any]]) -> list[list[float]]:
-        response = self._rpc("generative", "batch_embed_contents", "BatchEmbedContentsRequest",
-                             {"model": model, "requests": requests})
+        response = self._rpc(
+            "generative",
+            "batch_embed_contents",
+            "BatchEmbedContentsRequest",
+            {"model": model, "requests": requests},
+        )
         return [list(e.values) for e in response.embeddings]
 
     def generate_answer(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -234,32 +290,51 @@ class GoogleClient:
 
     # -- retriever service (corpora, documents, chunks) -------------------------------
     def create_corpus(self, corpus: dict[str, Any]) -> dict[str, Any]:
-        return to_dict(self._rpc("retriever", "create_corpus", "CreateCorpusRequest", {"corpus": corpus}))
+        return to_dict(
+            self._rpc("retriever", "create_corpus", "CreateCorpusRequest", {"corpus": corpus})
+        )
 
     def get_corpus(self, name: str) -> dict[str, Any]:
         return to_dict(self._rpc("retriever", "get_corpus", "GetCorpusRequest", {"name": name}))
 
     def delete_corpus(self, name: str, force: bool = False) -> None:
-        self._rpc("retriever", "delete_corpus", "DeleteCorpusRequest", {"name": name, "force": force})
+        self._rpc(
+            "retriever", "delete_corpus", "DeleteCorpusRequest", {"name": name, "force": force}
+        )
 
     def create_document(self, parent: str, document: dict[str, Any]) -> dict[str, Any]:
-        return to_dict(self._rpc("retriever", "create_document", "CreateDocumentRequest",
-                                 {"parent": parent, "document": document}))
+        return to_dict(
+            self._rpc(
+                "retriever",
+                "create_document",
+                "CreateDocumentRequest",
+                {"parent": parent, "document": document},
+            )
+        )
 
     def get_document(self, name: str) -> dict[str, Any]:
         return to_dict(self._rpc("retriever", "get_document", "GetDocumentRequest", {"name": name}))
 
     def delete_document(self, name: str, force: bool = False) -> None:
-        self._rpc("retriever", "delete_document", "DeleteDocumentRequest", {"name": name, "force": force})
+        self._rpc(
+            "retriever", "delete_document", "DeleteDocumentRequest", {"name": name, "force": force}
+        )
 
     def list_documents(self, parent: str) -> list[dict[str, Any]]:
-        return self._pages("list_documents", "ListDocumentsRequest", {"parent": parent}, "documents",
-                           page_size=20)
+        return self._pages(
+            "list_documents", "ListDocumentsRequest", {"parent": parent}, "documents", page_size=20
+        )
 
-    def batch_create_chunks(self, parent: str, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def batch_create_chunks(
+        self, parent: str, chunks: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         requests = [{"parent": parent, "chunk": chunk} for chunk in chunks]
-        response = self._rpc("retriever", "batch_create_chunks", "BatchCreateChunksRequest",
-                             {"parent": parent, "requests": requests})
+        response = self._rpc(
+            "retriever",
+            "batch_create_chunks",
+            "BatchCreateChunksRequest",
+            {"parent": parent, "requests": requests},
+        )
         return [to_dict(c) for c in response.chunks]
 
     def get_chunk(self, name: str) -> dict[str, Any]:
@@ -272,8 +347,12 @@ class GoogleClient:
         self._rpc("retriever", "delete_chunk", "DeleteChunkRequest", {"name": name})
 
     def batch_delete_chunks(self, parent: str, names: list[str]) -> None:
-        self._rpc("retriever", "batch_delete_chunks", "BatchDeleteChunksRequest",
-                  {"parent": parent, "requests": [{"name": n} for n in names]})
+        self._rpc(
+            "retriever",
+            "batch_delete_chunks",
+            "BatchDeleteChunksRequest",
+            {"parent": parent, "requests": [{"name": n} for n in names]},
+        )
 
     def query_corpus(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         response = self._rpc("retriever", "query_corpus", "QueryCorpusRequest", request)
@@ -283,13 +362,24 @@ class GoogleClient:
         response = self._rpc("retriever", "query_document", "QueryDocumentRequest", request)
         return [to_dict(c) for c in response.relevant_chunks]
 
-    def _pages(self, method: str, request_type: str, request: dict[str, Any], field: str,
-               page_size: int = 100) -> list[dict[str, Any]]:
+    def _pages(
+        self,
+        method: str,
+        request_type: str,
+        request: dict[str, Any],
+        field: str,
+        page_size: int = 100,
+    ) -> list[dict[str, Any]]:
         """Every item of a paged list call (each page request retried on its own)."""
         items: list[dict[str, Any]] = []
         token = ""
         while True:
-            page = self._rpc("retriever", method, request_type, {**request, "page_size": page_size, "page_token": token})
+            page = self._rpc(
+                "retriever",
+                method,
+                request_type,
+                {**request, "page_size": page_size, "page_token": token},
+            )
             items.extend(to_dict(item) for item in getattr(page, field))
             token = page.next_page_token
             if not token:

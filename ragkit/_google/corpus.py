@@ -25,16 +25,26 @@ from typing import Any
 
 _ID = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
 MAX_METADATA = 20
-FLOAT32_EXACT = 2 ** 24
-_OPERATORS = {"$eq": "EQUAL", "$ne": "NOT_EQUAL", "$gt": "GREATER", "$gte": "GREATER_EQUAL", "$lt": "LESS",
-              "$lte": "LESS_EQUAL", "$includes": "INCLUDES", "$excludes": "EXCLUDES"}
+FLOAT32_EXACT = 2**24
+_OPERATORS = {
+    "$eq": "EQUAL",
+    "$ne": "NOT_EQUAL",
+    "$gt": "GREATER",
+    "$gte": "GREATER_EQUAL",
+    "$lt": "LESS",
+    "$lte": "LESS_EQUAL",
+    "$includes": "INCLUDES",
+    "$excludes": "EXCLUDES",
+}
 
 
 def check_id(value: str, what: str) -> str:
     """A corpus/document/chunk id: up to 40 lowercase letters, digits or dashes, no dash at either end."""
     if not isinstance(value, str) or not _ID.match(value):
-        raise ValueError(f"{what} {value!r} is not a valid id: use up to 40 lowercase letters, digits or dashes, "
-                         "not starting or ending with a dash")
+        raise ValueError(
+            f"{what} {value!r} is not a valid id: use up to 40 lowercase letters, digits or dashes, "
+            "not starting or ending with a dash"
+        )
     return value
 
 
@@ -52,8 +62,10 @@ def chunk_ids(texts: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> list
 
 def _number(value: int | float, where: str) -> int | float:
     if isinstance(value, int) and abs(value) > FLOAT32_EXACT:
-        raise ValueError(f"{where}: {value} cannot be stored exactly (the service keeps 32-bit floats); "
-                         "store it as a string")
+        raise ValueError(
+            f"{where}: {value} cannot be stored exactly (the service keeps 32-bit floats); "
+            "store it as a string"
+        )
     return value
 
 
@@ -65,7 +77,9 @@ def to_custom_metadata(metadata: dict[str, Any], where: str = "metadata") -> lis
         if value is None:
             continue
         if isinstance(value, bool):
-            raise ValueError(f"{at}: booleans cannot be stored; use a string ('true'/'false') or 0/1")
+            raise ValueError(
+                f"{at}: booleans cannot be stored; use a string ('true'/'false') or 0/1"
+            )
         if isinstance(value, str):
             out.append({"key": key, "string_value": value})
         elif isinstance(value, (int, float)):
@@ -73,9 +87,13 @@ def to_custom_metadata(metadata: dict[str, Any], where: str = "metadata") -> lis
         elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             out.append({"key": key, "string_list_value": {"values": list(value)}})
         else:
-            raise ValueError(f"{at}: values must be str, int, float or a list of str, got {type(value).__name__}")
+            raise ValueError(
+                f"{at}: values must be str, int, float or a list of str, got {type(value).__name__}"
+            )
     if len(out) > MAX_METADATA:
-        raise ValueError(f"{where}: at most {MAX_METADATA} metadata keys can be stored, got {len(out)}")
+        raise ValueError(
+            f"{where}: at most {MAX_METADATA} metadata keys can be stored, got {len(out)}"
+        )
     return out
 
 
@@ -95,7 +113,9 @@ def from_custom_metadata(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _condition(value: Any, operation: str, where: str) -> dict[str, Any]:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ValueError(f"{where}: filter values must be str, int or float, got {type(value).__name__}")
+        raise ValueError(
+            f"{where}: filter values must be str, int or float, got {type(value).__name__}"
+        )
     if isinstance(value, str):
         if operation not in ("EQUAL", "NOT_EQUAL", "INCLUDES", "EXCLUDES"):
             raise ValueError(f"{where}: {operation} compares numbers; {value!r} is a string")
@@ -116,12 +136,21 @@ def to_metadata_filters(filter: dict[str, Any] | None) -> list[dict[str, Any]]:
         elif isinstance(value, dict):
             for op, operand in value.items():
                 if op == "$in":
-                    out.append({"key": full, "conditions": [_condition(v, "EQUAL", where) for v in operand]})
+                    out.append(
+                        {
+                            "key": full,
+                            "conditions": [_condition(v, "EQUAL", where) for v in operand],
+                        }
+                    )
                 elif op in _OPERATORS:
-                    out.append({"key": full, "conditions": [_condition(operand, _OPERATORS[op], where)]})
+                    out.append(
+                        {"key": full, "conditions": [_condition(operand, _OPERATORS[op], where)]}
+                    )
                 else:
-                    raise ValueError(f"{where}: unknown operator {op!r}; use one of "
-                                     f"{', '.join([*_OPERATORS, '$in'])}")
+                    raise ValueError(
+                        f"{where}: unknown operator {op!r}; use one of "
+                        f"{', '.join([*_OPERATORS, '$in'])}"
+                    )
         else:
             out.append({"key": full, "conditions": [_condition(value, "EQUAL", where)]})
     return out

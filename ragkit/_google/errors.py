@@ -28,8 +28,15 @@ class GoogleAPIError(RagkitError):
     ``attempts`` (how many requests were sent).
     """
 
-    def __init__(self, message: str, *, status_code: int | None = None, status: str | None = None,
-                 rpc: str | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        status: str | None = None,
+        rpc: str | None = None,
+        attempts: int = 1,
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.status = status
@@ -61,12 +68,22 @@ class GoogleUploadError(GoogleAPIError):
     failed batch. Rerunning the same upload writes only what is missing.
     """
 
-    def __init__(self, message: str, *, written_ids: Sequence[str], failed_ids: Sequence[str],
-                 errors: Sequence[GoogleAPIError]) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        written_ids: Sequence[str],
+        failed_ids: Sequence[str],
+        errors: Sequence[GoogleAPIError],
+    ) -> None:
         last = errors[-1] if errors else None
-        super().__init__(message, status_code=last.status_code if last else None,
-                         status=last.status if last else None, rpc="batchCreateChunks",
-                         attempts=sum(e.attempts for e in errors))
+        super().__init__(
+            message,
+            status_code=last.status_code if last else None,
+            status=last.status if last else None,
+            rpc="batchCreateChunks",
+            attempts=sum(e.attempts for e in errors),
+        )
         self.written_ids = list(written_ids)
         self.failed_ids = list(failed_ids)
         self.errors = list(errors)

@@ -65,8 +65,10 @@ def _block_part(block: Any, where: str) -> dict[str, Any]:
         url = url.get("url") if isinstance(url, dict) else url
         match = _DATA_URL.match(str(url or ""))
         if not match:
-            raise _fail(f"{where}: image_url must be a base64 data URL (data:image/png;base64,...); "
-                        "ragkit does not download images")
+            raise _fail(
+                f"{where}: image_url must be a base64 data URL (data:image/png;base64,...); "
+                "ragkit does not download images"
+            )
         return {"inline_data": {"mime_type": match["mime"], "data": _decode(match["data"], where)}}
     if kind in ("image", "media", "file"):
         data = block.get("data", block.get("base64"))
@@ -74,7 +76,9 @@ def _block_part(block: Any, where: str) -> dict[str, Any]:
         if data is None or not mime:
             raise _fail(f"{where}: the {kind!r} block needs base64 'data' and a 'mime_type'")
         return {"inline_data": {"mime_type": str(mime), "data": _decode(data, where)}}
-    raise _fail(f"{where}: content blocks of type {kind!r} are not supported (use 'text', 'image_url' or 'image')")
+    raise _fail(
+        f"{where}: content blocks of type {kind!r} are not supported (use 'text', 'image_url' or 'image')"
+    )
 
 
 def _parts(content: str | list[Any], where: str) -> list[dict[str, Any]]:
@@ -86,8 +90,10 @@ def _parts(content: str | list[Any], where: str) -> list[dict[str, Any]]:
 def _tool_result(message: ToolMessage, names: dict[str, str], where: str) -> dict[str, Any]:
     name = message.name or names.get(message.tool_call_id)
     if not name:
-        raise _fail(f"{where}: ToolMessage with tool_call_id {message.tool_call_id!r} answers no earlier tool call; "
-                    "set ToolMessage(name=...) to the tool's name")
+        raise _fail(
+            f"{where}: ToolMessage with tool_call_id {message.tool_call_id!r} answers no earlier tool call; "
+            "set ToolMessage(name=...) to the tool's name"
+        )
     text = message.content if isinstance(message.content, str) else message.text
     try:
         value = json.loads(text)
@@ -97,8 +103,9 @@ def _tool_result(message: ToolMessage, names: dict[str, str], where: str) -> dic
     return {"function_response": {"name": name, "response": response}}
 
 
-def to_contents(messages: list[BaseMessage], convert_system_message_to_human: bool = False
-                ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def to_contents(
+    messages: list[BaseMessage], convert_system_message_to_human: bool = False
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """``(system_instruction, contents)`` for a generateContent request."""
     system: list[dict[str, Any]] = []
     contents: list[dict[str, Any]] = []
@@ -107,7 +114,9 @@ def to_contents(messages: list[BaseMessage], convert_system_message_to_human: bo
         where = f"message {i} ({type(message).__name__})"
         if isinstance(message, SystemMessage):
             if contents:
-                raise _fail(f"{where}: a SystemMessage must come before the conversation, not after it")
+                raise _fail(
+                    f"{where}: a SystemMessage must come before the conversation, not after it"
+                )
             system.extend(_parts(message.content, where))
             continue
         if isinstance(message, AIMessage):
@@ -116,15 +125,19 @@ def to_contents(messages: list[BaseMessage], convert_system_message_to_human: bo
                 if call.get("id"):
                     names[str(call["id"])] = call["name"]
                 parts.append({"function_call": {"name": call["name"], "args": call["args"]}})
-            if not parts:  # an empty reply (e.g. stopped for safety): the service rejects a turn without parts
+            if (
+                not parts
+            ):  # an empty reply (e.g. stopped for safety): the service rejects a turn without parts
                 continue
         elif isinstance(message, HumanMessage):
             role, parts = "user", _parts(message.content, where)
         elif isinstance(message, ToolMessage):
             role, parts = "user", [_tool_result(message, names, where)]
         else:
-            raise _fail(f"{where}: Gemini cannot take messages of type {message.type!r}; "
-                        "use HumanMessage, AIMessage, SystemMessage or ToolMessage")
+            raise _fail(
+                f"{where}: Gemini cannot take messages of type {message.type!r}; "
+                "use HumanMessage, AIMessage, SystemMessage or ToolMessage"
+            )
         if contents and contents[-1]["role"] == role:
             contents[-1]["parts"].extend(parts)
         else:
@@ -155,11 +168,17 @@ def check_prompt_feedback(response: dict[str, Any]) -> None:
     feedback = response.get("prompt_feedback") or {}
     reason = feedback.get("block_reason")
     if reason and reason not in ("BLOCK_REASON_UNSPECIFIED", 0) and not response.get("candidates"):
-        ratings = ", ".join(f"{r.get('category')}={r.get('probability')}" for r in feedback.get("safety_ratings", [])
-                            if r.get("blocked") or r.get("probability") not in ("NEGLIGIBLE", None))
+        ratings = ", ".join(
+            f"{r.get('category')}={r.get('probability')}"
+            for r in feedback.get("safety_ratings", [])
+            if r.get("blocked") or r.get("probability") not in ("NEGLIGIBLE", None)
+        )
         detail = f" ({ratings})" if ratings else ""
-        raise ChatGoogleGenerativeAIError(f"Gemini blocked the prompt: block_reason={reason}{detail}; "
-                                          "rephrase it or relax safety_settings", status="BLOCKED")
+        raise ChatGoogleGenerativeAIError(
+            f"Gemini blocked the prompt: block_reason={reason}{detail}; "
+            "rephrase it or relax safety_settings",
+            status="BLOCKED",
+        )
 
 
 def _candidate(response: dict[str, Any]) -> dict[str, Any]:
@@ -181,8 +200,13 @@ def _content(candidate: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
             texts.append(part["text"])
         if part.get("function_call"):
             call = part["function_call"]
-            calls.append({"name": call.get("name", ""), "args": _plain(call.get("args") or {}),
-                          "id": call.get("id") or str(uuid.uuid4())})
+            calls.append(
+                {
+                    "name": call.get("name", ""),
+                    "args": _plain(call.get("args") or {}),
+                    "id": call.get("id") or str(uuid.uuid4()),
+                }
+            )
     return "".join(texts), calls
 
 
@@ -191,16 +215,19 @@ def _usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
         return None
     prompt = int(usage.get("prompt_token_count") or 0)
     output = int(usage.get("candidates_token_count") or 0)
-    return UsageMetadata(input_tokens=prompt, output_tokens=output,
-                         total_tokens=int(usage.get("total_token_count") or prompt + output))
+    return UsageMetadata(
+        input_tokens=prompt,
+        output_tokens=output,
+        total_tokens=int(usage.get("total_token_count") or prompt + output),
+    )
 
 
 def _metadata(response: dict[str, Any], candidate: dict[str, Any], model: str) -> dict[str, Any]:
     return {
         "finish_reason": _finish(candidate),
         "safety_ratings": candidate.get("safety_ratings") or [],
-        "prompt_feedback": response.get("prompt_feedback") or {"block_reason": "BLOCK_REASON_UNSPECIFIED",
-                                                                 "safety_ratings": []},
+        "prompt_feedback": response.get("prompt_feedback")
+        or {"block_reason": "BLOCK_REASON_UNSPECIFIED", "safety_ratings": []},
         "model_name": model,
     }
 
@@ -214,8 +241,12 @@ def to_ai_message(response: dict[str, Any], model: str) -> AIMessage:
     others = [c for c in response.get("candidates") or [] if c is not candidate]
     if others:
         metadata["candidates"] = [text] + [_content(c)[0] for c in others]
-    return AIMessage(content=text, tool_calls=[ToolCall(name=c["name"], args=c["args"], id=c["id"]) for c in calls],
-                     usage_metadata=_usage(response.get("usage_metadata")), response_metadata=metadata)
+    return AIMessage(
+        content=text,
+        tool_calls=[ToolCall(name=c["name"], args=c["args"], id=c["id"]) for c in calls],
+        usage_metadata=_usage(response.get("usage_metadata")),
+        response_metadata=metadata,
+    )
 
 
 class StreamConverter:
@@ -231,9 +262,11 @@ class StreamConverter:
         total = _usage(response.get("usage_metadata"))
         if total is None:
             return None
-        delta = UsageMetadata(input_tokens=max(0, total["input_tokens"] - self._seen["input_tokens"]),
-                              output_tokens=max(0, total["output_tokens"] - self._seen["output_tokens"]),
-                              total_tokens=max(0, total["total_tokens"] - self._seen["total_tokens"]))
+        delta = UsageMetadata(
+            input_tokens=max(0, total["input_tokens"] - self._seen["input_tokens"]),
+            output_tokens=max(0, total["output_tokens"] - self._seen["output_tokens"]),
+            total_tokens=max(0, total["total_tokens"] - self._seen["total_tokens"]),
+        )
         self._seen = total
         return delta
 
@@ -243,15 +276,28 @@ class StreamConverter:
         text, calls = _content(candidate)
         metadata: dict[str, Any] = {"model_name": self.model}
         if self._first:
-            metadata["prompt_feedback"] = _metadata(response, candidate, self.model)["prompt_feedback"]
+            metadata["prompt_feedback"] = _metadata(response, candidate, self.model)[
+                "prompt_feedback"
+            ]
             self._first = False
         if _finish(candidate):
             metadata["finish_reason"] = _finish(candidate)
             metadata["safety_ratings"] = candidate.get("safety_ratings") or []
         chunks = []
         for call in calls:
-            chunks.append(ToolCallChunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"],
-                                        index=self._calls, type="tool_call_chunk"))
+            chunks.append(
+                ToolCallChunk(
+                    name=call["name"],
+                    args=json.dumps(call["args"]),
+                    id=call["id"],
+                    index=self._calls,
+                    type="tool_call_chunk",
+                )
+            )
             self._calls += 1
-        return AIMessageChunk(content=text, tool_call_chunks=chunks, usage_metadata=self._usage_delta(response),
-                              response_metadata=metadata)
+        return AIMessageChunk(
+            content=text,
+            tool_call_chunks=chunks,
+            usage_metadata=self._usage_delta(response),
+            response_metadata=metadata,
+        )

@@ -45,7 +45,7 @@ class RetryPolicy:
         """Seconds to wait before retry number ``retry_index`` (0-based)."""
         if server_delay is not None:
             return min(server_delay, MAX_SERVER_DELAY)
-        ceiling = min(self.max_delay, self.initial_delay * self.multiplier ** retry_index)
+        ceiling = min(self.max_delay, self.initial_delay * self.multiplier**retry_index)
         return random.uniform(ceiling / 2, ceiling)
 
 
@@ -100,15 +100,26 @@ def server_retry_delay(details: Any, headers: Any = None) -> float | None:
 def classify(exc: BaseException) -> Failure:
     """Map an exception raised by the SDK (or its transport) to a :class:`Failure`."""
     if isinstance(exc, StreamError):
-        return Failure(exc.code in RETRYABLE_STATUS, exc.code, exc.status, exc.error_message,
-                       server_retry_delay(exc.details))
+        return Failure(
+            exc.code in RETRYABLE_STATUS,
+            exc.code,
+            exc.status,
+            exc.error_message,
+            server_retry_delay(exc.details),
+        )
     code = getattr(exc, "code", None)
     if isinstance(code, int) and hasattr(exc, "details"):  # google.api_core GoogleAPICallError
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None)
         status = _status_name(exc, code)
         message = _REQUEST_PREFIX.sub("", str(getattr(exc, "message", exc)))
-        return Failure(code in RETRYABLE_STATUS, code, status, message, server_retry_delay(exc.details, headers))
+        return Failure(
+            code in RETRYABLE_STATUS,
+            code,
+            status,
+            message,
+            server_retry_delay(exc.details, headers),
+        )
     import requests
 
     if isinstance(exc, requests.exceptions.Timeout) or "timed out" in str(exc).lower():
@@ -116,9 +127,19 @@ def classify(exc: BaseException) -> Failure:
     if isinstance(exc, (requests.exceptions.ConnectionError, ConnectionError)):
         return Failure(True, None, "CONNECTION", f"connection failed ({type(exc).__name__}: {exc})")
     if type(exc).__module__.startswith("google.protobuf") or isinstance(exc, json.JSONDecodeError):
-        return Failure(False, None, "MALFORMED_RESPONSE", f"the service sent a reply that is not valid JSON ({exc})")
+        return Failure(
+            False,
+            None,
+            "MALFORMED_RESPONSE",
+            f"the service sent a reply that is not valid JSON ({exc})",
+        )
     if isinstance(exc, ValueError) and "unfinished stream" in str(exc).lower():
-        return Failure(False, None, "MALFORMED_RESPONSE", "the streamed reply ended in the middle of a JSON object")
+        return Failure(
+            False,
+            None,
+            "MALFORMED_RESPONSE",
+            "the streamed reply ended in the middle of a JSON object",
+        )
     return Failure(False, None, type(exc).__name__, str(exc))
 
 
@@ -126,7 +147,15 @@ def _status_name(exc: BaseException, code: int) -> str:
     grpc_status = getattr(exc, "grpc_status_code", None)
     if grpc_status is not None and getattr(grpc_status, "name", None):
         return str(grpc_status.name)
-    names = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-             409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE",
-             504: "DEADLINE_EXCEEDED"}
+    names = {
+        400: "INVALID_ARGUMENT",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "NOT_FOUND",
+        409: "ALREADY_EXISTS",
+        429: "RESOURCE_EXHAUSTED",
+        500: "INTERNAL",
+        503: "UNAVAILABLE",
+        504: "DEADLINE_EXCEEDED",
+    }
     return names.get(code, f"HTTP_{code}")

@@ -66,7 +66,9 @@ def normalise_client_options(value: Any, owner: str) -> dict[str, Any]:
         )
     endpoint = value.get("api_endpoint")
     if endpoint is not None and not isinstance(endpoint, str):
-        raise ConfigurationError(f"{owner}: client_options['api_endpoint'] must be a string, got {type(endpoint).__name__}")
+        raise ConfigurationError(
+            f"{owner}: client_options['api_endpoint'] must be a string, got {type(endpoint).__name__}"
+        )
     return dict(value)
 
 
@@ -78,7 +80,9 @@ def check_transport(value: str, owner: str) -> str:
 
 def check_timing(timeout: float, max_retries: int, owner: str) -> None:
     if not timeout > 0:
-        raise ConfigurationError(f"{owner}: timeout must be a positive number of seconds, got {timeout!r}")
+        raise ConfigurationError(
+            f"{owner}: timeout must be a positive number of seconds, got {timeout!r}"
+        )
     if max_retries < 0:
         raise ConfigurationError(f"{owner}: max_retries must be >= 0, got {max_retries!r}")
 
@@ -86,7 +90,9 @@ def check_timing(timeout: float, max_retries: int, owner: str) -> None:
 class GoogleSettings(BaseModel):
     """Connection settings of a Google-backed pydantic class (mixed into the chat model and embeddings)."""
 
-    model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=())
+    model_config = ConfigDict(
+        populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=()
+    )
 
     google_api_key: SecretStr | None = Field(default=None, alias="api_key")
     """The API key (else GOOGLE_API_KEY / GEMINI_API_KEY from the environment)."""
@@ -121,8 +127,15 @@ class GoogleSettings(BaseModel):
 
     def _google_client(self) -> GoogleClient:
         """The client of this object, built on first use (and rebuilt if the settings changed since)."""
-        key = (self.google_api_key, self.transport, repr(self.client_options), self.timeout, self.max_retries,
-               self.retry_initial_delay, self.retry_max_delay)
+        key = (
+            self.google_api_key,
+            self.transport,
+            repr(self.client_options),
+            self.timeout,
+            self.max_retries,
+            self.retry_initial_delay,
+            self.retry_max_delay,
+        )
         with self._client_lock:
             if self._client is None or self._client_key != key:
                 from ragkit._google.client import GoogleClient
@@ -130,9 +143,15 @@ class GoogleSettings(BaseModel):
                 assert self.google_api_key is not None
                 self._client_key = key
                 self._client = GoogleClient(
-                    api_key=self.google_api_key, transport=self.transport, client_options=self.client_options,
-                    timeout=self.timeout, error_class=self._error_class(),
-                    retry=RetryPolicy(max_retries=self.max_retries, initial_delay=self.retry_initial_delay,
-                                      max_delay=self.retry_max_delay),
+                    api_key=self.google_api_key,
+                    transport=self.transport,
+                    client_options=self.client_options,
+                    timeout=self.timeout,
+                    error_class=self._error_class(),
+                    retry=RetryPolicy(
+                        max_retries=self.max_retries,
+                        initial_delay=self.retry_initial_delay,
+                        max_delay=self.retry_max_delay,
+                    ),
                 )
             return self._client

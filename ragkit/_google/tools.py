@@ -20,9 +20,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_TYPES = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
-          "array": "ARRAY", "object": "OBJECT"}
-_FORMATS = {"STRING": {"enum", "date-time"}, "NUMBER": {"float", "double"}, "INTEGER": {"int32", "int64"}}
+_TYPES = {
+    "string": "STRING",
+    "number": "NUMBER",
+    "integer": "INTEGER",
+    "boolean": "BOOLEAN",
+    "array": "ARRAY",
+    "object": "OBJECT",
+}
+_FORMATS = {
+    "STRING": {"enum", "date-time"},
+    "NUMBER": {"float", "double"},
+    "INTEGER": {"int32", "int64"},
+}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:\-]{0,63}$")
 
 
@@ -34,7 +44,11 @@ def _resolve(node: dict[str, Any], defs: dict[str, Any], where: str) -> dict[str
             node = {**node["allOf"][0], **extra}
             continue
         ref = str(node["$ref"])
-        target = defs.get(ref.rsplit("/", 1)[-1]) if ref.startswith("#/$defs/") or ref.startswith("#/definitions/") else None
+        target = (
+            defs.get(ref.rsplit("/", 1)[-1])
+            if ref.startswith("#/$defs/") or ref.startswith("#/definitions/")
+            else None
+        )
         if target is None:
             raise ValueError(f"{where}: cannot resolve schema reference {ref!r}")
         extra = {k: v for k, v in node.items() if k != "$ref"}
@@ -45,8 +59,9 @@ def _resolve(node: dict[str, Any], defs: dict[str, Any], where: str) -> dict[str
     return node
 
 
-def to_gemini_schema(node: dict[str, Any], defs: dict[str, Any] | None = None, where: str = "parameters"
-                     ) -> dict[str, Any]:
+def to_gemini_schema(
+    node: dict[str, Any], defs: dict[str, Any] | None = None, where: str = "parameters"
+) -> dict[str, Any]:
     """A Gemini ``Schema`` dict (proto-plus field names) from a JSON schema."""
     defs = defs if defs is not None else {**node.get("definitions", {}), **node.get("$defs", {})}
     node = _resolve(node, defs, where)
@@ -55,8 +70,10 @@ def to_gemini_schema(node: dict[str, Any], defs: dict[str, Any] | None = None, w
     if variants:
         real = [v for v in variants if v.get("type") != "null"]
         if len(real) != 1:
-            raise ValueError(f"{where}: a union of several types ({len(real)}) cannot be expressed in Gemini's "
-                             "schema; use one type per field")
+            raise ValueError(
+                f"{where}: a union of several types ({len(real)}) cannot be expressed in Gemini's "
+                "schema; use one type per field"
+            )
         nullable = len(real) < len(variants)
         extra = {k: v for k, v in node.items() if k not in ("anyOf", "oneOf")}
         node = {**_resolve(real[0], defs, where), **extra}
@@ -70,7 +87,9 @@ def to_gemini_schema(node: dict[str, Any], defs: dict[str, Any] | None = None, w
     if kind is None:
         kind = "object" if "properties" in node else "string" if "enum" in node else None
     if kind not in _TYPES:
-        raise ValueError(f"{where}: JSON schema type {kind!r} has no Gemini equivalent; give the field a type")
+        raise ValueError(
+            f"{where}: JSON schema type {kind!r} has no Gemini equivalent; give the field a type"
+        )
     out: dict[str, Any] = {"type_": _TYPES[kind]}
     if node.get("description"):
         out["description"] = str(node["description"])
@@ -89,8 +108,10 @@ def to_gemini_schema(node: dict[str, Any], defs: dict[str, Any] | None = None, w
                 out[dst] = int(node[src])
     if kind == "object":
         properties = node.get("properties") or {}
-        out["properties"] = {name: to_gemini_schema(value, defs, f"{where}.{name}")
-                             for name, value in properties.items()}
+        out["properties"] = {
+            name: to_gemini_schema(value, defs, f"{where}.{name}")
+            for name, value in properties.items()
+        }
         required = [r for r in node.get("required", []) if r in properties]
         if required:
             out["required"] = required
@@ -101,8 +122,10 @@ def function_declaration(schema: dict[str, Any]) -> dict[str, Any]:
     """A Gemini ``FunctionDeclaration`` from ragkit's ``{"name", "description", "parameters"}``."""
     name = str(schema.get("name", ""))
     if not _NAME.match(name):
-        raise ValueError(f"tool name {name!r} is not valid for Gemini: start with a letter or underscore, then "
-                         "letters, digits, '_', '.', ':', '-' (at most 64 characters)")
+        raise ValueError(
+            f"tool name {name!r} is not valid for Gemini: start with a letter or underscore, then "
+            "letters, digits, '_', '.', ':', '-' (at most 64 characters)"
+        )
     out: dict[str, Any] = {"name": name, "description": str(schema.get("description") or "")}
     parameters = schema.get("parameters") or {}
     if parameters.get("properties"):
@@ -120,4 +143,6 @@ def tool_config(tool_choice: str | bool | None, names: list[str]) -> dict[str, A
         return {"function_calling_config": {"mode": "NONE"}}
     if tool_choice in names:
         return {"function_calling_config": {"mode": "ANY", "allowed_function_names": [tool_choice]}}
-    raise ValueError(f"tool_choice {tool_choice!r} is not 'auto', 'any', 'none' or one of the bound tools {names}")
+    raise ValueError(
+        f"tool_choice {tool_choice!r} is not 'auto', 'any', 'none' or one of the bound tools {names}"
+    )

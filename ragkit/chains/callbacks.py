@@ -47,7 +47,9 @@ def check_handler(handler: Any) -> Any:
             )
         for name, fn in handler.items():
             if not callable(fn):
-                raise ConfigurationError(f"LLMChain callback {name!r} must be callable, got {type(fn).__name__}")
+                raise ConfigurationError(
+                    f"LLMChain callback {name!r} must be callable, got {type(fn).__name__}"
+                )
         return handler
     if not any(callable(getattr(handler, name, None)) for name in CHAIN_EVENTS):
         raise ConfigurationError(

@@ -48,7 +48,9 @@ class ChainState:
         stream: bool = False,
     ) -> None:
         if max_retry_count < 1:
-            raise ConfigurationError(f"LLMChain max_retry_count must be at least 1, got {max_retry_count}")
+            raise ConfigurationError(
+                f"LLMChain max_retry_count must be at least 1, got {max_retry_count}"
+            )
         self._llm = llm
         self._messages: tuple[BaseMessage, ...] = ()
         self._exchanged: tuple[BaseMessage, ...] = ()
@@ -121,8 +123,10 @@ class ChainState:
         return self._delta
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(llm={type(self._llm).__name__}, messages={len(self._messages)}, "
-                f"tools={list(self._tools)}, failures={self._failures})")
+        return (
+            f"{type(self).__name__}(llm={type(self._llm).__name__}, messages={len(self._messages)}, "
+            f"tools={list(self._tools)}, failures={self._failures})"
+        )
 
     # -- building (each returns a new chain) -----------------------------------------
     def _evolve(self, **changes: Any) -> Self:
@@ -153,7 +157,9 @@ class ChainState:
         for item in items:
             t = as_tool(item)
             if t.name in table and table[t.name] is not t:
-                raise ConfigurationError(f"LLMChain already has a tool named {t.name!r}; tool names must be unique")
+                raise ConfigurationError(
+                    f"LLMChain already has a tool named {t.name!r}; tool names must be unique"
+                )
             table[t.name] = t
         self._tools = table
 

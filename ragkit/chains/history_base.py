@@ -36,7 +36,9 @@ class BaseChatMessageHistory:
         self.add_messages([message])
 
     def add_user_message(self, message: str | HumanMessage) -> None:
-        self.add_message(message if isinstance(message, HumanMessage) else HumanMessage(content=message))
+        self.add_message(
+            message if isinstance(message, HumanMessage) else HumanMessage(content=message)
+        )
 
     def add_ai_message(self, message: str | AIMessage) -> None:
         self.add_message(message if isinstance(message, AIMessage) else AIMessage(content=message))

@@ -80,8 +80,13 @@ def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
 class FileChatMessageHistory(BaseChatMessageHistory):
     """A conversation stored as a JSON list in ``file_path`` (created, with ``[]``, if missing)."""
 
-    def __init__(self, file_path: str | os.PathLike[str], *, encoding: str | None = None,
-                 ensure_ascii: bool = True) -> None:
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        *,
+        encoding: str | None = None,
+        ensure_ascii: bool = True,
+    ) -> None:
         self.file_path = Path(file_path)
         self.encoding = encoding or "utf-8"
         self.ensure_ascii = ensure_ascii

@@ -102,8 +102,11 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         values = {k: configurable[k] for k in self.config_keys}
         if self.config_keys == ["session_id"]:
             params = inspect.signature(self.get_session_history).parameters
-            history = (self.get_session_history(session_id=values["session_id"]) if "session_id" in params
-                       else self.get_session_history(values["session_id"]))
+            history = (
+                self.get_session_history(session_id=values["session_id"])
+                if "session_id" in params
+                else self.get_session_history(values["session_id"])
+            )
         else:
             history = self.get_session_history(**values)
         if not isinstance(history, BaseChatMessageHistory):
@@ -159,7 +162,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
         return await self._acall_with_config(run, input, config)
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         def run(inputs: Iterator[Any], cfg: RunnableConfig) -> Iterator[Any]:
             value = next(inputs)
             history = self._history(cfg)
@@ -172,7 +177,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
         yield from self._transform_stream_with_config(OneInput(input), run, config)
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         async def run(inputs: AsyncIterator[Any], cfg: RunnableConfig) -> AsyncIterator[Any]:
             value = await inputs.__anext__()
             history = await run_in_executor(self._history, cfg)

@@ -33,7 +33,7 @@ def _db_path(db_path: str | os.PathLike[str] | None, connection_string: str | No
     if db_path is not None:
         return Path(db_path)
     if connection_string and connection_string.startswith("sqlite:///"):
-        return Path(connection_string[len("sqlite:///"):])
+        return Path(connection_string[len("sqlite:///") :])
     raise ConfigurationError(
         "SQLiteChatMessageHistory needs db_path='chats.sqlite' (or connection_string='sqlite:///chats.sqlite')"
     )
@@ -42,11 +42,19 @@ def _db_path(db_path: str | os.PathLike[str] | None, connection_string: str | No
 class SQLiteChatMessageHistory(BaseChatMessageHistory):
     """The messages of ``session_id`` in table ``table_name`` of the SQLite file ``db_path``."""
 
-    def __init__(self, session_id: str, db_path: str | os.PathLike[str] | None = None, *,
-                 connection_string: str | None = None, table_name: str = "message_store",
-                 timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        db_path: str | os.PathLike[str] | None = None,
+        *,
+        connection_string: str | None = None,
+        table_name: str = "message_store",
+        timeout: float = 30.0,
+    ) -> None:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", table_name):
-            raise ConfigurationError(f"table_name {table_name!r} must be a plain SQL identifier (letters, digits, _)")
+            raise ConfigurationError(
+                f"table_name {table_name!r} must be a plain SQL identifier (letters, digits, _)"
+            )
         if not isinstance(session_id, str) or not session_id:
             raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
         self.session_id = session_id
@@ -54,21 +62,27 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
         self.table_name = table_name
         self.timeout = timeout
         if not self.db_path.parent.is_dir():
-            raise ChatHistoryError(f"Chat history folder {str(self.db_path.parent)!r} does not exist; create it first")
+            raise ChatHistoryError(
+                f"Chat history folder {str(self.db_path.parent)!r} does not exist; create it first"
+            )
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {table_name} "
                 "(id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message TEXT NOT NULL)"
             )
-            conn.execute(f"CREATE INDEX IF NOT EXISTS {table_name}_session ON {table_name} (session_id, id)")
+            conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {table_name}_session ON {table_name} (session_id, id)"
+            )
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         try:
             conn = sqlite3.connect(self.db_path, timeout=self.timeout, isolation_level=None)
         except sqlite3.Error as e:
-            raise ChatHistoryError(f"Cannot open chat history database {str(self.db_path)!r}: {e}") from e
+            raise ChatHistoryError(
+                f"Cannot open chat history database {str(self.db_path)!r}: {e}"
+            ) from e
         try:
             conn.execute("PRAGMA synchronous=NORMAL")
             yield conn
@@ -83,7 +97,8 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
     def messages(self) -> list[BaseMessage]:
         with self._connect() as conn:
             rows = conn.execute(
-                f"SELECT id, message FROM {self.table_name} WHERE session_id = ? ORDER BY id", (self.session_id,)
+                f"SELECT id, message FROM {self.table_name} WHERE session_id = ? ORDER BY id",
+                (self.session_id,),
             ).fetchall()
         items = []
         for row_id, text in rows:
@@ -102,7 +117,9 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.executemany(f"INSERT INTO {self.table_name} (session_id, message) VALUES (?, ?)", rows)
+                conn.executemany(
+                    f"INSERT INTO {self.table_name} (session_id, message) VALUES (?, ?)", rows
+                )
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise

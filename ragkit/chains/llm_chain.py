@@ -92,7 +92,6 @@ class LLMChain(ChainState):
         stream: call the model with ``stream`` and merge deltas (``on_llm_new_delta`` fires per chunk).
     """
 
-
     def add_message(self, message: BaseMessage) -> LLMChain:
         """A new chain with ``message`` appended."""
         new = self._evolve()
@@ -111,18 +110,23 @@ class LLMChain(ChainState):
         new._add_tools_in_place(tools)
         return new
 
-    def apply_prompt_templates(self, templates: Sequence[Any], inputs: Mapping[str, Any]) -> LLMChain:
+    def apply_prompt_templates(
+        self, templates: Sequence[Any], inputs: Mapping[str, Any]
+    ) -> LLMChain:
         """Format ``templates`` (messages, prompt templates, ``(role, text)`` pairs) with ``inputs`` and add them."""
         return self.add_messages(prompt_messages(templates, inputs))
 
-    def update_custom_context(self, update: Mapping[str, Any],
-                              as_: Literal["merge", "replace"] = "merge") -> LLMChain:
+    def update_custom_context(
+        self, update: Mapping[str, Any], as_: Literal["merge", "replace"] = "merge"
+    ) -> LLMChain:
         """A new chain whose ``custom_context`` is merged with (or replaced by) ``update``."""
         if as_ == "merge":
             return self._evolve(_custom_context={**self._custom_context, **update})
         if as_ == "replace":
             return self._evolve(_custom_context=dict(update))
-        raise ConfigurationError(f"update_custom_context as_= must be 'merge' or 'replace', got {as_!r}")
+        raise ConfigurationError(
+            f"update_custom_context as_= must be 'merge' or 'replace', got {as_!r}"
+        )
 
     def add_callback(self, handler: Any) -> LLMChain:
         """A new chain that also fires ``handler`` (a dict of event functions, or an object)."""
@@ -178,7 +182,9 @@ class LLMChain(ChainState):
             return new._usage(message)
         chain, processed, error_message = run_processors(self, self._processors, message)
         if not isinstance(chain, LLMChain):
-            raise ConfigurationError("A message processor returned ('halt', chain, ...) without an LLMChain")
+            raise ConfigurationError(
+                "A message processor returned ('halt', chain, ...) without an LLMChain"
+            )
         if error_message is not None:
             return self._rejected(chain, processed, error_message)
         new = chain._with_message(processed)._evolve(_failures=0)
@@ -186,7 +192,11 @@ class LLMChain(ChainState):
         return new._usage(processed)
 
     def _rejected(self, chain: LLMChain, failed: AIMessage, error_message: BaseMessage) -> LLMChain:
-        new = chain._with_message(failed)._with_message(error_message)._evolve(_failures=chain._failures + 1)
+        new = (
+            chain._with_message(failed)
+            ._with_message(error_message)
+            ._evolve(_failures=chain._failures + 1)
+        )
         self._log("rejected; sent back", error_message)
         fire(new._callbacks, "on_message_processing_error", new, failed)
         fire(new._callbacks, "on_error_message_created", new, error_message)
@@ -204,14 +214,29 @@ class LLMChain(ChainState):
             return last
         return None
 
-    def _tool_kwargs(self, custom_context: Mapping[str, Any] | None, config: RunnableConfig | None,
-                     cache: ResultCache | None) -> dict[str, Any]:
-        return {"custom_context": dict(custom_context) if custom_context is not None else self.custom_context,
-                "timeout": self.async_tool_timeout, "parallel": self.parallel_tool_calls, "config": config,
-                "cache": cache}
+    def _tool_kwargs(
+        self,
+        custom_context: Mapping[str, Any] | None,
+        config: RunnableConfig | None,
+        cache: ResultCache | None,
+    ) -> dict[str, Any]:
+        return {
+            "custom_context": dict(custom_context)
+            if custom_context is not None
+            else self.custom_context,
+            "timeout": self.async_tool_timeout,
+            "parallel": self.parallel_tool_calls,
+            "config": config,
+            "cache": cache,
+        }
 
-    def execute_tool_calls(self, custom_context: Mapping[str, Any] | None = None, *,
-                           config: RunnableConfig | None = None, _cache: ResultCache | None = None) -> LLMChain:
+    def execute_tool_calls(
+        self,
+        custom_context: Mapping[str, Any] | None = None,
+        *,
+        config: RunnableConfig | None = None,
+        _cache: ResultCache | None = None,
+    ) -> LLMChain:
         """Run the tool calls of the last message (if it is a reply with tool calls) and add the results.
 
         ``custom_context`` overrides the chain's for this call. Safe to call at any time.
@@ -220,17 +245,27 @@ class LLMChain(ChainState):
         if pending is None:
             return self
         return self._with_tool_results(
-            execute_tool_calls(pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)))
+            execute_tool_calls(
+                pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)
+            )
+        )
 
-    async def aexecute_tool_calls(self, custom_context: Mapping[str, Any] | None = None, *,
-                                  config: RunnableConfig | None = None,
-                                  _cache: ResultCache | None = None) -> LLMChain:
+    async def aexecute_tool_calls(
+        self,
+        custom_context: Mapping[str, Any] | None = None,
+        *,
+        config: RunnableConfig | None = None,
+        _cache: ResultCache | None = None,
+    ) -> LLMChain:
         """The async twin of :meth:`execute_tool_calls` (tools' ``ainvoke``, run concurrently with asyncio)."""
         pending = self._pending_tool_calls()
         if pending is None:
             return self
         return self._with_tool_results(
-            await aexecute_tool_calls(pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)))
+            await aexecute_tool_calls(
+                pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)
+            )
+        )
 
     def _with_tool_results(self, results: list[ToolMessage]) -> LLMChain:
         new = self._evolve()
@@ -249,7 +284,8 @@ class LLMChain(ChainState):
             fire(self._callbacks, "on_retries_exceeded", self)
             last = self.last_message.text if self.last_message is not None else ""
             raise chain_error(
-                self, f"Exceeded the failure count: {self._failures} failures in a row "
+                self,
+                f"Exceeded the failure count: {self._failures} failures in a row "
                 f"(max_retry_count={self.max_retry_count}). Last message: {last[:300]!r}",
                 "exceeded_failure_count",
             )
@@ -257,7 +293,9 @@ class LLMChain(ChainState):
     def _model_and_messages(self) -> tuple[Runnable[Any, Any], list[BaseMessage]]:
         self._check_failures()
         if not self._messages:
-            raise chain_error(self, "LLMChain cannot run without messages; add_message() first", "no_messages")
+            raise chain_error(
+                self, "LLMChain cannot run without messages; add_message() first", "no_messages"
+            )
         return bound_model(self._llm, list(self._tools.values())), list(self._messages)
 
     def _with_chunk(self, chunk: Any) -> LLMChain:
@@ -299,9 +337,15 @@ class LLMChain(ChainState):
         return chain._streamed_reply()
 
     # -- running ------------------------------------------------------------------
-    def run(self, mode: Mode = None, *, with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
-            before_fallback: Callable[[LLMChain], LLMChain] | None = None, max_runs: int = 25,
-            config: RunnableConfig | None = None) -> LLMChain:
+    def run(
+        self,
+        mode: Mode = None,
+        *,
+        with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+        before_fallback: Callable[[LLMChain], LLMChain] | None = None,
+        max_runs: int = 25,
+        config: RunnableConfig | None = None,
+    ) -> LLMChain:
         """Run the chain in ``mode`` (see the module docstring) and return the new chain.
 
         ``with_fallbacks``: models tried in order when a run attempt fails;
@@ -310,11 +354,19 @@ class LLMChain(ChainState):
         (error ``exceeded_max_runs``). ``config`` reaches the model and tools
         (callbacks, tags, tracing).
         """
-        return modes.drive(modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config)
+        return modes.drive(
+            modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config
+        )
 
-    async def arun(self, mode: Mode = None, *, with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
-                   before_fallback: Callable[[LLMChain], LLMChain] | None = None, max_runs: int = 25,
-                   config: RunnableConfig | None = None) -> LLMChain:
+    async def arun(
+        self,
+        mode: Mode = None,
+        *,
+        with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+        before_fallback: Callable[[LLMChain], LLMChain] | None = None,
+        max_runs: int = 25,
+        config: RunnableConfig | None = None,
+    ) -> LLMChain:
         """:meth:`run` with the model's ``ainvoke``/``astream`` and the tools' ``ainvoke``.
 
         Same modes, errors and callbacks as ``run``; the tool calls of one reply
@@ -327,25 +379,41 @@ class LLMChain(ChainState):
             >>> asyncio.run(chain.arun()).last_message.content
             'Paris.'
         """
-        return await modes.adrive(modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config)
+        return await modes.adrive(
+            modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config
+        )
 
-    def run_until_tool_used(self, tool_names: str | Sequence[str], max_runs: int = 25, *,
-                            with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
-                            before_fallback: Callable[[LLMChain], LLMChain] | None = None,
-                            config: RunnableConfig | None = None) -> tuple[LLMChain, ToolMessage]:
+    def run_until_tool_used(
+        self,
+        tool_names: str | Sequence[str],
+        max_runs: int = 25,
+        *,
+        with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+        before_fallback: Callable[[LLMChain], LLMChain] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> tuple[LLMChain, ToolMessage]:
         """Run until one of ``tool_names`` has been called successfully: ``(chain, that tool's result)``.
 
         Errors: ``invalid_tool_name`` (not a tool of this chain), ``exceeded_max_runs``
         (no success within ``max_runs`` model calls), ``exceeded_failure_count``.
         When the model answers without calling a tool it is reminded to call one.
         """
-        steps = modes.until_tool_used_steps(self, tool_names, max_runs, with_fallbacks, before_fallback)
+        steps = modes.until_tool_used_steps(
+            self, tool_names, max_runs, with_fallbacks, before_fallback
+        )
         return modes.drive(steps, config)
 
-    async def arun_until_tool_used(self, tool_names: str | Sequence[str], max_runs: int = 25, *,
-                                   with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
-                                   before_fallback: Callable[[LLMChain], LLMChain] | None = None,
-                                   config: RunnableConfig | None = None) -> tuple[LLMChain, ToolMessage]:
+    async def arun_until_tool_used(
+        self,
+        tool_names: str | Sequence[str],
+        max_runs: int = 25,
+        *,
+        with_fallbacks: Sequence[Runnable[Any, Any]] | None = None,
+        before_fallback: Callable[[LLMChain], LLMChain] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> tuple[LLMChain, ToolMessage]:
         """The async twin of :meth:`run_until_tool_used`."""
-        steps = modes.until_tool_used_steps(self, tool_names, max_runs, with_fallbacks, before_fallback)
+        steps = modes.until_tool_used_steps(
+            self, tool_names, max_runs, with_fallbacks, before_fallback
+        )
         return await modes.adrive(steps, config)

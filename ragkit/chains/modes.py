@@ -94,7 +94,9 @@ async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
 
 
 def _is_final_answer(message: Any) -> bool:
-    return isinstance(message, AIMessage) and not message.tool_calls and not message.invalid_tool_calls
+    return (
+        isinstance(message, AIMessage) and not message.tool_calls and not message.invalid_tool_calls
+    )
 
 
 def one_call(chain: LLMChain) -> Steps[LLMChain]:
@@ -118,8 +120,11 @@ def while_needs_response(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
             return chain
         chain._check_failures()
         if calls >= max_runs:
-            raise chain_error(chain, f"Exceeded max_runs={max_runs} model calls while the model kept "
-                              "needing a response", "exceeded_max_runs")
+            raise chain_error(
+                chain,
+                f"Exceeded max_runs={max_runs} model calls while the model kept needing a response",
+                "exceeded_max_runs",
+            )
         chain, calls = (yield llm_step(chain)), calls + 1
 
 
@@ -139,31 +144,48 @@ def until_success(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
         if _is_final_answer(chain.last_message):
             return chain
         if calls >= max_runs:
-            raise chain_error(chain, f"Exceeded max_runs={max_runs} model calls without a success",
-                              "exceeded_max_runs")
+            raise chain_error(
+                chain,
+                f"Exceeded max_runs={max_runs} model calls without a success",
+                "exceeded_max_runs",
+            )
         chain, calls = (yield llm_step(chain)), calls + 1
         chain = yield tools_step(chain, cache)
 
 
-def until_tool_used(chain: LLMChain, names: list[str], max_runs: int) -> Steps[tuple[LLMChain, ToolMessage]]:
+def until_tool_used(
+    chain: LLMChain, names: list[str], max_runs: int
+) -> Steps[tuple[LLMChain, ToolMessage]]:
     """Call the model and run tools until one of ``names`` succeeds: ``(chain, its result)``."""
     chain = yield tools_step(chain)
     for _ in range(max_runs):
         if _is_final_answer(chain.last_message):
             wanted = " or ".join(repr(n) for n in names)
-            chain = chain._with_message(HumanMessage(content=f"Continue, and finish by calling the tool {wanted}."))
+            chain = chain._with_message(
+                HumanMessage(content=f"Continue, and finish by calling the tool {wanted}.")
+            )
         chain = yield llm_step(chain)
         chain = yield tools_step(chain)
-        hits = [m for m in trailing_tool_messages(chain.messages) if m.name in names and m.status == "success"]
+        hits = [
+            m
+            for m in trailing_tool_messages(chain.messages)
+            if m.name in names and m.status == "success"
+        ]
         if hits:
             return chain, hits[0]
-    raise chain_error(chain, f"Exceeded max_runs={max_runs} model calls before {names} was used",
-                      "exceeded_max_runs")
+    raise chain_error(
+        chain,
+        f"Exceeded max_runs={max_runs} model calls before {names} was used",
+        "exceeded_max_runs",
+    )
 
 
-def with_fallbacks(chain: LLMChain, attempt: Callable[[LLMChain], Steps[T]],
-                   fallbacks: Sequence[Runnable[Any, Any]] | None,
-                   before_fallback: Callable[[LLMChain], LLMChain] | None) -> Steps[T]:
+def with_fallbacks(
+    chain: LLMChain,
+    attempt: Callable[[LLMChain], Steps[T]],
+    fallbacks: Sequence[Runnable[Any, Any]] | None,
+    before_fallback: Callable[[LLMChain], LLMChain] | None,
+) -> Steps[T]:
     """``attempt(chain)`` with the chain's model, then with each fallback model in turn.
 
     ``before_fallback(chain) -> chain`` runs before every attempt, the first
@@ -179,7 +201,9 @@ def with_fallbacks(chain: LLMChain, attempt: Callable[[LLMChain], Steps[T]],
         if before_fallback is not None:
             candidate = before_fallback(candidate)
             if type(candidate) is not type(chain):
-                raise ConfigurationError(f"before_fallback must return an LLMChain, got {type(candidate).__name__}")
+                raise ConfigurationError(
+                    f"before_fallback must return an LLMChain, got {type(candidate).__name__}"
+                )
         try:
             return (yield from attempt(candidate))
         except LLMChainError as e:
@@ -188,18 +212,29 @@ def with_fallbacks(chain: LLMChain, attempt: Callable[[LLMChain], Steps[T]],
             last_error = e
     if fallbacks is None and last_error is not None:
         raise last_error
-    raise chain_error(chain, f"All {len(errors)} models failed: " + " | ".join(errors), "all_fallbacks_failed",
-                      last_error)
+    raise chain_error(
+        chain,
+        f"All {len(errors)} models failed: " + " | ".join(errors),
+        "all_fallbacks_failed",
+        last_error,
+    )
 
 
-def run_steps(chain: LLMChain, mode: Mode, fallbacks: Sequence[Runnable[Any, Any]] | None,
-              before_fallback: Callable[[LLMChain], LLMChain] | None, max_runs: int) -> Steps[LLMChain]:
+def run_steps(
+    chain: LLMChain,
+    mode: Mode,
+    fallbacks: Sequence[Runnable[Any, Any]] | None,
+    before_fallback: Callable[[LLMChain], LLMChain] | None,
+    max_runs: int,
+) -> Steps[LLMChain]:
     """The steps of ``chain.run(mode, ...)`` (bad modes and empty chains fail here, before any step)."""
     if mode not in MODES:
         raise ConfigurationError(f"LLMChain.run mode must be one of {list(MODES)}, got {mode!r}")
     start = chain._evolve(_exchanged=())
     if not start.messages:
-        raise chain_error(start, "LLMChain cannot run without messages; add_message() first", "no_messages")
+        raise chain_error(
+            start, "LLMChain cannot run without messages; add_message() first", "no_messages"
+        )
 
     def attempt(candidate: LLMChain) -> Steps[LLMChain]:
         if mode is None:
@@ -213,17 +248,23 @@ def run_steps(chain: LLMChain, mode: Mode, fallbacks: Sequence[Runnable[Any, Any
     return with_fallbacks(start, attempt, fallbacks, before_fallback)
 
 
-def until_tool_used_steps(chain: LLMChain, tool_names: str | Sequence[str], max_runs: int,
-                          fallbacks: Sequence[Runnable[Any, Any]] | None,
-                          before_fallback: Callable[[LLMChain], LLMChain] | None,
-                          ) -> Steps[tuple[LLMChain, ToolMessage]]:
+def until_tool_used_steps(
+    chain: LLMChain,
+    tool_names: str | Sequence[str],
+    max_runs: int,
+    fallbacks: Sequence[Runnable[Any, Any]] | None,
+    before_fallback: Callable[[LLMChain], LLMChain] | None,
+) -> Steps[tuple[LLMChain, ToolMessage]]:
     """The steps of ``chain.run_until_tool_used(...)`` (unknown tool names fail here)."""
     names = [tool_names] if isinstance(tool_names, str) else list(tool_names)
     known = {t.name for t in chain.tools}
     unknown = [n for n in names if n not in known]
     if unknown or not names:
-        raise chain_error(chain, f"Tool name(s) {unknown or names} not found in the chain's tools "
-                          f"{sorted(known)}", "invalid_tool_name")
+        raise chain_error(
+            chain,
+            f"Tool name(s) {unknown or names} not found in the chain's tools {sorted(known)}",
+            "invalid_tool_name",
+        )
     found: list[ToolMessage] = []
 
     def attempt(candidate: LLMChain) -> Steps[LLMChain]:
@@ -232,7 +273,9 @@ def until_tool_used_steps(chain: LLMChain, tool_names: str | Sequence[str], max_
         return done
 
     def steps() -> Steps[tuple[LLMChain, ToolMessage]]:
-        done = yield from with_fallbacks(chain._evolve(_exchanged=()), attempt, fallbacks, before_fallback)
+        done = yield from with_fallbacks(
+            chain._evolve(_exchanged=()), attempt, fallbacks, before_fallback
+        )
         return done, found[-1]
 
     return steps()

@@ -62,8 +62,12 @@ def run_processors(
             result = proc(chain, current)
         except Exception as e:  # noqa: BLE001 - reported to the model, like a rejection
             logger.warning("message processor %s raised %s: %s", name, type(e).__name__, e)
-            return chain, current, HumanMessage(
-                content=f"ERROR: processing your reply failed ({name} raised {type(e).__name__}: {e})"
+            return (
+                chain,
+                current,
+                HumanMessage(
+                    content=f"ERROR: processing your reply failed ({name} raised {type(e).__name__}: {e})"
+                ),
             )
         if not isinstance(result, tuple) or not result or result[0] not in ("cont", "halt"):
             raise ConfigurationError(
@@ -99,18 +103,26 @@ class JsonProcessor:
         if self.pattern is not None:
             match = self.pattern.search(content)
             if match is None:
-                return "halt", chain, HumanMessage(
-                    content="ERROR: Your reply should contain the JSON in a block matching "
-                    f"{self.pattern.pattern!r} (e.g. a ```json fenced block), but none was found. "
-                    "Reply again with the JSON in that form."
+                return (
+                    "halt",
+                    chain,
+                    HumanMessage(
+                        content="ERROR: Your reply should contain the JSON in a block matching "
+                        f"{self.pattern.pattern!r} (e.g. a ```json fenced block), but none was found. "
+                        "Reply again with the JSON in that form."
+                    ),
                 )
             text = match.group(1) if match.groups() else match.group(0)
         try:
             data = json.loads(text.strip())
         except json.JSONDecodeError as e:
-            return "halt", chain, HumanMessage(
-                content=f"ERROR: Invalid JSON data: {e.msg} (line {e.lineno}, column {e.colno}). "
-                "Reply again with valid JSON only."
+            return (
+                "halt",
+                chain,
+                HumanMessage(
+                    content=f"ERROR: Invalid JSON data: {e.msg} (line {e.lineno}, column {e.colno}). "
+                    "Reply again with valid JSON only."
+                ),
             )
         return "cont", with_processed_content(message, data)
 
@@ -120,7 +132,9 @@ class PydanticProcessor:
 
     def __init__(self, model: type[BaseModel]) -> None:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise ConfigurationError(f"PydanticProcessor needs a pydantic model class, got {model!r:.80}")
+            raise ConfigurationError(
+                f"PydanticProcessor needs a pydantic model class, got {model!r:.80}"
+            )
         self.model = model
         self.__name__ = f"PydanticProcessor[{model.__name__}]"
 
@@ -135,14 +149,25 @@ class PydanticProcessor:
                 value = self.model.model_validate(content)
         except ValidationError as e:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err.get('loc', ())) or '(root)'}: {err.get('msg')}" for err in e.errors()
+                f"{'.'.join(str(p) for p in err.get('loc', ())) or '(root)'}: {err.get('msg')}"
+                for err in e.errors()
             )
             fields = sorted(self.model.model_json_schema().get("properties", {}))
-            return "halt", chain, HumanMessage(
-                content=f"ERROR: Your reply does not match the {self.model.__name__} schema: {problems}. "
-                f"Reply again with a JSON object with the fields {fields}."
+            return (
+                "halt",
+                chain,
+                HumanMessage(
+                    content=f"ERROR: Your reply does not match the {self.model.__name__} schema: {problems}. "
+                    f"Reply again with a JSON object with the fields {fields}."
+                ),
             )
         return "cont", with_processed_content(message, value)
 
 
-__all__ = ["JsonProcessor", "MessageProcessor", "PydanticProcessor", "processed_content", "run_processors"]
+__all__ = [
+    "JsonProcessor",
+    "MessageProcessor",
+    "PydanticProcessor",
+    "processed_content",
+    "run_processors",
+]

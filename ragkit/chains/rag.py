@@ -66,18 +66,24 @@ _REWRITE_SYSTEM = (
 
 def default_prompt(citations: bool = False) -> ChatPromptTemplate:
     """The answer prompt: system instructions with ``{context}``, the chat history, ``{question}``."""
-    return ChatPromptTemplate.from_messages([
-        ("system", _CITING_SYSTEM if citations else _ANSWER_SYSTEM),
-        MessagesPlaceholder("chat_history", optional=True),
-        ("human", "{question}"),
-    ])
+    return ChatPromptTemplate.from_messages(
+        [
+            ("system", _CITING_SYSTEM if citations else _ANSWER_SYSTEM),
+            MessagesPlaceholder("chat_history", optional=True),
+            ("human", "{question}"),
+        ]
+    )
 
 
 def default_rewrite_prompt() -> ChatPromptTemplate:
     """The prompt turning ``{question}`` plus ``chat_history`` into a standalone question."""
-    return ChatPromptTemplate.from_messages([
-        ("system", _REWRITE_SYSTEM), MessagesPlaceholder("chat_history"), ("human", "{question}"),
-    ])
+    return ChatPromptTemplate.from_messages(
+        [
+            ("system", _REWRITE_SYSTEM),
+            MessagesPlaceholder("chat_history"),
+            ("human", "{question}"),
+        ]
+    )
 
 
 def format_document(doc: Document, prompt: PromptTemplate, index: int) -> str:
@@ -103,7 +109,9 @@ def parse_citations(answer: str, sources: list[Document]) -> list[dict[str, Any]
             n = int(part)
             if n not in seen:
                 seen.append(n)
-    return [{"number": n, "document": sources[n - 1] if 1 <= n <= len(sources) else None} for n in seen]
+    return [
+        {"number": n, "document": sources[n - 1] if 1 <= n <= len(sources) else None} for n in seen
+    ]
 
 
 def _rag_input(value: Any) -> dict[str, Any]:
@@ -155,11 +163,17 @@ def create_rag_chain(
         citations: number the sources and map ``[n]`` citations back to documents.
     """
     if not isinstance(retriever, Runnable) and not callable(retriever):
-        raise ConfigurationError(f"retriever must be a runnable or a function, got {type(retriever).__name__}")
+        raise ConfigurationError(
+            f"retriever must be a runnable or a function, got {type(retriever).__name__}"
+        )
     retriever_r = coerce_to_runnable(retriever)
     answer_prompt = prompt if prompt is not None else default_prompt(citations)
     _check_prompt(answer_prompt, ("context", "question"), "prompt")
-    doc_prompt = document_prompt if document_prompt is not None else PromptTemplate.from_template("{page_content}")
+    doc_prompt = (
+        document_prompt
+        if document_prompt is not None
+        else PromptTemplate.from_template("{page_content}")
+    )
 
     def prompt_inputs(data: dict[str, Any]) -> dict[str, Any]:
         parts = []
@@ -178,7 +192,12 @@ def create_rag_chain(
         rewrite = (rewriting | llm | StrOutputParser()).with_config(run_name="rewrite_question")
         question = RunnableBranch((lambda d: bool(d.get("chat_history")), rewrite), question)
     retrieve = (question | retriever_r).with_config(run_name="retrieve_documents")
-    answer = (RunnableLambda(prompt_inputs, name="format_documents") | answer_prompt | llm | StrOutputParser())
+    answer = (
+        RunnableLambda(prompt_inputs, name="format_documents")
+        | answer_prompt
+        | llm
+        | StrOutputParser()
+    )
 
     chain = (
         RunnableLambda(_rag_input, name="rag_input")
@@ -187,10 +206,18 @@ def create_rag_chain(
     )
     keys = ["question", "sources", "answer"] if return_sources else ["question", "answer"]
     if citations:
-        found = RunnableLambda(lambda d: parse_citations(d["answer"], d["sources"]), name="parse_citations")
+        found = RunnableLambda(
+            lambda d: parse_citations(d["answer"], d["sources"]), name="parse_citations"
+        )
         chain = chain | RunnablePassthrough.assign(citations=found)
         keys.append("citations")
     return chain.pick(keys).with_config(run_name="rag_chain")
 
 
-__all__ = ["create_rag_chain", "default_prompt", "default_rewrite_prompt", "format_document", "parse_citations"]
+__all__ = [
+    "create_rag_chain",
+    "default_prompt",
+    "default_rewrite_prompt",
+    "format_document",
+    "parse_citations",
+]

@@ -25,7 +25,9 @@ from ragkit.messages import (
 )
 
 
-def chain_error(chain: Any, message: str, type: str, original: BaseException | None = None) -> LLMChainError:
+def chain_error(
+    chain: Any, message: str, type: str, original: BaseException | None = None
+) -> LLMChainError:
     """An LLMChainError of ``type`` carrying the chain it failed in as ``.chain``."""
     err = LLMChainError(message, type=type, original=original)
     err.chain = chain  # type: ignore[attr-defined]
@@ -35,7 +37,9 @@ def chain_error(chain: Any, message: str, type: str, original: BaseException | N
 def model_error(chain: Any, error: Exception) -> LLMChainError:
     if isinstance(error, LLMChainError):
         return error
-    return chain_error(chain, f"The model call failed: {type(error).__name__}: {error}", "model_error", error)
+    return chain_error(
+        chain, f"The model call failed: {type(error).__name__}: {error}", "model_error", error
+    )
 
 
 def bound_model(llm: Runnable[Any, Any], tools: list[Any]) -> Runnable[Any, Any]:
@@ -50,8 +54,12 @@ def bound_model(llm: Runnable[Any, Any], tools: list[Any]) -> Runnable[Any, Any]
     return bind_tools(tools)  # type: ignore[no-any-return]
 
 
-def guarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig | None,
-                   chain: Any) -> Iterator[Any]:
+def guarded_stream(
+    model: Runnable[Any, Any],
+    messages: list[BaseMessage],
+    config: RunnableConfig | None,
+    chain: Any,
+) -> Iterator[Any]:
     """The model's stream; only errors raised by the model become ``model_error``."""
     try:
         stream = iter(model.stream(messages, config))
@@ -67,8 +75,12 @@ def guarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], confi
         yield chunk
 
 
-async def aguarded_stream(model: Runnable[Any, Any], messages: list[BaseMessage], config: RunnableConfig | None,
-                          chain: Any) -> AsyncIterator[Any]:
+async def aguarded_stream(
+    model: Runnable[Any, Any],
+    messages: list[BaseMessage],
+    config: RunnableConfig | None,
+    chain: Any,
+) -> AsyncIterator[Any]:
     """The model's ``astream``; only errors raised by the model become ``model_error``."""
     try:
         stream = aiter(model.astream(messages, config))
@@ -93,8 +105,10 @@ def as_ai_message(reply: Any, chain: Any) -> AIMessage:
     if isinstance(reply, str):
         return AIMessage(content=reply)
     raise chain_error(
-        chain, f"The llm returned a {type(reply).__name__}, not an AIMessage: {reply!r:.80}. "
-        "Give LLMChain a chat model (not a chain ending in a parser).", "invalid_reply",
+        chain,
+        f"The llm returned a {type(reply).__name__}, not an AIMessage: {reply!r:.80}. "
+        "Give LLMChain a chat model (not a chain ending in a parser).",
+        "invalid_reply",
     )
 
 
@@ -104,7 +118,9 @@ def _new_id() -> str:
 
 def ensure_tool_call_ids(message: AIMessage) -> AIMessage:
     """Give tool calls without an id (some providers send none) a fresh one."""
-    if all(c.get("id") for c in message.tool_calls) and all(c.get("id") for c in message.invalid_tool_calls):
+    if all(c.get("id") for c in message.tool_calls) and all(
+        c.get("id") for c in message.invalid_tool_calls
+    ):
         return message
     calls = [{**c, "id": c.get("id") or _new_id()} for c in message.tool_calls]
     invalid = [{**c, "id": c.get("id") or _new_id()} for c in message.invalid_tool_calls]
@@ -112,8 +128,11 @@ def ensure_tool_call_ids(message: AIMessage) -> AIMessage:
 
 
 def is_empty_reply(message: AIMessage) -> bool:
-    return not message.text.strip() and not message.tool_calls and not message.invalid_tool_calls and not (
-        isinstance(message.content, list) and message.content
+    return (
+        not message.text.strip()
+        and not message.tool_calls
+        and not message.invalid_tool_calls
+        and not (isinstance(message.content, list) and message.content)
     )
 
 
@@ -146,5 +165,7 @@ def prompt_messages(templates: Sequence[Any], inputs: Mapping[str, Any]) -> list
             try:
                 out.extend(ChatPromptTemplate([item]).format_messages(**inputs))
             except TypeError as e:
-                raise ConfigurationError(f"apply_prompt_templates cannot use {item!r:.80}: {e}") from e
+                raise ConfigurationError(
+                    f"apply_prompt_templates cannot use {item!r:.80}: {e}"
+                ) from e
     return out

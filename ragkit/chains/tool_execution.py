@@ -42,7 +42,9 @@ def _unknown_tool(call: ToolCall, tools: Mapping[str, Tool]) -> ToolMessage:
     available = ", ".join(sorted(tools)) or "(none)"
     return ToolMessage(
         content=f"ERROR: there is no tool named {call['name']!r}; the available tools are: {available}",
-        tool_call_id=call.get("id") or "", name=call["name"], status="error",
+        tool_call_id=call.get("id") or "",
+        name=call["name"],
+        status="error",
     )
 
 
@@ -51,14 +53,18 @@ def _invalid_call(call: dict[str, Any]) -> ToolMessage:
         content=f"ERROR: the arguments of your call to {call.get('name')!r} are not a valid JSON object "
         f"({call.get('error') or 'could not parse'}): {str(call.get('args'))[:200]!r}. "
         "Call the tool again with a JSON object as arguments.",
-        tool_call_id=call.get("id") or "", name=call.get("name") or "", status="error",
+        tool_call_id=call.get("id") or "",
+        name=call.get("name") or "",
+        status="error",
     )
 
 
 class _Plan:
     """The answers known before running anything, and the tool calls left to run."""
 
-    def __init__(self, message: AIMessage, tools: Mapping[str, Tool], cache: ResultCache | None) -> None:
+    def __init__(
+        self, message: AIMessage, tools: Mapping[str, Tool], cache: ResultCache | None
+    ) -> None:
         self.message = message
         self.cache = cache
         self.results: list[ToolMessage | None] = []
@@ -69,7 +75,9 @@ class _Plan:
                 self.results.append(_unknown_tool(call, tools))
             elif cache is not None and _cache_key(call) in cache:
                 earlier = cache[_cache_key(call)]
-                self.results.append(earlier.model_copy(update={"tool_call_id": call.get("id") or ""}))
+                self.results.append(
+                    earlier.model_copy(update={"tool_call_id": call.get("id") or ""})
+                )
             else:
                 self.to_run.append((len(self.results), tool, call))
                 self.results.append(None)

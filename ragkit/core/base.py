@@ -101,7 +101,9 @@ class Runnable(Generic[Input, Output]):
         """Transform one input into an output."""
         raise NotImplementedError(f"{type(self).__name__} does not implement invoke()")
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Async invoke; by default runs ``invoke`` in a worker thread."""
         return await run_in_executor(self.invoke, input, config, **kwargs)
 
@@ -193,7 +195,9 @@ class Runnable(Generic[Input, Output]):
 
         import asyncio
 
-        tasks = [asyncio.ensure_future(one(i, x, c)) for i, (x, c) in enumerate(zip(inputs, configs))]
+        tasks = [
+            asyncio.ensure_future(one(i, x, c)) for i, (x, c) in enumerate(zip(inputs, configs))
+        ]
         try:
             for fut in asyncio.as_completed(tasks):
                 yield await fut
@@ -202,7 +206,9 @@ class Runnable(Generic[Input, Output]):
                 t.cancel()
 
     # -- streaming -----------------------------------------------------------
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Yield the output in chunks; by default one chunk, the whole output."""
         yield self.invoke(input, config, **kwargs)
 
@@ -233,14 +239,21 @@ class Runnable(Generic[Input, Output]):
             async for out in self.astream(final, config, **kwargs):
                 yield out
 
-    def astream_log(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    def astream_log(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         """Stream JSONPatch operations that build a :class:`~ragkit.core.log.RunState`."""
         from ragkit.core.log import astream_log
 
         return astream_log(self, input, config, **kwargs)
 
     def astream_events(
-        self, input: Any, config: RunnableConfig | None = None, *, version: str = "v2", **kwargs: Any
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
         """Stream ``on_*_start/stream/end`` events of every run in the tree (``version="v2"``)."""
         from ragkit.core.events import astream_events
@@ -287,13 +300,17 @@ class Runnable(Generic[Input, Output]):
         """Fix config values (tags, metadata, run_name, callbacks, ...) for every call."""
         from ragkit.core.binding import RunnableBinding
 
-        return RunnableBinding(bound=self, config=merge_configs(config, cast(RunnableConfig, kwargs)))
+        return RunnableBinding(
+            bound=self, config=merge_configs(config, cast(RunnableConfig, kwargs))
+        )
 
     def with_types(self, *, input_type: Any = None, output_type: Any = None) -> RunnableBinding:
         """Override the input and output types used for the schemas."""
         from ragkit.core.binding import RunnableBinding
 
-        return RunnableBinding(bound=self, custom_input_type=input_type, custom_output_type=output_type)
+        return RunnableBinding(
+            bound=self, custom_input_type=input_type, custom_output_type=output_type
+        )
 
     def with_listeners(
         self,
@@ -415,7 +432,11 @@ class Runnable(Generic[Input, Output]):
         head = next(source, _NOTHING)
         tap = _InputTap(itertools.chain((head,), source) if head is not _NOTHING else iter(()))
         rm = cm.start_run(
-            config, name or self.get_name(), run_type, inputs.value if known else None, input_known=known  # type: ignore[attr-defined]
+            config,
+            name or self.get_name(),
+            run_type,
+            inputs.value if known else None,  # type: ignore[attr-defined]
+            input_known=known,
         )
         final: Any = None
         try:
@@ -451,7 +472,11 @@ class Runnable(Generic[Input, Output]):
             head = _NOTHING
         tap = _AsyncInputTap(_prepend(head, source))
         rm = cm.start_run(
-            config, name or self.get_name(), run_type, inputs.value if known else None, input_known=known  # type: ignore[attr-defined]
+            config,
+            name or self.get_name(),
+            run_type,
+            inputs.value if known else None,  # type: ignore[attr-defined]
+            input_known=known,
         )
         final: Any = None
         try:
@@ -573,23 +598,35 @@ class StreamingRunnable(Runnable[Input, Output]):
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         raise NotImplementedError
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         items = [c async for c in inputs]
         for chunk in await run_in_executor(lambda: list(self._transform(iter(items), config))):
             yield chunk
 
-    def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
-        yield from self._transform_stream_with_config(input, self._transform, config, self._run_type)
+    def transform(
+        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        yield from self._transform_stream_with_config(
+            input, self._transform, config, self._run_type
+        )
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         yield from self.transform(OneInput(input), config, **kwargs)
 
     async def atransform(
         self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        async for chunk in self._atransform_stream_with_config(input, self._atransform, config, self._run_type):
+        async for chunk in self._atransform_stream_with_config(
+            input, self._atransform, config, self._run_type
+        ):
             yield chunk
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         async for chunk in self.atransform(OneInput(input), config, **kwargs):
             yield chunk

@@ -54,11 +54,17 @@ class RunnableBinding(Runnable[Any, Any]):
 
     @property
     def InputType(self) -> Any:  # noqa: N802
-        return self.custom_input_type if self.custom_input_type is not None else self.bound.InputType
+        return (
+            self.custom_input_type if self.custom_input_type is not None else self.bound.InputType
+        )
 
     @property
     def OutputType(self) -> Any:  # noqa: N802
-        return self.custom_output_type if self.custom_output_type is not None else self.bound.OutputType
+        return (
+            self.custom_output_type
+            if self.custom_output_type is not None
+            else self.bound.OutputType
+        )
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         if self.custom_input_type is not None:
@@ -122,26 +128,50 @@ class RunnableBinding(Runnable[Any, Any]):
             return [self._merge(c) for c in get_config_list(config, n)]
         return [self._merge(config) for _ in range(n)]  # fresh listeners per input
 
-    def batch(self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
         return self.bound.batch(
-            inputs, self._configs(config, len(inputs)), return_exceptions=return_exceptions, **self._kw(kwargs)
+            inputs,
+            self._configs(config, len(inputs)),
+            return_exceptions=return_exceptions,
+            **self._kw(kwargs),
         )
 
     async def abatch(
-        self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
     ) -> list[Any]:
         return await self.bound.abatch(
-            inputs, self._configs(config, len(inputs)), return_exceptions=return_exceptions, **self._kw(kwargs)
+            inputs,
+            self._configs(config, len(inputs)),
+            return_exceptions=return_exceptions,
+            **self._kw(kwargs),
         )
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         yield from self.bound.stream(input, self._merge(config), **self._kw(kwargs))
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         async for chunk in self.bound.astream(input, self._merge(config), **self._kw(kwargs)):
             yield chunk
 
-    def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def transform(
+        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         yield from self.bound.transform(input, self._merge(config), **self._kw(kwargs))
 
     async def atransform(

@@ -33,12 +33,16 @@ class RunnableBranch(StreamingRunnable[Any, Any]):
 
     def __init__(self, *branches: Any) -> None:
         if len(branches) < 2:
-            raise ValueError("RunnableBranch needs at least one (condition, runnable) pair and a default")
+            raise ValueError(
+                "RunnableBranch needs at least one (condition, runnable) pair and a default"
+            )
         *pairs, default = branches
         self.branches: list[tuple[Runnable[Any, Any], Runnable[Any, Any]]] = []
         for i, pair in enumerate(pairs):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise TypeError(f"RunnableBranch argument {i} must be a (condition, runnable) pair, got {pair!r:.60}")
+                raise TypeError(
+                    f"RunnableBranch argument {i} must be a (condition, runnable) pair, got {pair!r:.60}"
+                )
             self.branches.append((coerce_to_runnable(pair[0]), coerce_to_runnable(pair[1])))
         self.default = coerce_to_runnable(default)
         self.name = None
@@ -76,7 +80,9 @@ class RunnableBranch(StreamingRunnable[Any, Any]):
         runnable, tag = self._choose(value, config)
         yield from runnable.stream(value, _tagged(config, tag))
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         value: Any = None
         async for chunk in inputs:
             value = add_chunks(value, chunk)

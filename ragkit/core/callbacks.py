@@ -83,7 +83,9 @@ class BaseCallbackHandler:
     def on_run_stream(self, run: Run, chunk: Any) -> None:
         if run.run_type == "chat_model":
             text = getattr(chunk, "text", chunk)
-            self.on_llm_new_token(text if isinstance(text, str) else str(text), chunk=chunk, **_kwargs(run))
+            self.on_llm_new_token(
+                text if isinstance(text, str) else str(text), chunk=chunk, **_kwargs(run)
+            )
 
     def on_run_end(self, run: Run) -> None:
         kw = _kwargs(run)
@@ -110,8 +112,14 @@ class BaseCallbackHandler:
             self.on_chain_error(err, **kw)
 
     def on_custom_event(
-        self, name: str, data: Any, *, run_id: uuid.UUID, tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None, **kwargs: Any,
+        self,
+        name: str,
+        data: Any,
+        *,
+        run_id: uuid.UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> None:
         """A custom event sent with :func:`ragkit.core.dispatch_custom_event`."""
 
@@ -119,7 +127,9 @@ class BaseCallbackHandler:
     def on_chain_start(self, serialized: dict[str, Any], inputs: Any, **kwargs: Any) -> None: ...
     def on_chain_end(self, outputs: Any, **kwargs: Any) -> None: ...
     def on_chain_error(self, error: BaseException, **kwargs: Any) -> None: ...
-    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[Any], **kwargs: Any) -> None: ...
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[Any], **kwargs: Any
+    ) -> None: ...
     def on_llm_new_token(self, token: str, **kwargs: Any) -> None: ...
     def on_llm_end(self, response: Any, **kwargs: Any) -> None: ...
     def on_llm_error(self, error: BaseException, **kwargs: Any) -> None: ...
@@ -147,7 +157,9 @@ def _safe(handler: BaseCallbackHandler, method: str, *args: Any) -> None:
     except Exception:
         if handler.raise_error:
             raise
-        logger.warning("callback handler %r failed in %s", type(handler).__name__, method, exc_info=True)
+        logger.warning(
+            "callback handler %r failed in %s", type(handler).__name__, method, exc_info=True
+        )
 
 
 class CallbackManager:
@@ -171,11 +183,15 @@ class CallbackManager:
         self.local_tags = local_tags
         self.local_metadata = local_metadata
 
-    def with_handlers(self, extra: list[BaseCallbackHandler], prepend: bool = False) -> CallbackManager:
+    def with_handlers(
+        self, extra: list[BaseCallbackHandler], prepend: bool = False
+    ) -> CallbackManager:
         handlers = [*extra, *self.handlers] if prepend else [*self.handlers, *extra]
         return CallbackManager(handlers, self.parent, self.local_tags, self.local_metadata)
 
-    def with_local(self, tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> CallbackManager:
+    def with_local(
+        self, tags: list[str] | None = None, metadata: dict[str, Any] | None = None
+    ) -> CallbackManager:
         return CallbackManager(self.handlers, self.parent, tags, metadata)
 
     def start_run(
@@ -288,13 +304,19 @@ def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None
         )
     for h in cm.handlers:
         try:
-            h.on_custom_event(name, data, run_id=cm.parent.id, tags=cfg.get("tags"), metadata=cfg.get("metadata"))
+            h.on_custom_event(
+                name, data, run_id=cm.parent.id, tags=cfg.get("tags"), metadata=cfg.get("metadata")
+            )
         except Exception:
             if h.raise_error:
                 raise
-            logger.warning("callback handler %r failed in on_custom_event", type(h).__name__, exc_info=True)
+            logger.warning(
+                "callback handler %r failed in on_custom_event", type(h).__name__, exc_info=True
+            )
 
 
-async def adispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None = None) -> None:
+async def adispatch_custom_event(
+    name: str, data: Any, *, config: RunnableConfig | None = None
+) -> None:
     """Async twin of :func:`dispatch_custom_event`."""
     dispatch_custom_event(name, data, config=config)

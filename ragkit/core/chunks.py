@@ -39,7 +39,11 @@ def add_chunks(left: Any, right: Any) -> Any:
         out = dict(left)
         for key, value in right.items():
             out[key] = add_chunks(out[key], value) if key in out else value
-        return AddableDict(out) if isinstance(left, AddableDict) or isinstance(right, AddableDict) else out
+        return (
+            AddableDict(out)
+            if isinstance(left, AddableDict) or isinstance(right, AddableDict)
+            else out
+        )
     try:
         return left + right
     except TypeError:

@@ -151,7 +151,9 @@ def child_config(config: RunnableConfig) -> RunnableConfig:
     return config
 
 
-def get_config_list(config: RunnableConfig | Sequence[RunnableConfig] | None, n: int) -> list[RunnableConfig]:
+def get_config_list(
+    config: RunnableConfig | Sequence[RunnableConfig] | None, n: int
+) -> list[RunnableConfig]:
     """One config per input of a batch: a list is used as is, a single config is shared."""
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")

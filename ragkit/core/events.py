@@ -75,8 +75,14 @@ class EventStreamHandler(QueueHandler):
             self._send(run, "error", {"error": run.error, "input": run.inputs})
 
     def on_custom_event(
-        self, name: str, data: Any, *, run_id: uuid.UUID, tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None, **kwargs: Any,
+        self,
+        name: str,
+        data: Any,
+        *,
+        run_id: uuid.UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> None:
         parent = self.known.get(run_id)
         parent_ids = [*self._parent_ids(parent), str(run_id)] if parent else []
@@ -111,7 +117,9 @@ async def astream_events(
     if version != "v2":
         raise ValueError(f"astream_events supports version='v2' only, got version={version!r}")
     handler = EventStreamHandler(
-        RunFilter(include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags)
+        RunFilter(
+            include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+        )
     )
     cfg: dict[str, Any] = dict(ensure_config(config))
     cfg.setdefault("run_id", uuid.uuid4())

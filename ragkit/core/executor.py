@@ -49,7 +49,9 @@ class _Failure:
 class _Work:
     """A queue of thunks shared by the caller and its helpers."""
 
-    def __init__(self, thunks: Sequence[Callable[[], Any]], limit: int, ctx: contextvars.Context | None) -> None:
+    def __init__(
+        self, thunks: Sequence[Callable[[], Any]], limit: int, ctx: contextvars.Context | None
+    ) -> None:
         self.thunks = thunks
         self.results: list[Any] = [None] * len(thunks)
         self.next = 0

@@ -115,7 +115,9 @@ class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
         assert first is not None
         raise first
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         value: Any = None
         async for chunk in inputs:
             value = add_chunks(value, chunk)

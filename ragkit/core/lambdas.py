@@ -87,7 +87,9 @@ class RunnableLambda(Runnable[Any, Any]):
     ) -> None:
         if func is None and afunc is None:
             raise TypeError("RunnableLambda needs a function")
-        if func is not None and (inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)):
+        if func is not None and (
+            inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)
+        ):
             func, afunc = None, func
         self.func = func
         self.afunc = afunc
@@ -125,7 +127,9 @@ class RunnableLambda(Runnable[Any, Any]):
     def _invoke(self, input: Any, config: RunnableConfig) -> Any:
         output = self._call_sync(input, config)
         if isinstance(output, Runnable):
-            output = output.invoke(input, patch_config(config, recursion_limit=_check_recursion(config)))
+            output = output.invoke(
+                input, patch_config(config, recursion_limit=_check_recursion(config))
+            )
         return output
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -144,22 +148,30 @@ class RunnableLambda(Runnable[Any, Any]):
         if self._is_gen:
             for chunk in _iter_in_context(self.func, self._accepts_config, value, config):
                 if isinstance(chunk, Runnable):
-                    yield from chunk.stream(value, patch_config(config, recursion_limit=_check_recursion(config)))
+                    yield from chunk.stream(
+                        value, patch_config(config, recursion_limit=_check_recursion(config))
+                    )
                 else:
                     yield chunk
             return
         output = call_with_config_arg(self.func, self._accepts_config, value, config)
         if isinstance(output, Runnable):
-            yield from output.stream(value, patch_config(config, recursion_limit=_check_recursion(config)))
+            yield from output.stream(
+                value, patch_config(config, recursion_limit=_check_recursion(config))
+            )
         else:
             yield output
 
-    def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def transform(
+        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         if self.func is None:
             raise TypeError(f"{self.get_name()} wraps an async function; use astream")
         yield from self._transform_stream_with_config(input, self._transform, config)
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         yield from self.transform(OneInput(input), config)
 
     # -- async ---------------------------------------------------------------
@@ -182,13 +194,17 @@ class RunnableLambda(Runnable[Any, Any]):
     async def _ainvoke(self, input: Any, config: RunnableConfig) -> Any:
         output = await self._acall(input, config)
         if isinstance(output, Runnable):
-            output = await output.ainvoke(input, patch_config(config, recursion_limit=_check_recursion(config)))
+            output = await output.ainvoke(
+                input, patch_config(config, recursion_limit=_check_recursion(config))
+            )
         return output
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return await self._acall_with_config(self._ainvoke, input, config)
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         value: Any = None
         async for chunk in inputs:
             value = add_chunks(value, chunk)
@@ -198,12 +214,16 @@ class RunnableLambda(Runnable[Any, Any]):
                 yield chunk
             return
         if self.afunc is None and self._is_gen:
-            for chunk in await run_in_executor(lambda: list(_iter_in_context(self.func, self._accepts_config, value, config))):
+            for chunk in await run_in_executor(
+                lambda: list(_iter_in_context(self.func, self._accepts_config, value, config))
+            ):
                 yield chunk
             return
         output = await self._acall(value, config)
         if isinstance(output, Runnable):
-            async for chunk in output.astream(value, patch_config(config, recursion_limit=_check_recursion(config))):
+            async for chunk in output.astream(
+                value, patch_config(config, recursion_limit=_check_recursion(config))
+            ):
                 yield chunk
         else:
             yield output
@@ -214,12 +234,16 @@ class RunnableLambda(Runnable[Any, Any]):
         async for chunk in self._atransform_stream_with_config(input, self._atransform, config):
             yield chunk
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         async for chunk in self.atransform(OneInput(input), config):
             yield chunk
 
 
-def _iter_in_context(func: Any, with_config: bool, input: Any, config: RunnableConfig) -> Iterator[Any]:
+def _iter_in_context(
+    func: Any, with_config: bool, input: Any, config: RunnableConfig
+) -> Iterator[Any]:
     """Iterate a generator function with ``config`` current while it runs."""
     token = current_config.set(config)
     try:
@@ -237,7 +261,9 @@ def _iter_in_context(func: Any, with_config: bool, input: Any, config: RunnableC
         yield chunk
 
 
-async def _aiter_in_context(func: Any, with_config: bool, input: Any, config: RunnableConfig) -> AsyncIterator[Any]:
+async def _aiter_in_context(
+    func: Any, with_config: bool, input: Any, config: RunnableConfig
+) -> AsyncIterator[Any]:
     gen = func(input, config=config) if with_config else func(input)
     while True:
         token = current_config.set(config)
@@ -291,15 +317,21 @@ class RunnableGenerator(Runnable[Any, Any]):
             for chunk in out:
                 yield chunk
             return
-        async for chunk in _aiter_in_context(self._atransform_fn, self._a_accepts_config, inputs, config):
+        async for chunk in _aiter_in_context(
+            self._atransform_fn, self._a_accepts_config, inputs, config
+        ):
             yield chunk
 
-    def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def transform(
+        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         if self._transform_fn is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
         yield from self._transform_stream_with_config(input, self._run, config)
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         yield from self.transform(OneInput(input), config)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -314,7 +346,9 @@ class RunnableGenerator(Runnable[Any, Any]):
         async for chunk in self._atransform_stream_with_config(input, self._arun, config):
             yield chunk
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         async for chunk in self.atransform(OneInput(input), config):
             yield chunk
 

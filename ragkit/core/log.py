@@ -59,7 +59,9 @@ def apply_patch(doc: Any, ops: Sequence[dict[str, Any]]) -> Any:
         last = parts[-1]
         if isinstance(target, list):
             if op["op"] == "add":
-                target.append(copy.deepcopy(op["value"])) if last == "-" else target.insert(int(last), copy.deepcopy(op["value"]))
+                target.append(copy.deepcopy(op["value"])) if last == "-" else target.insert(
+                    int(last), copy.deepcopy(op["value"])
+                )
             elif op["op"] == "replace":
                 target[int(last)] = copy.deepcopy(op["value"])
             else:
@@ -85,8 +87,13 @@ def diff(prev: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
             elif prev[key] != value:
                 ops.extend(diff(prev[key], value, f"{path}/{key}"))
         return ops
-    if isinstance(prev, list) and isinstance(new, list) and len(new) >= len(prev) and new[: len(prev)] == prev:
-        return [{"op": "add", "path": f"{path}/-", "value": v} for v in new[len(prev):]]
+    if (
+        isinstance(prev, list)
+        and isinstance(new, list)
+        and len(new) >= len(prev)
+        and new[: len(prev)] == prev
+    ):
+        return [{"op": "add", "path": f"{path}/-", "value": v} for v in new[len(prev) :]]
     if prev == new and type(prev) is type(new):
         return []
     return [{"op": "replace", "path": path, "value": new}]
@@ -154,8 +161,14 @@ class LogStreamHandler(QueueHandler):
 
     def on_run_start(self, run: Run) -> None:
         if run.id == self.root_id:
-            state: dict[str, Any] = {"id": str(run.id), "streamed_output": [], "final_output": None, "logs": {},
-                     "name": run.name, "type": run.run_type}
+            state: dict[str, Any] = {
+                "id": str(run.id),
+                "streamed_output": [],
+                "final_output": None,
+                "logs": {},
+                "name": run.name,
+                "type": run.run_type,
+            }
             self.post(RunLogPatch({"op": "replace", "path": "", "value": state}))
             return
         if not self.keep(run.name, run.run_type, run.tags):
@@ -165,9 +178,16 @@ class LogStreamHandler(QueueHandler):
         key = run.name if n == 1 else f"{run.name}:{n}"
         self.keys[run.id] = key
         entry = {
-            "id": str(run.id), "name": run.name, "type": run.run_type, "tags": list(run.tags),
-            "metadata": dict(run.metadata), "start_time": _ts(run.start_time),
-            "streamed_output": [], "streamed_output_str": [], "final_output": None, "end_time": None,
+            "id": str(run.id),
+            "name": run.name,
+            "type": run.run_type,
+            "tags": list(run.tags),
+            "metadata": dict(run.metadata),
+            "start_time": _ts(run.start_time),
+            "streamed_output": [],
+            "streamed_output_str": [],
+            "final_output": None,
+            "end_time": None,
         }
         self.post(RunLogPatch({"op": "add", "path": f"/logs/{key}", "value": entry}))
 
@@ -179,26 +199,36 @@ class LogStreamHandler(QueueHandler):
         if run.run_type == "chat_model":
             text = getattr(chunk, "text", chunk)
             ops.append({"op": "add", "path": f"/logs/{key}/streamed_output_str/-", "value": text})
-        ops.append({"op": "add", "path": f"/logs/{key}/streamed_output/-", "value": copy.deepcopy(chunk)})
+        ops.append(
+            {"op": "add", "path": f"/logs/{key}/streamed_output/-", "value": copy.deepcopy(chunk)}
+        )
         self.post(RunLogPatch(*ops))
 
     def on_run_end(self, run: Run) -> None:
         key = self.keys.get(run.id)
         if key is None:
             return
-        self.post(RunLogPatch(
-            {"op": "add", "path": f"/logs/{key}/final_output", "value": _logged_output(run)},
-            {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
-        ))
+        self.post(
+            RunLogPatch(
+                {"op": "add", "path": f"/logs/{key}/final_output", "value": _logged_output(run)},
+                {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
+            )
+        )
 
     def on_run_error(self, run: Run) -> None:
         key = self.keys.get(run.id)
         if key is None:
             return
-        self.post(RunLogPatch(
-            {"op": "add", "path": f"/logs/{key}/final_output", "value": {}},  # as LangChain records a failed run
-            {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
-        ))
+        self.post(
+            RunLogPatch(
+                {
+                    "op": "add",
+                    "path": f"/logs/{key}/final_output",
+                    "value": {},
+                },  # as LangChain records a failed run
+                {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
+            )
+        )
 
 
 async def astream_log(
@@ -223,7 +253,9 @@ async def astream_log(
         root_id = uuid.UUID(str(root_id))
     cfg["run_id"] = root_id
     handler = LogStreamHandler(
-        RunFilter(include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags),
+        RunFilter(
+            include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+        ),
         root_id,
     )
     cfg["callbacks"] = add_handler(cfg.get("callbacks"), handler)
@@ -242,7 +274,9 @@ async def astream_log(
                         prev, final = None, chunk
                 ops: list[dict[str, Any]] = []
                 if with_streamed_output_list:
-                    ops.append({"op": "add", "path": "/streamed_output/-", "value": copy.deepcopy(chunk)})
+                    ops.append(
+                        {"op": "add", "path": "/streamed_output/-", "value": copy.deepcopy(chunk)}
+                    )
                 ops.extend(
                     {**op, "path": f"/final_output{op['path']}"} for op in _diff_final(prev, final)
                 )
@@ -260,7 +294,11 @@ async def astream_log(
             if diff:
                 yield patch
             else:
-                state = RunLog(*patch.ops, state=apply_patch(None, patch.ops)) if state is None else state + patch
+                state = (
+                    RunLog(*patch.ops, state=apply_patch(None, patch.ops))
+                    if state is None
+                    else state + patch
+                )
                 yield state
     finally:
         if not task.done():

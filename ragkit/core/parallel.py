@@ -38,7 +38,9 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
 
     def __init__(self, steps__: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         merged = {**(steps__ or {}), **kwargs}
-        self.steps__: dict[str, Runnable[Any, Any]] = {k: coerce_to_runnable(v) for k, v in merged.items()}
+        self.steps__: dict[str, Runnable[Any, Any]] = {
+            k: coerce_to_runnable(v) for k, v in merged.items()
+        }
         self.name = None
 
     @property
@@ -81,7 +83,9 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         results = run_all(thunks, config.get("max_concurrency"))
         return dict(zip(keys, results))
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         config = ensure_config(config)
         cm = get_callback_manager(config)
         if cm is None:
@@ -112,7 +116,9 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         results = await asyncio.gather(*(one(k) for k in keys))
         return dict(zip(keys, results))
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         config = ensure_config(config)
         cm = get_callback_manager(config)
         if cm is None:
@@ -130,7 +136,9 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
     def _stream_configs(self, config: RunnableConfig) -> dict[str, RunnableConfig]:
         cbs = config.get("callbacks")
         if isinstance(cbs, CallbackManager) and cbs.handlers:
-            return {k: {**config, "callbacks": cbs.with_local([f"map:key:{k}"])} for k in self.steps__}
+            return {
+                k: {**config, "callbacks": cbs.with_local([f"map:key:{k}"])} for k in self.steps__
+            }
         return {k: config for k in self.steps__}
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[dict[str, Any]]:
@@ -162,11 +170,16 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
             for fut in pending:
                 fut.cancel()
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[dict[str, Any]]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[dict[str, Any]]:
         configs = self._stream_configs(config)
         keys = list(self.steps__)
         sources = async_tee(inputs, len(keys))
-        iterators = {k: self.steps__[k].atransform(src, configs[k]).__aiter__() for k, src in zip(keys, sources)}
+        iterators = {
+            k: self.steps__[k].atransform(src, configs[k]).__aiter__()
+            for k, src in zip(keys, sources)
+        }
 
         import asyncio
 

@@ -25,7 +25,9 @@ from ragkit.core.tee import async_tee, safe_tee
 class RunnablePassthrough(StreamingRunnable[Any, Any]):
     """Return the input unchanged (optionally calling ``func(input)`` for its side effect)."""
 
-    def __init__(self, func: Callable[..., Any] | None = None, afunc: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self, func: Callable[..., Any] | None = None, afunc: Callable[..., Any] | None = None
+    ) -> None:
         self.func = func
         self.afunc = afunc
         self.name = None
@@ -46,7 +48,11 @@ class RunnablePassthrough(StreamingRunnable[Any, Any]):
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         async def run(value: Any, cfg: RunnableConfig) -> Any:
             if self.afunc is not None:
-                await (self.afunc(value, config=cfg) if accepts_config(self.afunc) else self.afunc(value))
+                await (
+                    self.afunc(value, config=cfg)
+                    if accepts_config(self.afunc)
+                    else self.afunc(value)
+                )
             elif self.func is not None:
                 await run_in_executor(self._side_effect, value, cfg)
             return value
@@ -61,17 +67,21 @@ class RunnablePassthrough(StreamingRunnable[Any, Any]):
         if self.func is not None:
             self._side_effect(final, config)
 
-
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         final: Any = None
         async for chunk in inputs:
             final = add_chunks(final, chunk)
             yield chunk
         if self.afunc is not None:
-            await (self.afunc(final, config=config) if accepts_config(self.afunc) else self.afunc(final))
+            await (
+                self.afunc(final, config=config)
+                if accepts_config(self.afunc)
+                else self.afunc(final)
+            )
         elif self.func is not None:
             await run_in_executor(self._side_effect, final, config)
-
 
 
 def _require_dict(input: Any, who: str) -> Mapping[str, Any]:
@@ -102,10 +112,14 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
         data = _require_dict(input, self.get_name())
         return {**data, **self.mapper.invoke(data, config)}
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         return self._call_with_config(self._invoke, input, config)
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         async def run(value: Any, cfg: RunnableConfig) -> dict[str, Any]:
             data = _require_dict(value, self.get_name())
             return {**data, **await self.mapper.ainvoke(data, cfg)}
@@ -127,7 +141,9 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
             yield head
             yield from map_output
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[dict[str, Any]]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[dict[str, Any]]:
         keys = set(self.mapper.steps__)
         for_passthrough, for_map = async_tee(inputs, 2)
         map_output = self.mapper.atransform(for_map, config)
@@ -144,8 +160,6 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
             yield head
             async for chunk in map_output:
                 yield chunk
-
-
 
 
 async def _anext_or_none(it: AsyncIterator[Any]) -> Any:
@@ -183,10 +197,10 @@ class RunnablePick(StreamingRunnable[dict[str, Any], Any]):
             if picked is not None:
                 yield picked
 
-
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         async for chunk in inputs:
             picked = self._pick(chunk)
             if picked is not None:
                 yield picked
-

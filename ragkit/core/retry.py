@@ -78,14 +78,19 @@ class RunnableRetry(RunnableBinding):
         if isinstance(cbs, CallbackManager):
             return {**config, "callbacks": cbs.with_local([f"retry:attempt:{attempt}"])}
         if cbs:
-            return {**config, "callbacks": CallbackManager(list(cbs), None, [f"retry:attempt:{attempt}"])}
+            return {
+                **config,
+                "callbacks": CallbackManager(list(cbs), None, [f"retry:attempt:{attempt}"]),
+            }
         return config
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         merged = ensure_config(self._merge(config))
         for attempt in range(1, self.max_attempt_number + 1):
             try:
-                return self.bound.invoke(input, self._attempt_config(merged, attempt), **self._kw(kwargs))
+                return self.bound.invoke(
+                    input, self._attempt_config(merged, attempt), **self._kw(kwargs)
+                )
             except self.retry_exception_types:
                 if attempt == self.max_attempt_number:
                     raise
@@ -96,14 +101,23 @@ class RunnableRetry(RunnableBinding):
         merged = ensure_config(self._merge(config))
         for attempt in range(1, self.max_attempt_number + 1):
             try:
-                return await self.bound.ainvoke(input, self._attempt_config(merged, attempt), **self._kw(kwargs))
+                return await self.bound.ainvoke(
+                    input, self._attempt_config(merged, attempt), **self._kw(kwargs)
+                )
             except self.retry_exception_types:
                 if attempt == self.max_attempt_number:
                     raise
                 await _asleep(self.delay(attempt))
         raise AssertionError("unreachable")
 
-    def batch(self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
         configs = [ensure_config(self._merge(c)) for c in get_config_list(config, len(inputs))]
         results: dict[int, Any] = {}
         pending = list(range(len(inputs)))
@@ -126,7 +140,12 @@ class RunnableRetry(RunnableBinding):
         return _finish(results, len(inputs), return_exceptions)
 
     async def abatch(
-        self, inputs: Sequence[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
     ) -> list[Any]:
         configs = [ensure_config(self._merge(c)) for c in get_config_list(config, len(inputs))]
         results: dict[int, Any] = {}
@@ -138,7 +157,9 @@ class RunnableRetry(RunnableBinding):
                 return_exceptions=True,
                 **self._kw(kwargs),
             )
-            still = [i for i, out in zip(pending, outs) if isinstance(out, self.retry_exception_types)]
+            still = [
+                i for i, out in zip(pending, outs) if isinstance(out, self.retry_exception_types)
+            ]
             results.update(zip(pending, outs))
             pending = still
             if not pending or attempt == self.max_attempt_number:
@@ -146,14 +167,20 @@ class RunnableRetry(RunnableBinding):
             await _asleep(self.delay(attempt))
         return _finish(results, len(inputs), return_exceptions)
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         # A stream cannot be replayed once chunks went out: retry the whole call, then stream it.
         yield self.invoke(input, config, **kwargs)
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         yield await self.ainvoke(input, config, **kwargs)
 
-    def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def transform(
+        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         yield from Runnable.transform(self, input, config, **kwargs)
 
     async def atransform(

@@ -22,8 +22,14 @@ from ragkit.core.config import RunnableConfig, child_config, ensure_config
 class RunnableSequence(StreamingRunnable[Any, Any]):
     """A pipeline of runnables; streams through every step that can stream."""
 
-    def __init__(self, *steps: Any, name: str | None = None, first: Any = None,
-                 middle: list[Any] | None = None, last: Any = None) -> None:
+    def __init__(
+        self,
+        *steps: Any,
+        name: str | None = None,
+        first: Any = None,
+        middle: list[Any] | None = None,
+        last: Any = None,
+    ) -> None:
         flat: list[Runnable[Any, Any]] = []
         all_steps = list(steps)
         if first is not None:
@@ -111,7 +117,9 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
             i = j
         return value
 
-    def _invoke_range(self, value: Any, configs: list[RunnableConfig], start: int, stop: int) -> Any:
+    def _invoke_range(
+        self, value: Any, configs: list[RunnableConfig], start: int, stop: int
+    ) -> Any:
         for k in range(start, stop):
             value = self.steps[k].invoke(value, configs[k])
         return value
@@ -135,7 +143,10 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
     def _step_configs(self, config: RunnableConfig) -> list[RunnableConfig]:
         cbs = config.get("callbacks")
         if isinstance(cbs, CallbackManager) and cbs.handlers:
-            return [{**config, "callbacks": cbs.with_local([f"seq:step:{i + 1}"])} for i in range(len(self.steps))]
+            return [
+                {**config, "callbacks": cbs.with_local([f"seq:step:{i + 1}"])}
+                for i in range(len(self.steps))
+            ]
         return [config] * len(self.steps)
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
@@ -144,11 +155,11 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
             pipeline = step.transform(pipeline, cfg)
         yield from pipeline
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         pipeline: AsyncIterator[Any] = inputs
         for step, cfg in zip(self.steps, self._step_configs(config)):
             pipeline = step.atransform(pipeline, cfg)
         async for chunk in pipeline:
             yield chunk
-
-

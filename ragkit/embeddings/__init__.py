@@ -4,13 +4,18 @@
 Google SDK) are imported lazily, so ``import ragkit.embeddings`` stays light.
 """
 
-
 from ragkit._lazy import lazy_getattr
 from ragkit.embeddings.base import Embeddings
 from ragkit.embeddings.cache import CacheBackedEmbeddings
 from ragkit.embeddings.hash import HashEmbeddings
 
-__all__ = ["CacheBackedEmbeddings", "Embeddings", "GoogleGenerativeAIEmbeddings", "HashEmbeddings", "LocalEmbeddings"]
+__all__ = [
+    "CacheBackedEmbeddings",
+    "Embeddings",
+    "GoogleGenerativeAIEmbeddings",
+    "HashEmbeddings",
+    "LocalEmbeddings",
+]
 
 _LAZY = {
     "LocalEmbeddings": "ragkit.embeddings.local",
@@ -19,4 +24,3 @@ _LAZY = {
 
 
 __getattr__ = lazy_getattr(__name__, _LAZY)
-

@@ -44,7 +44,9 @@ def default_namespace(embeddings: Embeddings) -> str:
 
 def _hasher(algorithm: str) -> Callable[[bytes], str]:
     if algorithm not in ("sha256", "blake2b", "sha512", "sha1"):
-        raise ValueError(f"key_encoder must be 'sha256', 'blake2b', 'sha512', 'sha1' or a callable, got {algorithm!r}")
+        raise ValueError(
+            f"key_encoder must be 'sha256', 'blake2b', 'sha512', 'sha1' or a callable, got {algorithm!r}"
+        )
 
     def digest(data: bytes) -> str:
         return hashlib.new(algorithm, data).hexdigest()
@@ -69,9 +71,16 @@ class CacheBackedEmbeddings(Embeddings):
     are treated as misses: recomputed and overwritten.
     """
 
-    def __init__(self, underlying_embeddings: Embeddings, document_embedding_store: BaseStore[str, bytes], *,
-                 batch_size: int | None = None, query_embedding_store: BaseStore[str, bytes] | None = None,
-                 namespace: str | None = None, key_encoder: KeyEncoder | Callable[[str], str] = "sha256") -> None:
+    def __init__(
+        self,
+        underlying_embeddings: Embeddings,
+        document_embedding_store: BaseStore[str, bytes],
+        *,
+        batch_size: int | None = None,
+        query_embedding_store: BaseStore[str, bytes] | None = None,
+        namespace: str | None = None,
+        key_encoder: KeyEncoder | Callable[[str], str] = "sha256",
+    ) -> None:
         if batch_size is not None and batch_size <= 0:
             raise ValueError(f"batch_size must be positive or None, got {batch_size}")
         self.underlying_embeddings = underlying_embeddings
@@ -80,21 +89,31 @@ class CacheBackedEmbeddings(Embeddings):
         self.batch_size = batch_size
         if callable(key_encoder):
             if namespace:
-                raise ValueError("pass either namespace or a callable key_encoder, not both "
-                                 "(the callable builds the whole key)")
+                raise ValueError(
+                    "pass either namespace or a callable key_encoder, not both "
+                    "(the callable builds the whole key)"
+                )
             self.namespace = ""
             self._encode: Callable[[str], str] = key_encoder
         else:
-            self.namespace = default_namespace(underlying_embeddings) if namespace is None else namespace
+            self.namespace = (
+                default_namespace(underlying_embeddings) if namespace is None else namespace
+            )
             digest = _hasher(key_encoder)
             prefix = self.namespace
             self._encode = lambda text: prefix + digest(text.encode("utf-8", "surrogatepass"))
 
     @classmethod
-    def from_bytes_store(cls, underlying_embeddings: Embeddings, document_embedding_cache: BaseStore[str, bytes], *,
-                         namespace: str | None = None, batch_size: int | None = None,
-                         query_embedding_cache: bool | BaseStore[str, bytes] = False,
-                         key_encoder: KeyEncoder | Callable[[str], str] = "sha256") -> CacheBackedEmbeddings:
+    def from_bytes_store(
+        cls,
+        underlying_embeddings: Embeddings,
+        document_embedding_cache: BaseStore[str, bytes],
+        *,
+        namespace: str | None = None,
+        batch_size: int | None = None,
+        query_embedding_cache: bool | BaseStore[str, bytes] = False,
+        key_encoder: KeyEncoder | Callable[[str], str] = "sha256",
+    ) -> CacheBackedEmbeddings:
         """LangChain's constructor: ``query_embedding_cache=True`` caches queries in the document store."""
         query_store: BaseStore[str, bytes] | None
         if query_embedding_cache is True:
@@ -103,8 +122,14 @@ class CacheBackedEmbeddings(Embeddings):
             query_store = None
         else:
             query_store = query_embedding_cache
-        return cls(underlying_embeddings, document_embedding_cache, batch_size=batch_size,
-                   query_embedding_store=query_store, namespace=namespace, key_encoder=key_encoder)
+        return cls(
+            underlying_embeddings,
+            document_embedding_cache,
+            batch_size=batch_size,
+            query_embedding_store=query_store,
+            namespace=namespace,
+            key_encoder=key_encoder,
+        )
 
     @property
     def model_id(self) -> str:
@@ -137,14 +162,15 @@ class CacheBackedEmbeddings(Embeddings):
 
     def _batches(self, items: list[int]) -> list[list[int]]:
         size = self.batch_size or max(1, len(items))
-        return [items[i:i + size] for i in range(0, len(items), size)]
+        return [items[i : i + size] for i in range(0, len(items), size)]
 
     def _assemble(self, keys: list[str], found: dict[str, np.ndarray]) -> np.ndarray:
         rows = [found[k] for k in keys]
         if len({row.shape[0] for row in rows}) > 1:
             raise EmbeddingMismatchError(
                 f"the cache under namespace {self.namespace!r} holds vectors of different lengths; "
-                "use a namespace per model (the default) or clear the cache")
+                "use a namespace per model (the default) or clear the cache"
+            )
         return np.stack(rows).astype(np.float32, copy=False)
 
     # -- documents -----------------------------------------------------------------
@@ -187,7 +213,8 @@ class CacheBackedEmbeddings(Embeddings):
             vectors = await self.underlying_embeddings.aembed_documents([texts[i] for i in batch])
             matrix = np.asarray(vectors, dtype=np.float32).reshape(len(batch), -1)
             await self.document_embedding_store.amset(
-                [(keys[i], matrix[j].astype(_DTYPE).tobytes()) for j, i in enumerate(batch)])
+                [(keys[i], matrix[j].astype(_DTYPE).tobytes()) for j, i in enumerate(batch)]
+            )
             for j, i in enumerate(batch):
                 found[keys[i]] = matrix[j]
         return self._assemble(keys, found).tolist() if texts else []

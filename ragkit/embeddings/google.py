@@ -27,8 +27,15 @@ from ragkit.errors import ConfigurationError
 
 __all__ = ["GoogleEmbeddingsError", "GoogleGenerativeAIEmbeddings"]
 
-TASK_TYPES = ("RETRIEVAL_QUERY", "RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "CLASSIFICATION", "CLUSTERING",
-              "QUESTION_ANSWERING", "FACT_VERIFICATION")
+TASK_TYPES = (
+    "RETRIEVAL_QUERY",
+    "RETRIEVAL_DOCUMENT",
+    "SEMANTIC_SIMILARITY",
+    "CLASSIFICATION",
+    "CLUSTERING",
+    "QUESTION_ANSWERING",
+    "FACT_VERIFICATION",
+)
 MAX_BATCH = 100
 
 
@@ -37,7 +44,7 @@ def _task(value: str | None) -> str | None:
         return None
     name = value.upper()
     if name.startswith("TASK_TYPE_"):
-        name = name[len("TASK_TYPE_"):]
+        name = name[len("TASK_TYPE_") :]
     if name not in TASK_TYPES:
         raise ValueError(f"task_type {value!r} is not one of {', '.join(TASK_TYPES)}")
     return name
@@ -46,7 +53,9 @@ def _task(value: str | None) -> str | None:
 class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
     """Embeddings from Google's Generative Language API (e.g. ``models/text-embedding-004``)."""
 
-    model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=())
+    model_config = ConfigDict(
+        populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=()
+    )
 
     model: str = "models/embedding-001"
     task_type: str | None = None
@@ -61,7 +70,9 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
         options = dict(self.request_options or {})
         unknown = sorted(set(options) - {"timeout"})
         if unknown:
-            raise ConfigurationError(f"GoogleGenerativeAIEmbeddings: request_options takes only 'timeout', got {unknown}")
+            raise ConfigurationError(
+                f"GoogleGenerativeAIEmbeddings: request_options takes only 'timeout', got {unknown}"
+            )
         if "timeout" in options:
             self.timeout = float(options["timeout"])
 
@@ -72,7 +83,9 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
     def model_id(self) -> str:
         return f"google:{self.model}"
 
-    def _request(self, text: str, task: str | None, title: str | None, dimensionality: int | None) -> dict[str, Any]:
+    def _request(
+        self, text: str, task: str | None, title: str | None, dimensionality: int | None
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "content": {"parts": [{"text": text}]}}
         if task:
             request["task_type"] = task
@@ -86,21 +99,30 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
             request["output_dimensionality"] = dimensionality
         return request
 
-    def embed_documents(self, texts: list[str], batch_size: int = MAX_BATCH, task_type: str | None = None,
-                        titles: list[str] | None = None, output_dimensionality: int | None = None
-                        ) -> list[list[float]]:
+    def embed_documents(
+        self,
+        texts: list[str],
+        batch_size: int = MAX_BATCH,
+        task_type: str | None = None,
+        titles: list[str] | None = None,
+        output_dimensionality: int | None = None,
+    ) -> list[list[float]]:
         """Embed ``texts`` in batchEmbedContents calls of ``batch_size`` (at most 100) texts."""
         if not 1 <= batch_size <= MAX_BATCH:
             raise ValueError(f"batch_size must be between 1 and {MAX_BATCH}, got {batch_size}")
         if titles is not None and len(titles) != len(texts):
-            raise ValueError(f"got {len(titles)} titles for {len(texts)} texts; give one title per text")
+            raise ValueError(
+                f"got {len(titles)} titles for {len(texts)} texts; give one title per text"
+            )
         task = _task(task_type) or self.task_type or "RETRIEVAL_DOCUMENT"
-        requests = [self._request(text, task, titles[i] if titles else None, output_dimensionality)
-                    for i, text in enumerate(texts)]
+        requests = [
+            self._request(text, task, titles[i] if titles else None, output_dimensionality)
+            for i, text in enumerate(texts)
+        ]
         client = self._google_client()
         vectors: list[list[float]] = []
         for start in range(0, len(requests), batch_size):
-            batch = requests[start:start + batch_size]
+            batch = requests[start : start + batch_size]
             try:
                 vectors.extend(client.batch_embed_contents(self.model, batch))
             except GoogleAPIError as e:
@@ -110,20 +132,45 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
             raise GoogleEmbeddingsError(
                 f"embedding texts {start}..{start + len(batch) - 1} of {len(texts)} failed "
                 f"({len(vectors)} embedded before): {error}",
-                status_code=error.status_code, status=error.status, rpc=error.rpc, attempts=error.attempts)
+                status_code=error.status_code,
+                status=error.status,
+                rpc=error.rpc,
+                attempts=error.attempts,
+            )
         return vectors
 
-    def embed_query(self, text: str, task_type: str | None = None, title: str | None = None,
-                    output_dimensionality: int | None = None) -> list[float]:
+    def embed_query(
+        self,
+        text: str,
+        task_type: str | None = None,
+        title: str | None = None,
+        output_dimensionality: int | None = None,
+    ) -> list[float]:
         """Embed one text with embedContent (task type RETRIEVAL_QUERY unless told otherwise)."""
         task = _task(task_type) or self.task_type or "RETRIEVAL_QUERY"
-        return self._google_client().embed_content(self._request(text, task, title, output_dimensionality))
+        return self._google_client().embed_content(
+            self._request(text, task, title, output_dimensionality)
+        )
 
-    async def aembed_documents(self, texts: list[str], batch_size: int = MAX_BATCH, task_type: str | None = None,
-                               titles: list[str] | None = None, output_dimensionality: int | None = None
-                               ) -> list[list[float]]:
-        return await run_in_executor(self.embed_documents, texts, batch_size, task_type, titles, output_dimensionality)
+    async def aembed_documents(
+        self,
+        texts: list[str],
+        batch_size: int = MAX_BATCH,
+        task_type: str | None = None,
+        titles: list[str] | None = None,
+        output_dimensionality: int | None = None,
+    ) -> list[list[float]]:
+        return await run_in_executor(
+            self.embed_documents, texts, batch_size, task_type, titles, output_dimensionality
+        )
 
-    async def aembed_query(self, text: str, task_type: str | None = None, title: str | None = None,
-                           output_dimensionality: int | None = None) -> list[float]:
-        return await run_in_executor(self.embed_query, text, task_type, title, output_dimensionality)
+    async def aembed_query(
+        self,
+        text: str,
+        task_type: str | None = None,
+        title: str | None = None,
+        output_dimensionality: int | None = None,
+    ) -> list[float]:
+        return await run_in_executor(
+            self.embed_query, text, task_type, title, output_dimensionality
+        )

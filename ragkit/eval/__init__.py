@@ -11,4 +11,12 @@ from ragkit.eval.evaluate import evaluate
 from ragkit.eval.metrics import score_query, score_run
 from ragkit.eval.result import EvalResult, compare
 
-__all__ = ["BeirDataset", "EvalResult", "compare", "evaluate", "load_beir", "score_query", "score_run"]
+__all__ = [
+    "BeirDataset",
+    "EvalResult",
+    "compare",
+    "evaluate",
+    "load_beir",
+    "score_query",
+    "score_run",
+]

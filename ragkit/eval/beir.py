@@ -66,8 +66,10 @@ class BeirDataset:
         return BeirDataset(corpus, queries, qrels, name=self.name, split=self.split, path=self.path)
 
     def __repr__(self) -> str:
-        return (f"BeirDataset(name={self.name!r}, split={self.split!r}, docs={len(self.corpus)}, "
-                f"queries={len(self.queries)}, judgements={sum(len(v) for v in self.qrels.values())})")
+        return (
+            f"BeirDataset(name={self.name!r}, split={self.split!r}, docs={len(self.corpus)}, "
+            f"queries={len(self.queries)}, judgements={sum(len(v) for v in self.qrels.values())})"
+        )
 
 
 def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True) -> BeirDataset:
@@ -77,8 +79,14 @@ def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True)
         raise DatasetError(f"BEIR dataset directory {root} does not exist")
     qrels_path = root / "qrels" / f"{split}.tsv"
     if not qrels_path.is_file():
-        available = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []
-        raise DatasetError(f"{qrels_path} is missing; splits available in {root}: {available or 'none'}")
+        available = (
+            sorted(p.stem for p in (root / "qrels").glob("*.tsv"))
+            if (root / "qrels").is_dir()
+            else []
+        )
+        raise DatasetError(
+            f"{qrels_path} is missing; splits available in {root}: {available or 'none'}"
+        )
     qrels = _read_qrels(qrels_path)
     corpus: dict[str, Document] = {}
     corpus_path = _find(root, "corpus")
@@ -106,7 +114,9 @@ def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True)
             queries[qid] = text
     missing = sorted(set(qrels) - set(queries))
     if missing:
-        raise DatasetError(f"{qrels_path} judges queries missing from {queries_path}: {missing[:5]}")
+        raise DatasetError(
+            f"{qrels_path} judges queries missing from {queries_path}: {missing[:5]}"
+        )
     # keep qrels order aligned with queries file order
     ordered = {q: qrels[q] for q in queries}
     return BeirDataset(corpus, queries, ordered, name=root.name, split=split, path=root)
@@ -160,7 +170,9 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
             try:
                 grade = int(parts[2])
             except ValueError as err:
-                raise DatasetError(f"{path}:{lineno}: score {parts[2]!r} is not an integer") from err
+                raise DatasetError(
+                    f"{path}:{lineno}: score {parts[2]!r} is not an integer"
+                ) from err
             qrels.setdefault(parts[0], {})[parts[1]] = grade
     if not qrels:
         raise DatasetError(f"{path} has no judgements")

@@ -27,10 +27,17 @@ DEFAULT_K_VALUES = (1, 3, 5, 10, 100)
 DEFAULT_METRICS = ("ndcg", "recall", "mrr", "map", "precision")
 
 
-def evaluate(retriever_or_fn: Any, dataset: BeirDataset, k_values: Sequence[int] = DEFAULT_K_VALUES,
-             metrics: Sequence[str] = DEFAULT_METRICS, *, id_key: str | None = None,
-             search_kwargs: dict[str, Any] | None = None, name: str | None = None,
-             progress: bool = False) -> EvalResult:
+def evaluate(
+    retriever_or_fn: Any,
+    dataset: BeirDataset,
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    id_key: str | None = None,
+    search_kwargs: dict[str, Any] | None = None,
+    name: str | None = None,
+    progress: bool = False,
+) -> EvalResult:
     """Score ``retriever_or_fn`` on every judged query of ``dataset``.
 
     Args:
@@ -50,7 +57,9 @@ def evaluate(retriever_or_fn: Any, dataset: BeirDataset, k_values: Sequence[int]
     k_values = _check_k_values(k_values)
     metrics = _check_metrics(metrics)
     call = _as_callable(retriever_or_fn, search_kwargs or {})
-    qrels = {q: judged for q, judged in dataset.qrels.items() if any(g >= 1 for g in judged.values())}
+    qrels = {
+        q: judged for q, judged in dataset.qrels.items() if any(g >= 1 for g in judged.values())
+    }
     queries = [(q, dataset.queries[q]) for q in qrels]
     run: dict[str, list[str]] = {}
     latencies: list[float] = []
@@ -67,8 +76,15 @@ def evaluate(retriever_or_fn: Any, dataset: BeirDataset, k_values: Sequence[int]
     label = name or getattr(retriever_or_fn, "name", None) or type(retriever_or_fn).__name__
     if label == "function":
         label = getattr(retriever_or_fn, "__name__", label)
-    return EvalResult.from_per_query(str(label), per_query, latencies, run, dataset=dataset.name,
-                                     k_values=k_values, metrics=metrics)
+    return EvalResult.from_per_query(
+        str(label),
+        per_query,
+        latencies,
+        run,
+        dataset=dataset.name,
+        k_values=k_values,
+        metrics=metrics,
+    )
 
 
 def _check_k_values(k_values: Sequence[int]) -> tuple[int, ...]:
@@ -83,7 +99,9 @@ def _check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
         metrics = (metrics,)
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
-        raise ConfigurationError(f"evaluate: unknown metrics {unknown or metrics!r}; choose from {METRICS}")
+        raise ConfigurationError(
+            f"evaluate: unknown metrics {unknown or metrics!r}; choose from {METRICS}"
+        )
     return tuple(dict.fromkeys(metrics))
 
 
@@ -94,7 +112,8 @@ def _as_callable(target: Any, search_kwargs: dict[str, Any]) -> Callable[[str], 
     if callable(target):
         return lambda q: target(q, **search_kwargs)
     raise ConfigurationError(
-        f"evaluate needs a retriever (with .invoke) or a function query -> results, got {type(target).__name__}")
+        f"evaluate needs a retriever (with .invoke) or a function query -> results, got {type(target).__name__}"
+    )
 
 
 def _ranked_ids(results: Any, id_key: str | None, qid: str) -> list[str]:
@@ -114,6 +133,7 @@ def _ranked_ids(results: Any, id_key: str | None, qid: str) -> list[str]:
             where = f"metadata[{id_key!r}]" if id_key else "Document.id"
             raise ConfigurationError(
                 f"evaluate: a result for query {qid!r} has no {where}; build the retriever from "
-                "load_beir documents (their id is the BEIR _id) or pass id_key=")
+                "load_beir documents (their id is the BEIR _id) or pass id_key="
+            )
         seen.setdefault(str(doc_id), None)
     return list(seen)

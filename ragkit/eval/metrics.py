@@ -49,8 +49,12 @@ def score_query(ranked: Sequence[str], qrels: Mapping[str, int], metric: str, k:
     raise ValueError(f"unknown metric {metric!r}; choose from {METRICS}")
 
 
-def score_run(run: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]],
-              k_values: Sequence[int], metrics: Sequence[str]) -> dict[str, dict[str, float]]:
+def score_run(
+    run: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    k_values: Sequence[int],
+    metrics: Sequence[str],
+) -> dict[str, dict[str, float]]:
     """Per-query scores ``{query id: {"ndcg@10": ..., ...}}`` for every judged query.
 
     A judged query missing from ``run`` (or with no results) scores 0 on every metric.
@@ -58,5 +62,7 @@ def score_run(run: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str,
     out: dict[str, dict[str, float]] = {}
     for qid, judged in qrels.items():
         ranked = run.get(qid, [])
-        out[qid] = {f"{m}@{k}": score_query(ranked, judged, m, k) for m in metrics for k in k_values}
+        out[qid] = {
+            f"{m}@{k}": score_query(ranked, judged, m, k) for m in metrics for k in k_values
+        }
     return out

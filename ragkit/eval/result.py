@@ -38,13 +38,28 @@ class EvalResult:
     metrics: tuple[str, ...] = ()
 
     @classmethod
-    def from_per_query(cls, name: str, per_query: dict[str, dict[str, float]], latencies: Sequence[float],
-                       run: dict[str, list[str]], dataset: str = "", k_values: Sequence[int] = (),
-                       metrics: Sequence[str] = ()) -> EvalResult:
+    def from_per_query(
+        cls,
+        name: str,
+        per_query: dict[str, dict[str, float]],
+        latencies: Sequence[float],
+        run: dict[str, list[str]],
+        dataset: str = "",
+        k_values: Sequence[int] = (),
+        metrics: Sequence[str] = (),
+    ) -> EvalResult:
         keys = list(next(iter(per_query.values()))) if per_query else []
         scores = {key: float(np.mean([s[key] for s in per_query.values()])) for key in keys}
-        return cls(name, scores, per_query, latency_summary(latencies), run, dataset, tuple(k_values),
-                   tuple(metrics))
+        return cls(
+            name,
+            scores,
+            per_query,
+            latency_summary(latencies),
+            run,
+            dataset,
+            tuple(k_values),
+            tuple(metrics),
+        )
 
     @property
     def num_queries(self) -> int:
@@ -52,10 +67,16 @@ class EvalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-serialisable dict (scores, latency, per-query scores, settings)."""
-        return {"name": self.name, "dataset": self.dataset, "num_queries": self.num_queries,
-                "scores": dict(self.scores), "latency_ms": dict(self.latency_ms),
-                "per_query": {q: dict(s) for q, s in self.per_query.items()},
-                "k_values": list(self.k_values), "metrics": list(self.metrics)}
+        return {
+            "name": self.name,
+            "dataset": self.dataset,
+            "num_queries": self.num_queries,
+            "scores": dict(self.scores),
+            "latency_ms": dict(self.latency_ms),
+            "per_query": {q: dict(s) for q, s in self.per_query.items()},
+            "k_values": list(self.k_values),
+            "metrics": list(self.metrics),
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
@@ -79,8 +100,11 @@ def latency_summary(latencies: Sequence[float]) -> dict[str, float]:
     return summary
 
 
-def compare(results: Sequence[EvalResult] | Mapping[str, EvalResult], columns: Sequence[str] | None = None,
-            latency: bool = True) -> str:
+def compare(
+    results: Sequence[EvalResult] | Mapping[str, EvalResult],
+    columns: Sequence[str] | None = None,
+    latency: bool = True,
+) -> str:
     """A Markdown table with one row per result: the chosen score columns and p50 latency.
 
     ``columns`` defaults to ``ndcg@10``, ``recall@10``, ``recall@100``, ``mrr@10`` where present.

@@ -61,21 +61,36 @@ class RecordManager(Protocol):
     """The record-manager surface ``index()`` uses (``SQLRecordManager`` and LangChain's in-memory one fit)."""
 
     def get_time(self) -> float: ...
-    def update(self, keys: Sequence[str], *, group_ids: Sequence[str | None] | None = None,
-               time_at_least: float | None = None) -> None: ...
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None: ...
     def exists(self, keys: Sequence[str]) -> list[bool]: ...
-    def list_keys(self, *, before: float | None = None, after: float | None = None,
-                  group_ids: Sequence[str] | None = None, limit: int | None = None) -> list[str]: ...
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]: ...
     def delete_keys(self, keys: Sequence[str]) -> None: ...
 
 
 def _digest(text: str, algorithm: str) -> str:
     data = text.encode("utf-8", "surrogatepass")
     if algorithm == "sha1":
-        return str(uuid.uuid5(_UUID_NAMESPACE, hashlib.sha1(data, usedforsecurity=False).hexdigest()))
+        return str(
+            uuid.uuid5(_UUID_NAMESPACE, hashlib.sha1(data, usedforsecurity=False).hexdigest())
+        )
     if algorithm in ("sha256", "sha512", "blake2b"):
         return hashlib.new(algorithm, data).hexdigest()
-    raise ValueError(f"key_encoder must be 'sha1', 'sha256', 'sha512', 'blake2b' or a callable, got {algorithm!r}")
+    raise ValueError(
+        f"key_encoder must be 'sha1', 'sha256', 'sha512', 'blake2b' or a callable, got {algorithm!r}"
+    )
 
 
 def document_key(document: Document, key_encoder: KeyEncoder = "sha256") -> str:
@@ -85,12 +100,18 @@ def document_key(document: Document, key_encoder: KeyEncoder = "sha256") -> str:
     try:
         meta = json.dumps(document.metadata, sort_keys=True)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"document metadata must be JSON-serialisable to be hashed ({err}); "
-                         f"metadata keys: {sorted(document.metadata)}") from err
-    return _digest(_digest(document.page_content, key_encoder) + _digest(meta, key_encoder), key_encoder)
+        raise ValueError(
+            f"document metadata must be JSON-serialisable to be hashed ({err}); "
+            f"metadata keys: {sorted(document.metadata)}"
+        ) from err
+    return _digest(
+        _digest(document.page_content, key_encoder) + _digest(meta, key_encoder), key_encoder
+    )
 
 
-def _source_getter(source_id_key: str | Callable[[Document], str] | None) -> Callable[[Document], str | None]:
+def _source_getter(
+    source_id_key: str | Callable[[Document], str] | None,
+) -> Callable[[Document], str | None]:
     if source_id_key is None:
         return lambda doc: None
     if callable(source_id_key):
@@ -103,7 +124,9 @@ def _source_getter(source_id_key: str | Callable[[Document], str] | None) -> Cal
             return None if value is None else str(value)
 
         return get
-    raise ValueError(f"source_id_key must be a metadata key, a callable or None, got {source_id_key!r}")
+    raise ValueError(
+        f"source_id_key must be a metadata key, a callable or None, got {source_id_key!r}"
+    )
 
 
 def _iter_docs(docs_source: Any) -> Iterator[Document]:
@@ -113,8 +136,12 @@ def _iter_docs(docs_source: Any) -> Iterator[Document]:
     return iter(docs_source)
 
 
-def _batches(docs: Iterator[Document], size: int, keep_sources: bool,
-             source_of: Callable[[Document], str | None]) -> Iterator[list[Document]]:
+def _batches(
+    docs: Iterator[Document],
+    size: int,
+    keep_sources: bool,
+    source_of: Callable[[Document], str | None],
+) -> Iterator[list[Document]]:
     batch: list[Document] = []
     for doc in docs:
         if len(batch) >= size and (not keep_sources or source_of(doc) != source_of(batch[-1])):
@@ -147,17 +174,27 @@ def index(
     Returns the counts of added, updated (``force_update``), skipped and deleted documents.
     """
     if cleanup not in _CLEANUPS:
-        raise ValueError(f"cleanup must be one of 'incremental', 'full', 'scoped_full' or None, got {cleanup!r}")
+        raise ValueError(
+            f"cleanup must be one of 'incremental', 'full', 'scoped_full' or None, got {cleanup!r}"
+        )
     if batch_size <= 0:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     if cleanup in ("incremental", "scoped_full") and source_id_key is None:
-        raise ValueError(f"cleanup={cleanup!r} needs a source_id_key (the metadata key naming each document's source)")
-    if not callable(getattr(vector_store, "add_documents", None)) or not callable(getattr(vector_store, "delete", None)):
-        raise ValueError(f"{type(vector_store).__name__} needs add_documents() and delete() to be indexed into")
+        raise ValueError(
+            f"cleanup={cleanup!r} needs a source_id_key (the metadata key naming each document's source)"
+        )
+    if not callable(getattr(vector_store, "add_documents", None)) or not callable(
+        getattr(vector_store, "delete", None)
+    ):
+        raise ValueError(
+            f"{type(vector_store).__name__} needs add_documents() and delete() to be indexed into"
+        )
     from ragkit.stores.base import VectorStore
 
     if isinstance(vector_store, VectorStore) and type(vector_store).delete is VectorStore.delete:
-        raise ValueError(f"{type(vector_store).__name__} does not implement delete(), which indexing needs")
+        raise ValueError(
+            f"{type(vector_store).__name__} does not implement delete(), which indexing needs"
+        )
 
     source_of = _source_getter(source_id_key)
     start = record_manager.get_time()
@@ -178,8 +215,10 @@ def index(
             for key, source in zip(keys, sources):
                 if source is None:
                     text = unique[key].page_content[:80]
-                    raise ValueError(f"cleanup={cleanup!r} needs a source on every document; the one starting "
-                                     f"{text!r} has none (metadata key {source_id_key!r})")
+                    raise ValueError(
+                        f"cleanup={cleanup!r} needs a source on every document; the one starting "
+                        f"{text!r} has none (metadata key {source_id_key!r})"
+                    )
                 scoped_sources.add(source)
 
         to_add: list[str] = []
@@ -199,7 +238,9 @@ def index(
             _delete_from_store(vector_store, replaced)
         write = to_add + replaced
         if write:
-            docs = [Document(unique[k].page_content, metadata=unique[k].metadata, id=k) for k in write]
+            docs = [
+                Document(unique[k].page_content, metadata=unique[k].metadata, id=k) for k in write
+            ]
             vector_store.add_documents(docs, ids=write)
             counts["num_added"] += len(to_add)
             counts["num_updated"] += len(replaced)
@@ -208,18 +249,24 @@ def index(
 
         if cleanup == "incremental":
             groups = sorted({s for s in sources if s is not None})
-            counts["num_deleted"] += _cleanup(record_manager, vector_store, start, groups, cleanup_batch_size)
+            counts["num_deleted"] += _cleanup(
+                record_manager, vector_store, start, groups, cleanup_batch_size
+            )
 
     if cleanup == "full":
-        counts["num_deleted"] += _cleanup(record_manager, vector_store, start, None, cleanup_batch_size)
+        counts["num_deleted"] += _cleanup(
+            record_manager, vector_store, start, None, cleanup_batch_size
+        )
     elif cleanup == "scoped_full" and scoped_sources:
-        counts["num_deleted"] += _cleanup(record_manager, vector_store, start, sorted(scoped_sources),
-                                          cleanup_batch_size)
+        counts["num_deleted"] += _cleanup(
+            record_manager, vector_store, start, sorted(scoped_sources), cleanup_batch_size
+        )
     return IndexingResult(**counts)  # type: ignore[typeddict-item]
 
 
-def _cleanup(record_manager: RecordManager, store: Any, before: float, groups: list[str] | None,
-             limit: int) -> int:
+def _cleanup(
+    record_manager: RecordManager, store: Any, before: float, groups: list[str] | None, limit: int
+) -> int:
     deleted = 0
     while stale := record_manager.list_keys(before=before, group_ids=groups, limit=limit):
         _delete_from_store(store, stale)

@@ -51,8 +51,10 @@ class FileTable:
     def upsert(self, rows: Iterable[FileRow]) -> None:
         with self._conn:
             self._conn.execute("BEGIN")
-            self._conn.executemany("INSERT OR REPLACE INTO indexed_file VALUES (?, ?, ?, ?, ?)",
-                                   [astuple(r) for r in rows])
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO indexed_file VALUES (?, ?, ?, ?, ?)",
+                [astuple(r) for r in rows],
+            )
 
     def delete(self, paths: Iterable[str]) -> None:
         with self._conn:

@@ -23,8 +23,9 @@ from typing import Any
 
 from ragkit.documents import Document
 
-STRUCTURED_EXTENSIONS = frozenset({".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl",
-                                   ".ndjson", ".pdf"})
+STRUCTURED_EXTENSIONS = frozenset(
+    {".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"}
+)
 
 
 @lru_cache(maxsize=1)
@@ -60,8 +61,9 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _check(path: str, root: str, real_root: str, rel: str, glob: Sequence[str],
-           exclude: Sequence[str]) -> FoundFile | None:
+def _check(
+    path: str, root: str, real_root: str, rel: str, glob: Sequence[str], exclude: Sequence[str]
+) -> FoundFile | None:
     if glob and not _matches(rel, glob):
         return None
     if exclude and _matches(rel, exclude):
@@ -69,18 +71,23 @@ def _check(path: str, root: str, real_root: str, rel: str, glob: Sequence[str],
     if os.path.islink(path):
         target = os.path.realpath(path)
         if not _inside(target, real_root):
-            return FoundFile(path, root, ignored=f"symlink to {target}, outside {root}: not followed")
+            return FoundFile(
+                path, root, ignored=f"symlink to {target}, outside {root}: not followed"
+            )
     try:
         st = os.stat(path)
     except OSError as err:
         return FoundFile(path, root, ignored=f"cannot stat: {err.strerror or err}")
     if Path(path).suffix.lower() not in loadable_extensions():
-        return FoundFile(path, root, st.st_size, st.st_mtime_ns, ignored="no loader for this file type")
+        return FoundFile(
+            path, root, st.st_size, st.st_mtime_ns, ignored="no loader for this file type"
+        )
     return FoundFile(path, root, st.st_size, st.st_mtime_ns)
 
 
-def walk(paths: Sequence[str | os.PathLike[str]], glob: Sequence[str] = (),
-         exclude: Sequence[str] = ()) -> Iterator[FoundFile]:
+def walk(
+    paths: Sequence[str | os.PathLike[str]], glob: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> Iterator[FoundFile]:
     """Every file under ``paths`` (files or folders), sorted, as :class:`FoundFile`.
 
     Raises ``FileNotFoundError`` naming the first path that does not exist.
@@ -91,13 +98,17 @@ def walk(paths: Sequence[str | os.PathLike[str]], glob: Sequence[str] = (),
             raise FileNotFoundError(f"{given}: no such file or folder")
         if os.path.isfile(root):
             parent = os.path.dirname(root)
-            found = _check(root, root, os.path.realpath(parent), os.path.basename(root), (), exclude)
+            found = _check(
+                root, root, os.path.realpath(parent), os.path.basename(root), (), exclude
+            )
             if found is not None:
                 yield found
             continue
         real_root = os.path.realpath(root)
         for folder, dirs, files in os.walk(root, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _link_out(folder, d, real_root))
+            dirs[:] = sorted(
+                d for d in dirs if not d.startswith(".") and not _link_out(folder, d, real_root)
+            )
             for name in sorted(files):
                 if name.startswith("."):
                     continue

@@ -52,8 +52,14 @@ def _now() -> str:
 class Index:
     """An index directory: build it with :meth:`create` / :meth:`add`, use it with :meth:`open`."""
 
-    def __init__(self, path: Path, embeddings: Embeddings, embedding_name: str, settings: SplitSettings,
-                 config: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embeddings: Embeddings,
+        embedding_name: str,
+        settings: SplitSettings,
+        config: dict[str, Any],
+    ) -> None:
         self.path = path
         self.embeddings = embeddings
         self.embedding_name = embedding_name
@@ -65,8 +71,15 @@ class Index:
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | os.PathLike[str], embeddings: Embeddings | str = "local", *,
-               splitter: str = "recursive", chunk_size: int = 1000, chunk_overlap: int = 200) -> Index:
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        embeddings: Embeddings | str = "local",
+        *,
+        splitter: str = "recursive",
+        chunk_size: int = 1000,
+        chunk_overlap: int = 200,
+    ) -> Index:
         """Open the index at ``path``, creating it (with these settings) if it does not exist yet."""
         root = Path(path)
         if (root / FILE_NAME).is_file():
@@ -74,46 +87,69 @@ class Index:
             idx.settings = SplitSettings(splitter, chunk_size, chunk_overlap)
             return idx
         if root.exists() and not root.is_dir():
-            raise ConfigurationError(f"{root} exists and is not a directory; choose another --index path")
+            raise ConfigurationError(
+                f"{root} exists and is not a directory; choose another --index path"
+            )
         if root.is_dir() and any(p for p in root.iterdir() if not p.name.startswith(".")):
-            raise ConfigurationError(f"{root} is a non-empty directory without {FILE_NAME}; it is not a ragkit "
-                                     "index. Choose an empty or new directory for the index")
+            raise ConfigurationError(
+                f"{root} is a non-empty directory without {FILE_NAME}; it is not a ragkit "
+                "index. Choose an empty or new directory for the index"
+            )
         emb, name = cls._resolve_embeddings(embeddings)
         settings = SplitSettings(splitter, chunk_size, chunk_overlap)
-        config = {"index": {"format": FORMAT, "embedding": name, "model_id": emb.model_id,
-                            "dimension": emb.dimension, "created": _now()},
-                  "splitter": settings.to_dict()}
+        config = {
+            "index": {
+                "format": FORMAT,
+                "embedding": name,
+                "model_id": emb.model_id,
+                "dimension": emb.dimension,
+                "created": _now(),
+            },
+            "splitter": settings.to_dict(),
+        }
         root.mkdir(parents=True, exist_ok=True)
         write_toml(root / FILE_NAME, config)
         return cls(root, emb, name, settings, config)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None) -> Index:
+    def open(
+        cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None
+    ) -> Index:
         """Open an existing index; ``embeddings`` defaults to the model recorded in it."""
         root = Path(path)
         if not (root / FILE_NAME).is_file():
-            raise ConfigurationError(f"{root} is not a ragkit index (no {FILE_NAME}); build one with "
-                                     f"`ragkit index PATH --index {root}`")
+            raise ConfigurationError(
+                f"{root} is not a ragkit index (no {FILE_NAME}); build one with "
+                f"`ragkit index PATH --index {root}`"
+            )
         config = read_toml(root / FILE_NAME)
         meta = config.get("index", {})
         recorded, name = meta.get("model_id"), meta.get("embedding")
         if not isinstance(recorded, str):
-            raise IndexDamagedError(f"{root / FILE_NAME} has no [index] model_id; re-index into a new directory")
+            raise IndexDamagedError(
+                f"{root / FILE_NAME} has no [index] model_id; re-index into a new directory"
+            )
         if embeddings is None:
             if not name:
-                raise IndexMismatchError(f"{root} was built with a custom embedding model ({recorded}); "
-                                         "pass the same model: Index.open(path, embeddings=...)")
+                raise IndexMismatchError(
+                    f"{root} was built with a custom embedding model ({recorded}); "
+                    "pass the same model: Index.open(path, embeddings=...)"
+                )
             embeddings = name
         emb, name = cls._resolve_embeddings(embeddings)
         if emb.model_id != recorded:
             raise IndexMismatchError(
                 f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "
                 f"not {emb.model_id!r}. Use the same model (omit --embedding to use the recorded one), "
-                "or index into a new directory (or delete this one) to switch models")
+                "or index into a new directory (or delete this one) to switch models"
+            )
         split = config.get("splitter", {})
         try:
-            settings = SplitSettings(split.get("name", "recursive"), int(split.get("chunk_size", 1000)),
-                                     int(split.get("chunk_overlap", 200)))
+            settings = SplitSettings(
+                split.get("name", "recursive"),
+                int(split.get("chunk_size", 1000)),
+                int(split.get("chunk_overlap", 200)),
+            )
         except (ConfigurationError, TypeError, ValueError) as err:
             raise IndexDamagedError(f"{root / FILE_NAME} [splitter]: {err}") from err
         return cls(root, emb, name or meta.get("embedding", ""), settings, config)
@@ -140,17 +176,41 @@ class Index:
         return dict(self.config.get("defaults", {}))
 
     # -- writing -------------------------------------------------------------------------
-    def add(self, paths_or_documents: Sequence[str | os.PathLike[str] | Document] | str | os.PathLike[str], *,
-            glob: Sequence[str] = (), exclude: Sequence[str] = (), cleanup: str = "incremental",
-            workers: int = 1, batch_size: int = 512, force_update: bool = False, rebuild: bool = False,
-            lock_timeout: float | None = 30.0, progress: Callable[[Progress], None] | None = None) -> IndexReport:
+    def add(
+        self,
+        paths_or_documents: Sequence[str | os.PathLike[str] | Document] | str | os.PathLike[str],
+        *,
+        glob: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        cleanup: str = "incremental",
+        workers: int = 1,
+        batch_size: int = 512,
+        force_update: bool = False,
+        rebuild: bool = False,
+        lock_timeout: float | None = 30.0,
+        progress: Callable[[Progress], None] | None = None,
+    ) -> IndexReport:
         """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`."""
         from ragkit.indexing.writer import write
 
-        items = [paths_or_documents] if isinstance(paths_or_documents, (str, os.PathLike)) else paths_or_documents
-        report = write(self, list(items), glob=glob, exclude=exclude, cleanup=cleanup, workers=workers,
-                       batch_size=batch_size, force_update=force_update, rebuild=rebuild,
-                       lock_timeout=lock_timeout, progress=progress)
+        items = (
+            [paths_or_documents]
+            if isinstance(paths_or_documents, (str, os.PathLike))
+            else paths_or_documents
+        )
+        report = write(
+            self,
+            list(items),
+            glob=glob,
+            exclude=exclude,
+            cleanup=cleanup,
+            workers=workers,
+            batch_size=batch_size,
+            force_update=force_update,
+            rebuild=rebuild,
+            lock_timeout=lock_timeout,
+            progress=progress,
+        )
         self._store = self._bm25 = self._snapshot = None
         return report
 
@@ -163,7 +223,9 @@ class Index:
         # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
         # batch by length (less padding), and is cached as soon as it is done.
         store = LocalFileStore(self.path / "cache", fsync=False)  # a lost entry is just recomputed
-        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store, namespace=f"{self.model_id}/")
+        return CacheBackedEmbeddings.from_bytes_store(
+            self.embeddings, store, namespace=f"{self.model_id}/"
+        )
 
     def _splitter_factory(self) -> Callable[[str], Callable[[list[Document]], list[Document]]]:
         return make_splitter(self.settings, self.embeddings)
@@ -189,8 +251,10 @@ class Index:
         try:
             return FaissStore.load(snapshot / "store", emb)
         except RagkitError as err:
-            raise IndexDamagedError(f"{snapshot / 'store'}: {err}. The index {self.path} is damaged: rebuild it "
-                                    f"with `ragkit index PATH --index {self.path} --rebuild`") from err
+            raise IndexDamagedError(
+                f"{snapshot / 'store'}: {err}. The index {self.path} is damaged: rebuild it "
+                f"with `ragkit index PATH --index {self.path} --rebuild`"
+            ) from err
 
     # -- reading -------------------------------------------------------------------------
     def _current(self) -> Path | None:
@@ -211,12 +275,16 @@ class Index:
         if self._bm25 is None:
             current = self._current()
             if current is None or not (current / "bm25").exists():
-                raise IndexingError(f"{self.path} holds no documents yet; run `ragkit index PATH --index {self.path}`")
+                raise IndexingError(
+                    f"{self.path} holds no documents yet; run `ragkit index PATH --index {self.path}`"
+                )
             try:
                 self._bm25 = BM25Retriever.load(current / "bm25")
             except RagkitError as err:
-                raise IndexDamagedError(f"{err}. Rebuild the index with `ragkit index PATH --index {self.path} "
-                                        "--rebuild`") from err
+                raise IndexDamagedError(
+                    f"{err}. Rebuild the index with `ragkit index PATH --index {self.path} "
+                    "--rebuild`"
+                ) from err
         self._bm25.k = k
         return self._bm25
 
@@ -226,21 +294,29 @@ class Index:
         if kind == "similarity":
             return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})  # type: ignore[no-any-return]
         if kind == "mmr":
-            return self.vectorstore.as_retriever(search_type="mmr", search_kwargs={"k": k, **kwargs})  # type: ignore[no-any-return]
+            return self.vectorstore.as_retriever(
+                search_type="mmr", search_kwargs={"k": k, **kwargs}
+            )  # type: ignore[no-any-return]
         if kind == "bm25":
             return self._bm25_retriever(k)  # type: ignore[no-any-return]
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
             fetch_k = int(kwargs.pop("fetch_k", max(20, k)))
-            return HybridRetriever(bm25=self._bm25_retriever(fetch_k),
-                                   dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),
-                                   k=k, fetch_k=fetch_k, **kwargs)
+            return HybridRetriever(
+                bm25=self._bm25_retriever(fetch_k),
+                dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),
+                k=k,
+                fetch_k=fetch_k,
+                **kwargs,
+            )
         if kind == "multi-query":
             llm = kwargs.pop("llm", None)
             if llm is None:
-                raise ConfigurationError("retriever('multi-query') needs llm= (a chat model that writes the "
-                                         "rephrasings), e.g. ChatGoogleGenerativeAI() or FakeChatModel(...)")
+                raise ConfigurationError(
+                    "retriever('multi-query') needs llm= (a chat model that writes the "
+                    "rephrasings), e.g. ChatGoogleGenerativeAI() or FakeChatModel(...)"
+                )
             from ragkit.retrievers import MultiQueryRetriever  # type: ignore[attr-defined,unused-ignore]
 
             base = self.retriever(kwargs.pop("base", "hybrid"), k=k)
@@ -249,16 +325,21 @@ class Index:
             from ragkit.indexing.parent import SourceParentRetriever
 
             return SourceParentRetriever(self.vectorstore, k=k, **kwargs)
-        raise ConfigurationError(f"retriever kind must be one of {', '.join(RETRIEVERS)}; got {kind!r}")
+        raise ConfigurationError(
+            f"retriever kind must be one of {', '.join(RETRIEVERS)}; got {kind!r}"
+        )
 
-    def search(self, query: str, k: int = 4, filter: dict[str, Any] | Callable[..., bool] | None = None
-               ) -> list[Document]:
+    def search(
+        self, query: str, k: int = 4, filter: dict[str, Any] | Callable[..., bool] | None = None
+    ) -> list[Document]:
         """The ``k`` chunks most similar to ``query`` (score in ``metadata["score"]``), optionally filtered."""
         store = self.vectorstore
         if len(store) == 0:
             return []
         pairs = store.similarity_search_with_score(query, k=k, filter=filter)
-        return [d.model_copy(update={"metadata": {**d.metadata, "score": float(s)}}) for d, s in pairs]
+        return [
+            d.model_copy(update={"metadata": {**d.metadata, "score": float(s)}}) for d, s in pairs
+        ]
 
     def info(self) -> dict[str, Any]:
         """What the index holds: model, dimension, documents (sources), chunks, size, times, splitter."""
@@ -268,19 +349,29 @@ class Index:
             try:
                 manifest = json.loads((current / "manifest.json").read_text(encoding="utf-8"))
             except (OSError, ValueError) as err:
-                raise IndexDamagedError(f"{current / 'manifest.json'} cannot be read ({err}); rebuild with "
-                                        f"`ragkit index PATH --index {self.path} --rebuild`") from err
+                raise IndexDamagedError(
+                    f"{current / 'manifest.json'} cannot be read ({err}); rebuild with "
+                    f"`ragkit index PATH --index {self.path} --rebuild`"
+                ) from err
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
         meta = self.config.get("index", {})
         updated = manifest.get("updated")
         return {
-            "path": str(self.path), "model": self.model_id, "embedding": self.embedding_name,
-            "dimension": self.dimension, "documents": manifest.get("sources", 0),
-            "chunks": manifest.get("chunks", 0), "size_bytes": size,
+            "path": str(self.path),
+            "model": self.model_id,
+            "embedding": self.embedding_name,
+            "dimension": self.dimension,
+            "documents": manifest.get("sources", 0),
+            "chunks": manifest.get("chunks", 0),
+            "size_bytes": size,
             "created": meta.get("created"),
-            "last_indexed": datetime.fromtimestamp(updated, timezone.utc).isoformat(timespec="seconds")
-            if updated else None,
-            "splitter": self.settings.to_dict(), "snapshot": current.name if current else None,
+            "last_indexed": datetime.fromtimestamp(updated, timezone.utc).isoformat(
+                timespec="seconds"
+            )
+            if updated
+            else None,
+            "splitter": self.settings.to_dict(),
+            "snapshot": current.name if current else None,
         }
 
     def sources(self) -> list[str]:
@@ -292,12 +383,19 @@ class Index:
             return []
         conn = sqlite3.connect(f"file:{current / RECORDS}?mode=ro", uri=True)
         try:
-            return [r[0] for r in conn.execute(
-                "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? AND group_id IS NOT NULL "
-                "ORDER BY group_id", (NAMESPACE,))]
+            return [
+                r[0]
+                for r in conn.execute(
+                    "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? AND group_id IS NOT NULL "
+                    "ORDER BY group_id",
+                    (NAMESPACE,),
+                )
+            ]
         except sqlite3.DatabaseError as err:
-            raise IndexDamagedError(f"{current / RECORDS} cannot be read ({err}); rebuild with "
-                                    f"`ragkit index PATH --index {self.path} --rebuild`") from err
+            raise IndexDamagedError(
+                f"{current / RECORDS} cannot be read ({err}); rebuild with "
+                f"`ragkit index PATH --index {self.path} --rebuild`"
+            ) from err
         finally:
             conn.close()
 

@@ -61,8 +61,9 @@ class WriterLock:
     ``timeout=None`` waits forever; ``0`` fails at once when the lock is taken.
     """
 
-    def __init__(self, path: str | os.PathLike[str], timeout: float | None = 30.0,
-                 what: str | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], timeout: float | None = 30.0, what: str | None = None
+    ) -> None:
         self.path = Path(path)
         self.timeout = timeout
         self.what = what or str(self.path.parent)
@@ -113,6 +114,10 @@ class WriterLock:
         self.acquire()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.release()

@@ -70,5 +70,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise IndexDamagedError(f"{path} cannot be read ({err}); fix or delete it "
-                                "(deleting it makes the index directory unusable: re-index)") from err
+        raise IndexDamagedError(
+            f"{path} cannot be read ({err}); fix or delete it "
+            "(deleting it makes the index directory unusable: re-index)"
+        ) from err

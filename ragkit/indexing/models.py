@@ -29,7 +29,9 @@ def make_embeddings(name: str) -> Embeddings:
 
         size = name.partition("-")[2] or "256"
         if not size.isdigit() or int(size) <= 0:
-            raise ConfigurationError(f"embedding {name!r}: the size after 'hash-' must be a positive integer")
+            raise ConfigurationError(
+                f"embedding {name!r}: the size after 'hash-' must be a positive integer"
+            )
         return HashEmbeddings(int(size))
     if name == "local":
         from ragkit.embeddings import LocalEmbeddings  # type: ignore[attr-defined,unused-ignore]
@@ -41,7 +43,9 @@ def make_embeddings(name: str) -> Embeddings:
         from ragkit.embeddings import GoogleGenerativeAIEmbeddings  # type: ignore[attr-defined,unused-ignore]
 
         return GoogleGenerativeAIEmbeddings()  # type: ignore[no-any-return,unused-ignore]
-    raise ConfigurationError(f"embedding must be one of local, google, hash or hash-N; got {name!r}")
+    raise ConfigurationError(
+        f"embedding must be one of local, google, hash or hash-N; got {name!r}"
+    )
 
 
 def worth_caching(embeddings: Embeddings) -> bool:

@@ -52,18 +52,20 @@ def _db_path(db_url: str) -> str:
         raise ConfigurationError(
             f"db_url must look like 'sqlite:///path/to/records.sqlite' (or 'sqlite:///:memory:'), got {db_url!r}"
         )
-    return db_url[len(prefix):]
+    return db_url[len(prefix) :]
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
     for start in range(0, len(items), _CHUNK):
-        yield items[start:start + _CHUNK]
+        yield items[start : start + _CHUNK]
 
 
 class SQLRecordManager:
     """Records of indexed keys in SQLite, one ``namespace`` per index."""
 
-    def __init__(self, namespace: str, db_url: str = "sqlite:///:memory:", *, timeout: float = 30.0) -> None:
+    def __init__(
+        self, namespace: str, db_url: str = "sqlite:///:memory:", *, timeout: float = 30.0
+    ) -> None:
         self.namespace = namespace
         self.db_url = db_url
         self.timeout = timeout
@@ -72,14 +74,18 @@ class SQLRecordManager:
         if not self._memory:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
+            self._conn = sqlite3.connect(
+                path, timeout=timeout, check_same_thread=False, isolation_level=None
+            )
             self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             if not self._memory:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute("PRAGMA synchronous = FULL")
         except sqlite3.DatabaseError as err:
-            raise IndexingError(f"cannot open the record database {path}: {err}. "
-                                "If the file is damaged, delete it and re-index.") from err
+            raise IndexingError(
+                f"cannot open the record database {path}: {err}. "
+                "If the file is damaged, delete it and re-index."
+            ) from err
         self._path = path
         self._mutex = threading.RLock()
         self._last_time = 0.0
@@ -92,7 +98,9 @@ class SQLRecordManager:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
-                raise IndexingError(f"the record database {self._path} is busy or read-only: {err}") from err
+                raise IndexingError(
+                    f"the record database {self._path} is busy or read-only: {err}"
+                ) from err
             try:
                 yield self._conn
             except BaseException:
@@ -125,8 +133,10 @@ class SQLRecordManager:
             try:
                 self._conn.executescript(_SCHEMA)
             except sqlite3.DatabaseError as err:
-                raise IndexingError(f"the record database {self._path} is not usable: {err}. "
-                                    "Delete it (or the whole index directory) and re-index.") from err
+                raise IndexingError(
+                    f"the record database {self._path} is not usable: {err}. "
+                    "Delete it (or the whole index directory) and re-index."
+                ) from err
 
     async def acreate_schema(self) -> None:
         await run_in_executor(self.create_schema)
@@ -135,7 +145,8 @@ class SQLRecordManager:
         """Seconds since the epoch, strictly later than any earlier call and any stored record."""
         with self._mutex:
             row = self._conn.execute(
-                "SELECT MAX(updated_at) FROM upsertion_record WHERE namespace = ?", (self.namespace,)
+                "SELECT MAX(updated_at) FROM upsertion_record WHERE namespace = ?",
+                (self.namespace,),
             ).fetchone()
             latest = row[0] if row and row[0] is not None else 0.0
             now = max(time.time(), latest + _TICK, self._last_time + _TICK)
@@ -145,8 +156,13 @@ class SQLRecordManager:
     async def aget_time(self) -> float:
         return await run_in_executor(self.get_time)
 
-    def update(self, keys: Sequence[str], *, group_ids: Sequence[str | None] | None = None,
-               time_at_least: float | None = None) -> None:
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
         """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
         if group_ids is None:
             group_ids = [None] * len(keys)
@@ -166,8 +182,13 @@ class SQLRecordManager:
                 rows,
             )
 
-    async def aupdate(self, keys: Sequence[str], *, group_ids: Sequence[str | None] | None = None,
-                      time_at_least: float | None = None) -> None:
+    async def aupdate(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
         await run_in_executor(self.update, keys, group_ids=group_ids, time_at_least=time_at_least)
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
@@ -176,17 +197,26 @@ class SQLRecordManager:
         with self._mutex:
             for part in _chunks(list(keys)):
                 marks = ",".join("?" * len(part))
-                found.update(r[0] for r in self._conn.execute(
-                    f"SELECT key FROM upsertion_record WHERE namespace = ? AND key IN ({marks})",
-                    (self.namespace, *part),
-                ))
+                found.update(
+                    r[0]
+                    for r in self._conn.execute(
+                        f"SELECT key FROM upsertion_record WHERE namespace = ? AND key IN ({marks})",
+                        (self.namespace, *part),
+                    )
+                )
         return [k in found for k in keys]
 
     async def aexists(self, keys: Sequence[str]) -> list[bool]:
         return await run_in_executor(self.exists, keys)
 
-    def list_keys(self, *, before: float | None = None, after: float | None = None,
-                  group_ids: Sequence[str] | None = None, limit: int | None = None) -> list[str]:
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
         """Keys updated strictly ``before``/``after`` a time, in ``group_ids``, at most ``limit``."""
         where = ["namespace = ?"]
         params: list[object] = [self.namespace]
@@ -202,16 +232,26 @@ class SQLRecordManager:
                 return []
             where.append(f"group_id IN ({','.join('?' * len(groups))})")
             params.extend(groups)
-        sql = f"SELECT key FROM upsertion_record WHERE {' AND '.join(where)} ORDER BY updated_at, key"
+        sql = (
+            f"SELECT key FROM upsertion_record WHERE {' AND '.join(where)} ORDER BY updated_at, key"
+        )
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
         with self._mutex:
             return [r[0] for r in self._conn.execute(sql, params)]
 
-    async def alist_keys(self, *, before: float | None = None, after: float | None = None,
-                         group_ids: Sequence[str] | None = None, limit: int | None = None) -> list[str]:
-        return await run_in_executor(self.list_keys, before=before, after=after, group_ids=group_ids, limit=limit)
+    async def alist_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        return await run_in_executor(
+            self.list_keys, before=before, after=after, group_ids=group_ids, limit=limit
+        )
 
     def delete_keys(self, keys: Sequence[str]) -> None:
         """Forget ``keys`` (unknown keys are ignored)."""
@@ -229,8 +269,11 @@ class SQLRecordManager:
     def count(self) -> int:
         """How many keys are recorded in this namespace."""
         with self._mutex:
-            return int(self._conn.execute("SELECT COUNT(*) FROM upsertion_record WHERE namespace = ?",
-                                          (self.namespace,)).fetchone()[0])
+            return int(
+                self._conn.execute(
+                    "SELECT COUNT(*) FROM upsertion_record WHERE namespace = ?", (self.namespace,)
+                ).fetchone()[0]
+            )
 
     def list_groups(self, *, before: float | None = None) -> list[str]:
         """The distinct group ids (sources) recorded, optionally only those with keys updated ``before``."""
@@ -247,9 +290,13 @@ class SQLRecordManager:
         total = 0
         with self._mutex:
             for part in _chunks(list(group_ids)):
-                total += int(self._conn.execute(
-                    f"SELECT COUNT(*) FROM upsertion_record WHERE namespace = ? AND group_id IN "
-                    f"({','.join('?' * len(part))})", (self.namespace, *part)).fetchone()[0])
+                total += int(
+                    self._conn.execute(
+                        f"SELECT COUNT(*) FROM upsertion_record WHERE namespace = ? AND group_id IN "
+                        f"({','.join('?' * len(part))})",
+                        (self.namespace, *part),
+                    ).fetchone()[0]
+                )
         return total
 
     def touch_groups(self, group_ids: Sequence[str]) -> None:
@@ -261,7 +308,9 @@ class SQLRecordManager:
             for part in _chunks(list(group_ids)):
                 conn.execute(
                     f"UPDATE upsertion_record SET updated_at = ? WHERE namespace = ? AND group_id IN "
-                    f"({','.join('?' * len(part))})", (now, self.namespace, *part))
+                    f"({','.join('?' * len(part))})",
+                    (now, self.namespace, *part),
+                )
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database file (before copying or snapshotting it)."""

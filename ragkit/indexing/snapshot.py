@@ -64,10 +64,14 @@ class Snapshots:
         except FileNotFoundError:
             return None
         except OSError as err:
-            raise IndexDamagedError(f"{pointer} cannot be read ({err}); check permissions, or re-index") from err
+            raise IndexDamagedError(
+                f"{pointer} cannot be read ({err}); check permissions, or re-index"
+            ) from err
         if not _SNAP.match(name) or not (self.root / name).is_dir():
-            raise IndexDamagedError(f"{pointer} names {name!r}, which is not a snapshot in {self.root}; "
-                                    f"re-index with --rebuild (or delete {self.root}) to start over")
+            raise IndexDamagedError(
+                f"{pointer} names {name!r}, which is not a snapshot in {self.root}; "
+                f"re-index with --rebuild (or delete {self.root}) to start over"
+            )
         return self.root / name
 
     def new_staging(self) -> Path:

@@ -27,12 +27,41 @@ SPLITTERS = ("recursive", "markdown", "html", "code", "semantic", "token")
 Splitter = Callable[[list[Document]], list[Document]]
 
 _CODE_LANGUAGES = {
-    ".py": "python", ".pyi": "python", ".js": "js", ".mjs": "js", ".jsx": "js", ".ts": "ts", ".tsx": "ts",
-    ".java": "java", ".kt": "kotlin", ".scala": "scala", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp", ".rb": "ruby", ".php": "php",
-    ".swift": "swift", ".lua": "lua", ".pl": "perl", ".sol": "sol", ".hs": "haskell", ".ex": "elixir",
-    ".exs": "elixir", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-    ".tex": "latex", ".rst": "rst", ".proto": "proto", ".vb": "visualbasic6",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "js",
+    ".mjs": "js",
+    ".jsx": "js",
+    ".ts": "ts",
+    ".tsx": "ts",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".scala": "scala",
+    ".go": "go",
+    ".rs": "rust",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".php": "php",
+    ".swift": "swift",
+    ".lua": "lua",
+    ".pl": "perl",
+    ".sol": "sol",
+    ".hs": "haskell",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".tex": "latex",
+    ".rst": "rst",
+    ".proto": "proto",
+    ".vb": "visualbasic6",
 }
 _HEADERS_MD = [("#", "h1"), ("##", "h2"), ("###", "h3")]
 _HEADERS_HTML = [("h1", "h1"), ("h2", "h2"), ("h3", "h3")]
@@ -48,12 +77,15 @@ class SplitSettings:
 
     def __post_init__(self) -> None:
         if self.name not in SPLITTERS:
-            raise ConfigurationError(f"splitter must be one of {', '.join(SPLITTERS)}; got {self.name!r}")
+            raise ConfigurationError(
+                f"splitter must be one of {', '.join(SPLITTERS)}; got {self.name!r}"
+            )
         if self.chunk_size <= 0:
             raise ConfigurationError(f"chunk_size must be positive, got {self.chunk_size}")
         if not 0 <= self.chunk_overlap < self.chunk_size:
             raise ConfigurationError(
-                f"chunk_overlap must be >= 0 and smaller than chunk_size ({self.chunk_size}), got {self.chunk_overlap}")
+                f"chunk_overlap must be >= 0 and smaller than chunk_size ({self.chunk_size}), got {self.chunk_overlap}"
+            )
 
     def fingerprint(self) -> str:
         return f"{self.name}:{self.chunk_size}:{self.chunk_overlap}"
@@ -65,8 +97,11 @@ class SplitSettings:
 def _recursive(settings: SplitSettings, language: str | None = None) -> Any:
     from ragkit.splitters import Language, RecursiveCharacterTextSplitter
 
-    kwargs: dict[str, Any] = {"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
-                              "add_start_index": True}
+    kwargs: dict[str, Any] = {
+        "chunk_size": settings.chunk_size,
+        "chunk_overlap": settings.chunk_overlap,
+        "add_start_index": True,
+    }
     if language is not None:
         return RecursiveCharacterTextSplitter.from_language(Language(language), **kwargs)
     return RecursiveCharacterTextSplitter(**kwargs)
@@ -85,7 +120,9 @@ def _by_headers(header_splitter: Any, inner: Any) -> Splitter:
     return split
 
 
-def make_splitter(settings: SplitSettings, embeddings: Embeddings | None = None) -> Callable[[str], Splitter]:
+def make_splitter(
+    settings: SplitSettings, embeddings: Embeddings | None = None
+) -> Callable[[str], Splitter]:
     """A factory ``path -> splitter`` (the ``code`` splitter picks separators by file extension)."""
     name = settings.name
     if name == "recursive":
@@ -102,7 +139,9 @@ def make_splitter(settings: SplitSettings, embeddings: Embeddings | None = None)
     if name == "markdown":
         from ragkit.splitters import MarkdownHeaderTextSplitter
 
-        md = _by_headers(MarkdownHeaderTextSplitter(_HEADERS_MD, strip_headers=False), _recursive(settings))
+        md = _by_headers(
+            MarkdownHeaderTextSplitter(_HEADERS_MD, strip_headers=False), _recursive(settings)
+        )
         return lambda path: md
     if name == "html":
         from ragkit.splitters import HTMLHeaderTextSplitter
@@ -117,12 +156,17 @@ def make_splitter(settings: SplitSettings, embeddings: Embeddings | None = None)
             raw = Path(docs[0].metadata["source"]).read_text(encoding="utf-8", errors="replace")
             return by_headers([Document(raw, metadata=docs[0].metadata)])
 
-        return lambda path: html if Path(path).suffix.lower() in (".html", ".htm") else plain.split_documents
+        return lambda path: (
+            html if Path(path).suffix.lower() in (".html", ".htm") else plain.split_documents
+        )
     if name == "token":
         from ragkit.splitters import TokenTextSplitter
 
-        token = TokenTextSplitter(chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
-                                  add_start_index=True)
+        token = TokenTextSplitter(
+            chunk_size=settings.chunk_size,
+            chunk_overlap=settings.chunk_overlap,
+            add_start_index=True,
+        )
         return lambda path: token.split_documents
     from ragkit.splitters import SemanticChunker
 

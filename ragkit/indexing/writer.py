@@ -109,13 +109,19 @@ class _Counting(Embeddings):
         return self.inner.embed_query(text)
 
 
-def _load_all(files: Sequence[FoundFile], split_for: Callable[[str], Callable[[list[Document]], list[Document]]],
-              workers: int) -> Iterator[tuple[FoundFile, list[Document] | BaseException]]:
+def _load_all(
+    files: Sequence[FoundFile],
+    split_for: Callable[[str], Callable[[list[Document]], list[Document]]],
+    workers: int,
+) -> Iterator[tuple[FoundFile, list[Document] | BaseException]]:
     """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
+
     def job(item: FoundFile) -> list[Document]:
         return split_for(item.path)(load_file(item.path))
 
-    def outcome(item: FoundFile, fut: Future[list[Document]]) -> tuple[FoundFile, list[Document] | BaseException]:
+    def outcome(
+        item: FoundFile, fut: Future[list[Document]]
+    ) -> tuple[FoundFile, list[Document] | BaseException]:
         err = fut.exception()
         return (item, err) if err is not None else (item, fut.result())
 
@@ -139,7 +145,11 @@ def _load_all(files: Sequence[FoundFile], split_for: Callable[[str], Callable[[l
 
 def _describe(err: BaseException) -> str:
     text = str(err) or type(err).__name__
-    return text if isinstance(err, OSError) or type(err).__name__ in text else f"{type(err).__name__}: {text}"
+    return (
+        text
+        if isinstance(err, OSError) or type(err).__name__ in text
+        else f"{type(err).__name__}: {text}"
+    )
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -149,8 +159,14 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
 class Writer:
     """One write job over ``idx`` (create with the writer lock held)."""
 
-    def __init__(self, idx: Index, staging: Path, current: Path | None, progress: Progress,
-                 notify: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        idx: Index,
+        staging: Path,
+        current: Path | None,
+        progress: Progress,
+        notify: Callable[[], None],
+    ) -> None:
         self.idx, self.staging, self.progress, self.notify = idx, staging, progress, notify
         records = staging / RECORDS
         if current is not None and (current / RECORDS).is_file():
@@ -173,8 +189,16 @@ class Writer:
         self.rm.close()
         self.files.close()
 
-    def add_paths(self, paths: Sequence[str], glob: Sequence[str], exclude: Sequence[str], cleanup: str,
-                  workers: int, batch_size: int, force: bool) -> bool:
+    def add_paths(
+        self,
+        paths: Sequence[str],
+        glob: Sequence[str],
+        exclude: Sequence[str],
+        cleanup: str,
+        workers: int,
+        batch_size: int,
+        force: bool,
+    ) -> bool:
         """Index the files under ``paths``; returns whether anything changed."""
         roots = [os.path.abspath(os.fspath(p)) for p in paths]
         found = list(walk(roots, glob, exclude))
@@ -189,14 +213,23 @@ class Writer:
                 continue
             report.files_seen += 1
             prev = old.get(item.path)
-            if (not force and prev is not None and prev.size == item.size and prev.mtime_ns == item.mtime_ns
-                    and prev.fingerprint == fingerprint):
+            if (
+                not force
+                and prev is not None
+                and prev.size == item.size
+                and prev.mtime_ns == item.mtime_ns
+                and prev.fingerprint == fingerprint
+            ):
                 unchanged.append(item.path)
                 report.num_skipped += prev.chunks
             else:
                 to_load.append(item)
         report.files_unchanged = len(unchanged)
-        self.progress.files_total, self.progress.files_done, self.progress.stage = len(found), len(unchanged), "index"
+        self.progress.files_total, self.progress.files_done, self.progress.stage = (
+            len(found),
+            len(unchanged),
+            "index",
+        )
         self.notify()
         self.rm.touch_groups(unchanged)
         new_rows: list[FileRow] = []
@@ -210,13 +243,21 @@ class Writer:
                     report.failures.append({"path": item.path, "error": _describe(result)})
                     failed.append(item.path)
                 else:
-                    new_rows.append(FileRow(item.path, item.size, item.mtime_ns, len(result), fingerprint))
+                    new_rows.append(
+                        FileRow(item.path, item.size, item.mtime_ns, len(result), fingerprint)
+                    )
                     self.progress.chunks += len(result)
                     yield from result
                 self.notify()
 
-        counts = run_index(chunks(), self.rm, self.store, cleanup=None if cleanup == "none" else "incremental",
-                           batch_size=batch_size, force_update=force)
+        counts = run_index(
+            chunks(),
+            self.rm,
+            self.store,
+            cleanup=None if cleanup == "none" else "incremental",
+            batch_size=batch_size,
+            force_update=force,
+        )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
             setattr(report, key, getattr(report, key) + counts[key])  # type: ignore[literal-required]
         report.files_loaded = len(new_rows)
@@ -233,7 +274,13 @@ class Writer:
             self.files.delete(gone)
         changed_rows = [r for r in new_rows if old.get(r.path) != r]
         self.files.upsert(changed_rows)
-        return bool(counts["num_added"] or counts["num_updated"] or report.num_deleted or changed_rows or gone)
+        return bool(
+            counts["num_added"]
+            or counts["num_updated"]
+            or report.num_deleted
+            or changed_rows
+            or gone
+        )
 
     def add_documents(self, docs: Sequence[Document], batch_size: int, force: bool) -> bool:
         """Index ready-made documents (split with the index's splitter, grouped by ``source``)."""
@@ -243,15 +290,21 @@ class Writer:
             by_source.setdefault(str(doc.metadata.get("source", "")), []).append(doc)
         chunks = [c for src, group in by_source.items() for c in split_for(src)(group)]
         has_sources = all(c.metadata.get("source") for c in chunks)
-        counts = run_index(chunks, self.rm, self.store, cleanup="incremental" if has_sources else None,
-                           batch_size=batch_size, force_update=force)
+        counts = run_index(
+            chunks,
+            self.rm,
+            self.store,
+            cleanup="incremental" if has_sources else None,
+            batch_size=batch_size,
+            force_update=force,
+        )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
             setattr(self.report, key, getattr(self.report, key) + counts[key])  # type: ignore[literal-required]
         return bool(counts["num_added"] or counts["num_updated"] or counts["num_deleted"])
 
     def _delete(self, keys: list[str]) -> int:
         for start in range(0, len(keys), 1000):
-            part = keys[start:start + 1000]
+            part = keys[start : start + 1000]
             self.store.delete(part)
             self.rm.delete_keys(part)
         return len(keys)
@@ -268,18 +321,36 @@ class Writer:
             docs = self.store.get_by_ids(self.store.ids)
             BM25Retriever.from_documents(docs).save(self.staging / "bm25")
         self.report.chunks = count
-        manifest = {"format": 1, "chunks": count, "sources": len(self.rm.list_groups()),
-                    "model_id": self.idx.model_id, "dimension": self.idx.dimension,
-                    "splitter": self.idx.settings.to_dict(), "updated": time.time()}
-        (self.staging / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        manifest = {
+            "format": 1,
+            "chunks": count,
+            "sources": len(self.rm.list_groups()),
+            "model_id": self.idx.model_id,
+            "dimension": self.idx.dimension,
+            "splitter": self.idx.settings.to_dict(),
+            "updated": time.time(),
+        }
+        (self.staging / "manifest.json").write_text(
+            json.dumps(manifest, indent=1), encoding="utf-8"
+        )
         self.rm.checkpoint()
         self.close()
 
 
-def write(idx: Index, inputs: Sequence[str | os.PathLike[str] | Document], *, glob: Sequence[str] = (),
-          exclude: Sequence[str] = (), cleanup: str = "incremental", workers: int = 1, batch_size: int = 512,
-          force_update: bool = False, rebuild: bool = False, lock_timeout: float | None = 30.0,
-          progress: Callable[[Progress], None] | None = None) -> IndexReport:
+def write(
+    idx: Index,
+    inputs: Sequence[str | os.PathLike[str] | Document],
+    *,
+    glob: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    cleanup: str = "incremental",
+    workers: int = 1,
+    batch_size: int = 512,
+    force_update: bool = False,
+    rebuild: bool = False,
+    lock_timeout: float | None = 30.0,
+    progress: Callable[[Progress], None] | None = None,
+) -> IndexReport:
     """Run one write job on ``idx`` (see :meth:`ragkit.Index.add`)."""
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.lock import WriterLock
@@ -290,7 +361,9 @@ def write(idx: Index, inputs: Sequence[str | os.PathLike[str] | Document], *, gl
     paths = [os.fspath(x) for x in inputs if not isinstance(x, Document)]
     for p in paths:
         if not os.path.lexists(p):
-            raise ConfigurationError(f"{p}: no such file or folder; check the path (nothing was indexed)")
+            raise ConfigurationError(
+                f"{p}: no such file or folder; check the path (nothing was indexed)"
+            )
     began = time.monotonic()
     state = Progress()
     notify = (lambda: progress(state)) if progress is not None else (lambda: None)
@@ -301,9 +374,16 @@ def write(idx: Index, inputs: Sequence[str | os.PathLike[str] | Document], *, gl
         try:
             job = Writer(idx, staging, current, state, notify)
             try:
-                changed = job.add_paths(paths, glob, exclude, cleanup, workers, batch_size, force_update) \
-                    if paths else False
-                changed = job.add_documents(docs, batch_size, force_update) or changed if docs else changed
+                changed = (
+                    job.add_paths(paths, glob, exclude, cleanup, workers, batch_size, force_update)
+                    if paths
+                    else False
+                )
+                changed = (
+                    job.add_documents(docs, batch_size, force_update) or changed
+                    if docs
+                    else changed
+                )
                 changed = changed or current is None or idx._settings_changed(current)
                 if changed:
                     job.save()

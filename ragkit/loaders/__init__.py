@@ -49,4 +49,6 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, {name: f"ragkit.loaders.{module}" for name, module in _WHERE.items()})
+__getattr__ = lazy_getattr(
+    __name__, {name: f"ragkit.loaders.{module}" for name, module in _WHERE.items()}
+)

@@ -43,7 +43,9 @@ def universal_newlines(text: str) -> str:
     return text
 
 
-def decode_bytes(data: bytes, path: str, encoding: str | None = None, autodetect: bool = True) -> tuple[str, str]:
+def decode_bytes(
+    data: bytes, path: str, encoding: str | None = None, autodetect: bool = True
+) -> tuple[str, str]:
     """Decode ``data`` (read from ``path``): returns ``(text, encoding used)``.
 
     Raises:
@@ -64,7 +66,9 @@ def decode_bytes(data: bytes, path: str, encoding: str | None = None, autodetect
             try:
                 return data.decode(name), name
             except UnicodeDecodeError as e:
-                raise LoaderError(f"{path} starts with a {name} byte-order mark but does not decode: {e}", path) from e
+                raise LoaderError(
+                    f"{path} starts with a {name} byte-order mark but does not decode: {e}", path
+                ) from e
     try:
         text: str | None = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -82,7 +86,9 @@ def decode_bytes(data: bytes, path: str, encoding: str | None = None, autodetect
         except UnicodeDecodeError:
             pass
     if _looks_binary(data[:8192]):
-        raise UnsupportedFileError(f"{path} looks like a binary file, not text; it was not loaded", path)
+        raise UnsupportedFileError(
+            f"{path} looks like a binary file, not text; it was not loaded", path
+        )
     if text is not None:
         return text, "utf-8"
     for name in ("cp1252", "latin-1"):

@@ -31,7 +31,9 @@ def check_regular(path: str | os.PathLike[str]) -> None:
     if stat.S_ISDIR(st.st_mode):
         raise UnsupportedFileError(f"{name} is a directory, not a file", name)
     if not stat.S_ISREG(st.st_mode):
-        raise UnsupportedFileError(f"{name} is not a regular file (a FIFO, socket or device); not read", name)
+        raise UnsupportedFileError(
+            f"{name} is not a regular file (a FIFO, socket or device); not read", name
+        )
 
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -81,21 +81,29 @@ class BaseLoader(StreamingRunnable[Any, Any], ABC):
             text_splitter = RecursiveCharacterTextSplitter()
         return list(text_splitter.lazy_split_documents(self.lazy_load()))
 
-    def _record(self, path: str, reason: str, exception: BaseException | None = None, log: bool = True) -> None:
+    def _record(
+        self, path: str, reason: str, exception: BaseException | None = None, log: bool = True
+    ) -> None:
         self.errors.append(LoadFailure(path, reason, exception))
         if log:
             logger.warning("Could not load %s: %s", path, reason)
 
     # -- Runnable ------------------------------------------------------------------------
-    def invoke(self, input: Any = None, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+    def invoke(
+        self, input: Any = None, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         """Load everything (the input is ignored: the loader knows its source)."""
-        return self._call_with_config(lambda _value, _cfg: self.load(), input, config, run_type="chain")
+        return self._call_with_config(
+            lambda _value, _cfg: self.load(), input, config, run_type="chain"
+        )
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         for _ in inputs:
             yield from self.lazy_load()
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         async for _ in inputs:
             async for doc in self.alazy_load():
                 yield doc

@@ -66,12 +66,16 @@ class CSVLoader(BaseLoader):
             for i, row in enumerate(reader):
                 yield self._document(row, i, name)
         except csv.Error as e:
-            raise LoaderError(f"{name}: malformed CSV near line {reader.line_num}: {e}", name) from e
+            raise LoaderError(
+                f"{name}: malformed CSV near line {reader.line_num}: {e}", name
+            ) from e
 
     def _document(self, row: dict[Any, Any], i: int, name: str) -> Document:
         if self.source_column is not None:
             if self.source_column not in row:
-                raise LoaderError(f"{name}: source_column {self.source_column!r} is not a column of the CSV", name)
+                raise LoaderError(
+                    f"{name}: source_column {self.source_column!r} is not a column of the CSV", name
+                )
             source = row[self.source_column]
         else:
             source = str(self.file_path)
@@ -84,6 +88,8 @@ class CSVLoader(BaseLoader):
         metadata: dict[str, Any] = {"source": source, "row": i}
         for col in self.metadata_columns:
             if col not in row:
-                raise LoaderError(f"{name}: metadata column {col!r} is not a column of the CSV", name)
+                raise LoaderError(
+                    f"{name}: metadata column {col!r} is not a column of the CSV", name
+                )
             metadata[col] = row[col]
         return Document(content, metadata=metadata)

@@ -86,7 +86,9 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
             end = pattern.index("]", i + 2)
             body = pattern[i + 1 : end]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            out.append(
+                "[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]"
+            )
             i = end + 1
         else:
             out.append(re.escape(pattern[i]))
@@ -183,7 +185,9 @@ class DirectoryLoader(BaseLoader):
                     if is_link:
                         target = os.path.realpath(entry.path)
                         if not (target == root_real or target.startswith(root_real + os.sep)):
-                            self._fail(entry.path, "symlink points outside the folder; not followed")
+                            self._fail(
+                                entry.path, "symlink points outside the folder; not followed"
+                            )
                             continue
                         is_dir = os.path.isdir(target)
                         if is_dir and target in visited:
@@ -200,7 +204,9 @@ class DirectoryLoader(BaseLoader):
                     if self.recursive:
                         subfolders.append((entry.path, rel_path + "/"))
                     continue
-                if include(rel_path) and not (excludes and any(r.match(rel_path) for r in excludes)):
+                if include(rel_path) and not (
+                    excludes and any(r.match(rel_path) for r in excludes)
+                ):
                     yield entry.path
             stack.extend(reversed(subfolders))
 
@@ -218,7 +224,11 @@ class DirectoryLoader(BaseLoader):
         try:
             if self._plain_text(path):  # the common case, without a loader object
                 return [Document(read_text(path), metadata={"source": path})]
-            loader = self.loader_cls(path, **self.loader_kwargs) if self.loader_cls else default_loader(path)
+            loader = (
+                self.loader_cls(path, **self.loader_kwargs)
+                if self.loader_cls
+                else default_loader(path)
+            )
             docs = loader.load()
             for failure in getattr(loader, "errors", ()):
                 self._fail(failure.path, failure.reason, failure.exception)
@@ -238,8 +248,11 @@ class DirectoryLoader(BaseLoader):
                 continue
             yield from result
 
+
 # extensions with their own loader; every other file is read as plain text
-_STRUCTURED = frozenset((".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"))
+_STRUCTURED = frozenset(
+    (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
+)
 _BATCH = 32
 
 
@@ -247,6 +260,8 @@ def _with_progress(paths: Iterator[str]) -> Iterator[str]:
     try:
         from tqdm import tqdm
     except ImportError:
-        logger.warning("show_progress=True needs the 'tqdm' package; loading without a progress bar")
+        logger.warning(
+            "show_progress=True needs the 'tqdm' package; loading without a progress bar"
+        )
         return paths
     return iter(tqdm(paths, unit="file"))

@@ -119,7 +119,9 @@ def html_text(html: str, separator: str = "\n") -> tuple[str, str]:
         parser.close()
     except (etree.ParserError, ValueError):
         collector = _TextCollector()
-        parser = etree.HTMLParser(target=collector, recover=True, strip_cdata=False, no_network=True, encoding="utf-8")
+        parser = etree.HTMLParser(
+            target=collector, recover=True, strip_cdata=False, no_network=True, encoding="utf-8"
+        )
         parser.feed(html.encode("utf-8"))
         parser.close()
     return separator.join(collector.strings), (collector.title or "").strip()
@@ -160,7 +162,9 @@ class HTMLLoader(BaseLoader):
         html = universal_newlines(decode_bytes(read_bytes(name), name, self.open_encoding)[0])
         try:
             if self.bs_kwargs:
-                text, title = _bs4_text(html, self.get_text_separator, self.bs_kwargs.get("features", "lxml"))
+                text, title = _bs4_text(
+                    html, self.get_text_separator, self.bs_kwargs.get("features", "lxml")
+                )
             else:
                 text, title = html_text(html, self.get_text_separator)
         except Exception as e:

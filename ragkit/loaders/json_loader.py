@@ -36,11 +36,17 @@ def compile_path(schema: str) -> list[tuple[str, Any]]:
     """Parse a path like ``.a.b[]."c d"[0]`` into steps ``(kind, arg)``."""
     text = schema.strip()
     if not text.startswith("."):
-        raise ConfigurationError(f"jq_schema {schema!r} must start with '.' (e.g. '.', '.items[]', '.a.b')")
+        raise ConfigurationError(
+            f"jq_schema {schema!r} must start with '.' (e.g. '.', '.items[]', '.a.b')"
+        )
     steps: list[tuple[str, Any]] = []
     pos = 0
     while pos < len(text):
-        m = _STEP.match(text, pos) if text[pos] == "." else re.compile(r"\[(\d*)\]").match(text, pos)
+        m = (
+            _STEP.match(text, pos)
+            if text[pos] == "."
+            else re.compile(r"\[(\d*)\]").match(text, pos)
+        )
         if m is None or m.end() == pos:
             raise ConfigurationError(
                 f"jq_schema {schema!r}: cannot read {text[pos:]!r}; supported: '.', '.key', '.\"key\"', '.[]', '.[n]'"
@@ -133,7 +139,9 @@ class JSONLoader(BaseLoader):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise LoaderError(f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}", name) from e
+            raise LoaderError(
+                f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}", name
+            ) from e
         try:
             yield from select(data, self._steps)
         except LoaderError as e:
@@ -165,5 +173,7 @@ class JSONLoader(BaseLoader):
         if self.metadata_func is not None:
             metadata = self.metadata_func(record, metadata)
             if not isinstance(metadata, dict):
-                raise LoaderError(f"metadata_func must return a dict, got {type(metadata).__name__}", name)
+                raise LoaderError(
+                    f"metadata_func must return a dict, got {type(metadata).__name__}", name
+                )
         return Document(text, metadata=metadata)

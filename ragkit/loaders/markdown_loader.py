@@ -47,7 +47,9 @@ class MarkdownLoader(BaseLoader):
     ) -> None:
         super().__init__()
         if mode not in ("single", "elements"):
-            raise ConfigurationError(f"MarkdownLoader mode must be 'single' or 'elements', got {mode!r}")
+            raise ConfigurationError(
+                f"MarkdownLoader mode must be 'single' or 'elements', got {mode!r}"
+            )
         self.file_path = file_path
         self.mode = mode
         self.encoding = encoding
@@ -108,5 +110,10 @@ def _skip_block(tokens: list[Any], i: int) -> int:
     return i
 
 
-def _doc(content: str, meta: dict[str, Any], category: str, headers: list[tuple[int, str]], **extra: Any) -> Document:
-    return Document(content, metadata={**meta, "category": category, "headers": [h for _, h in headers], **extra})
+def _doc(
+    content: str, meta: dict[str, Any], category: str, headers: list[tuple[int, str]], **extra: Any
+) -> Document:
+    return Document(
+        content,
+        metadata={**meta, "category": category, "headers": [h for _, h in headers], **extra},
+    )

@@ -60,13 +60,17 @@ class PDFLoader(BaseLoader):
                 result = reader.decrypt(self.password if self.password is not None else "")
                 if not result:
                     if self.password is None:
-                        raise EncryptedFileError(f"{name} is encrypted; pass password= to PDFLoader", name)
+                        raise EncryptedFileError(
+                            f"{name} is encrypted; pass password= to PDFLoader", name
+                        )
                     raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
             len(reader.pages)
         except LoaderError:
             raise
         except (PdfReadError, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise LoaderError(f"{name} is not a readable PDF (truncated or damaged?): {e}", name) from e
+            raise LoaderError(
+                f"{name} is not a readable PDF (truncated or damaged?): {e}", name
+            ) from e
         return reader
 
     def _page_text(self, reader: Any, index: int, name: str) -> str:

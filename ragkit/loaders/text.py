@@ -24,7 +24,9 @@ from ragkit.loaders._files import read_bytes
 from ragkit.loaders.base import BaseLoader
 
 
-def read_text(path: str | os.PathLike[str], encoding: str | None = None, autodetect_encoding: bool = True) -> str:
+def read_text(
+    path: str | os.PathLike[str], encoding: str | None = None, autodetect_encoding: bool = True
+) -> str:
     """The text of a file, decoded as :class:`TextLoader` does, newlines as in Python's text mode."""
     name = os.fspath(path)
     text, _ = decode_bytes(read_bytes(name), name, encoding, autodetect_encoding)
@@ -35,7 +37,10 @@ class TextLoader(BaseLoader):
     """Load a text file as one Document with ``metadata={"source": path}``."""
 
     def __init__(
-        self, file_path: str | os.PathLike[str], encoding: str | None = None, autodetect_encoding: bool = True
+        self,
+        file_path: str | os.PathLike[str],
+        encoding: str | None = None,
+        autodetect_encoding: bool = True,
     ) -> None:
         super().__init__()
         self.file_path = file_path

@@ -68,7 +68,9 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
         return AIMessage
 
     # -- what subclasses implement --------------------------------------------
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> AIMessage:
         raise NotImplementedError
 
     def _stream(
@@ -76,7 +78,9 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
     ) -> Iterator[AIMessageChunk]:
         raise NotImplementedError
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> AIMessage:
         return await run_in_executor(self._generate, messages, stop, **kwargs)
 
     async def _astream(
@@ -117,14 +121,27 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
     def _messages(input: Any) -> list[BaseMessage]:
         return convert_to_messages(input)
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-               **kwargs: Any) -> AIMessage:
+    def invoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
         messages = self._messages(input)
-        return self._call_with_config(lambda m, c: self._generate(m, stop, **kwargs), messages, config,
-                                      run_type="chat_model")
+        return self._call_with_config(
+            lambda m, c: self._generate(m, stop, **kwargs), messages, config, run_type="chat_model"
+        )
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-                      **kwargs: Any) -> AIMessage:
+    async def ainvoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
         messages = self._messages(input)
 
         async def run(m: list[BaseMessage], c: RunnableConfig) -> AIMessage:
@@ -132,8 +149,14 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
 
         return await self._acall_with_config(run, messages, config, run_type="chat_model")
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-               **kwargs: Any) -> Iterator[AIMessageChunk]:
+    def stream(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
         if not self._streams():
             message = self.invoke(input, config, stop=stop, **kwargs)
             yield AIMessageChunk(**message.model_dump(exclude={"type"}))
@@ -143,10 +166,18 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
         def run(inputs: Iterator[Any], c: RunnableConfig) -> Iterator[AIMessageChunk]:
             yield from self._stream(next(inputs), stop, **kwargs)
 
-        yield from self._transform_stream_with_config(OneInput(messages), run, config, run_type="chat_model")
+        yield from self._transform_stream_with_config(
+            OneInput(messages), run, config, run_type="chat_model"
+        )
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
+    async def astream(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
         has_async = type(self)._astream is not BaseChatModel._astream
         if not (has_async or self._streams()):
             message = await self.ainvoke(input, config, stop=stop, **kwargs)
@@ -154,15 +185,21 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
             return
         messages = self._messages(input)
 
-        async def run(inputs: AsyncIterator[Any], c: RunnableConfig) -> AsyncIterator[AIMessageChunk]:
+        async def run(
+            inputs: AsyncIterator[Any], c: RunnableConfig
+        ) -> AsyncIterator[AIMessageChunk]:
             async for chunk in self._astream(messages, stop, **kwargs):
                 yield chunk
 
-        async for chunk in self._atransform_stream_with_config(OneInput(messages), run, config, run_type="chat_model"):
+        async for chunk in self._atransform_stream_with_config(
+            OneInput(messages), run, config, run_type="chat_model"
+        ):
             yield chunk
 
     # -- tools and structured output -------------------------------------------
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any) -> Runnable[Any, Any]:
+    def bind_tools(
+        self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any
+    ) -> Runnable[Any, Any]:
         """Offer ``tools`` (pydantic models, functions, dict schemas, Tools) to the model.
 
         ``tool_choice``: "auto", "any" (some tool must be called), "none" or a tool name.
@@ -170,10 +207,14 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
         schemas = [tool_schema(t) for t in tools]
         names = {s["name"] for s in schemas}
         if tool_choice not in (None, "auto", "any", "none") and tool_choice not in names:
-            raise ValueError(f"tool_choice {tool_choice!r} is not one of the bound tools {sorted(names)}")
+            raise ValueError(
+                f"tool_choice {tool_choice!r} is not one of the bound tools {sorted(names)}"
+            )
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
 
-    def with_structured_output(self, schema: Any, *, include_raw: bool = False, **kwargs: Any) -> Runnable[Any, Any]:
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[Any, Any]:
         """A runnable returning ``schema`` instances (pydantic) or dicts, via a forced tool call."""
         from ragkit.core.lambdas import RunnableLambda
 
@@ -186,7 +227,8 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
             calls = [c for c in message.tool_calls if c["name"] == spec["name"]]
             if not calls:
                 raise OutputParserException(
-                    f"The model did not call {spec['name']!r} for structured output", llm_output=message.text
+                    f"The model did not call {spec['name']!r} for structured output",
+                    llm_output=message.text,
                 )
             args = calls[0]["args"]
             return model_cls.model_validate(args) if model_cls else args

@@ -60,7 +60,9 @@ class FakeChatModel(BaseChatModel):
     def call_count(self) -> int:
         return len(self._calls)
 
-    def _next(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> AIMessage:
+    def _next(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> AIMessage:
         with self._lock:
             reply = self.responses[self._index % len(self.responses)]
             self._index += 1
@@ -75,14 +77,18 @@ class FakeChatModel(BaseChatModel):
         elif isinstance(reply, AIMessage):
             message = reply.model_copy(deep=True)
         else:
-            raise TypeError(f"FakeChatModel responses must be str, AIMessage or exceptions, got {type(reply).__name__}")
+            raise TypeError(
+                f"FakeChatModel responses must be str, AIMessage or exceptions, got {type(reply).__name__}"
+            )
         if stop and isinstance(message.content, str):
             cut = min((message.content.find(s) for s in stop if s in message.content), default=-1)
             if cut >= 0:
                 message.content = message.content[:cut]
         return message
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> AIMessage:
         return self._next(messages, stop, kwargs)
 
     def _stream(
@@ -90,7 +96,7 @@ class FakeChatModel(BaseChatModel):
     ) -> Iterator[AIMessageChunk]:
         message = self._next(messages, stop, kwargs)
         words = re.findall(r"\s*\S+", message.text) if message.text else []
-        trailing = message.text[len("".join(words)):]
+        trailing = message.text[len("".join(words)) :]
         if trailing and words:
             words[-1] += trailing
         for word in words[:-1]:

@@ -36,14 +36,24 @@ from ragkit.models.base import BaseChatModel
 
 __all__ = ["ChatGoogleGenerativeAI", "ChatGoogleGenerativeAIError"]
 
-_GENERATION_KWARGS = {"temperature", "top_p", "top_k", "max_output_tokens", "candidate_count",
-                      "response_mime_type", "presence_penalty", "frequency_penalty"}
+_GENERATION_KWARGS = {
+    "temperature",
+    "top_p",
+    "top_k",
+    "max_output_tokens",
+    "candidate_count",
+    "response_mime_type",
+    "presence_penalty",
+    "frequency_penalty",
+}
 
 
 class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
     """A Gemini chat model (``model`` such as ``"gemini-1.5-flash"``)."""
 
-    model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=())
+    model_config = ConfigDict(
+        populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=()
+    )
 
     model: str
     """The model name, e.g. ``"gemini-1.5-flash"`` or ``"models/gemini-1.5-pro"``."""
@@ -64,7 +74,9 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
     @classmethod
     def _model(cls, value: str) -> str:
         if not value or not value.strip("/"):
-            raise ValueError("ChatGoogleGenerativeAI: model must name a Gemini model, e.g. 'gemini-1.5-flash'")
+            raise ValueError(
+                "ChatGoogleGenerativeAI: model must name a Gemini model, e.g. 'gemini-1.5-flash'"
+            )
         return value
 
     @field_validator("n")
@@ -82,16 +94,23 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
         return ChatGoogleGenerativeAIError
 
     # -- requests ----------------------------------------------------------------
-    def _generation_config(self, stop: list[str] | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    def _generation_config(
+        self, stop: list[str] | None, overrides: dict[str, Any]
+    ) -> dict[str, Any]:
         config: dict[str, Any] = {
-            "temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
-            "max_output_tokens": self.max_output_tokens, "candidate_count": self.n if self.n > 1 else None,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "max_output_tokens": self.max_output_tokens,
+            "candidate_count": self.n if self.n > 1 else None,
             "stop_sequences": stop if stop is not None else self.stop,
         }
         config.update(overrides)
         return {k: v for k, v in config.items() if v is not None}
 
-    def _request(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _request(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         kwargs = dict(kwargs)
         tools = kwargs.pop("tools", None) or []
         choice = kwargs.pop("tool_choice", None)
@@ -100,18 +119,26 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
         if "max_tokens" in kwargs:
             generation["max_output_tokens"] = kwargs.pop("max_tokens")
         if kwargs:
-            raise ValueError(f"ChatGoogleGenerativeAI got unknown call options {sorted(kwargs)}; known: "
-                             f"tools, tool_choice, safety_settings, max_tokens, {', '.join(sorted(_GENERATION_KWARGS))}")
+            raise ValueError(
+                f"ChatGoogleGenerativeAI got unknown call options {sorted(kwargs)}; known: "
+                f"tools, tool_choice, safety_settings, max_tokens, {', '.join(sorted(_GENERATION_KWARGS))}"
+            )
         system, contents = to_contents(messages, self.convert_system_message_to_human)
         if not contents:
-            raise ChatGoogleGenerativeAIError("Gemini needs at least one non-system message to answer",
-                                              status="UNSUPPORTED_INPUT")
-        request: dict[str, Any] = {"model": model_resource(self.model), "contents": contents,
-                                   "generation_config": self._generation_config(stop, generation)}
+            raise ChatGoogleGenerativeAIError(
+                "Gemini needs at least one non-system message to answer", status="UNSUPPORTED_INPUT"
+            )
+        request: dict[str, Any] = {
+            "model": model_resource(self.model),
+            "contents": contents,
+            "generation_config": self._generation_config(stop, generation),
+        }
         if system:
             request["system_instruction"] = system
         if safety:
-            request["safety_settings"] = [{"category": c, "threshold": t} for c, t in safety.items()]
+            request["safety_settings"] = [
+                {"category": c, "threshold": t} for c, t in safety.items()
+            ]
         if tools:
             declarations = [function_declaration(t) for t in tools]
             request["tools"] = [{"function_declarations": declarations}]
@@ -119,7 +146,9 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
             if config:
                 request["tool_config"] = config
         elif choice not in (None, "auto", "none"):
-            raise ValueError(f"tool_choice {choice!r} needs tools; use bind_tools([...], tool_choice=...)")
+            raise ValueError(
+                f"tool_choice {choice!r} needs tools; use bind_tools([...], tool_choice=...)"
+            )
         return request
 
     def _acquire(self) -> None:
@@ -127,14 +156,17 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
             self.rate_limiter.acquire(blocking=True)
 
     # -- BaseChatModel hooks -----------------------------------------------------------
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> AIMessage:
         request = self._request(messages, stop, kwargs)
         self._acquire()
         response = self._google_client().generate_content(request)
         return to_ai_message(response, self.model)
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                **kwargs: Any) -> Iterator[AIMessageChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> Iterator[AIMessageChunk]:
         request = self._request(messages, stop, kwargs)
         self._acquire()
         converter = StreamConverter(self.model)
@@ -145,13 +177,18 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
     def get_num_tokens(self, text: str) -> int:
         """Tokens in ``text`` according to the model (countTokens)."""
         contents = [{"role": "user", "parts": [{"text": text}]}]
-        return self._google_client().count_tokens({"model": model_resource(self.model), "contents": contents})
+        return self._google_client().count_tokens(
+            {"model": model_resource(self.model), "contents": contents}
+        )
 
     def get_num_tokens_from_messages(self, messages: Sequence[BaseMessage] | Any) -> int:
         """Tokens of a whole prompt, system instruction included (countTokens)."""
-        system, contents = to_contents(convert_to_messages(messages), self.convert_system_message_to_human)
+        system, contents = to_contents(
+            convert_to_messages(messages), self.convert_system_message_to_human
+        )
         inner: dict[str, Any] = {"model": model_resource(self.model), "contents": contents}
         if system:
             inner["system_instruction"] = system
-        return self._google_client().count_tokens({"model": model_resource(self.model),
-                                                   "generate_content_request": inner})
+        return self._google_client().count_tokens(
+            {"model": model_resource(self.model), "generate_content_request": inner}
+        )

@@ -78,6 +78,5 @@ __all__ = [
 __getattr__ = lazy_getattr(__name__, _LAZY)
 
 
-
 def __dir__() -> list[str]:
     return sorted(__all__)

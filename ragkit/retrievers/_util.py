@@ -26,7 +26,9 @@ def check_k(k: Any, name: str = "k") -> int:
 def check_query(query: Any, owner: str) -> str:
     """``query`` if it is a string, else InvalidQueryError naming the retriever."""
     if not isinstance(query, str):
-        raise InvalidQueryError(f"{owner} expects the query as a string, got {type(query).__name__}")
+        raise InvalidQueryError(
+            f"{owner} expects the query as a string, got {type(query).__name__}"
+        )
     return query
 
 
@@ -35,7 +37,8 @@ def reject_unknown(kwargs: dict[str, Any], owner: str, accepted: tuple[str, ...]
     unknown = sorted(set(kwargs) - set(accepted))
     if unknown:
         raise InvalidQueryError(
-            f"{owner} got unknown search option(s) {unknown}; it accepts {list(accepted) or 'none'}")
+            f"{owner} got unknown search option(s) {unknown}; it accepts {list(accepted) or 'none'}"
+        )
 
 
 def with_score(doc: Document, score: float, key: str = "score") -> Document:
@@ -58,7 +61,8 @@ def doc_key(doc: Document, id_key: str | None = None) -> Hashable:
         if id_key not in doc.metadata:
             raise InvalidQueryError(
                 f"id_key={id_key!r} is missing from the metadata of a result document "
-                f"({doc.page_content[:40]!r}); set it on every document or use id_key=None")
+                f"({doc.page_content[:40]!r}); set it on every document or use id_key=None"
+            )
         value = doc.metadata[id_key]
         return ("meta", value if isinstance(value, Hashable) else repr(value))
     if doc.id is not None:

@@ -24,7 +24,8 @@ from typing import Any
 from ragkit.errors import ConfigurationError
 
 # Function words that carry no topical signal in English retrieval.
-ENGLISH_STOPWORDS: frozenset[str] = frozenset("""
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    """
 a about above after again against all am an and any are aren't as at
 be because been before being below between both but by
 can cannot could couldn't did didn't do does doesn't doing don't down during
@@ -35,12 +36,27 @@ ourselves out over own same shan't she should shouldn't so some such than that t
 theirs them themselves then there these they this those through to too under until up
 upon us very was wasn't we were weren't what when where which while who whom why will with
 won't would wouldn't you your yours yourself yourselves
-""".split())
+""".split()
+)
 
-BUILTIN_STOPWORDS: dict[str, frozenset[str]] = {"english": ENGLISH_STOPWORDS, "en": ENGLISH_STOPWORDS}
-_LANGUAGE_ALIASES = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
-                     "nl": "dutch", "pt": "portuguese", "ru": "russian", "sv": "swedish", "fi": "finnish",
-                     "da": "danish", "no": "norwegian"}
+BUILTIN_STOPWORDS: dict[str, frozenset[str]] = {
+    "english": ENGLISH_STOPWORDS,
+    "en": ENGLISH_STOPWORDS,
+}
+_LANGUAGE_ALIASES = {
+    "en": "english",
+    "de": "german",
+    "fr": "french",
+    "es": "spanish",
+    "it": "italian",
+    "nl": "dutch",
+    "pt": "portuguese",
+    "ru": "russian",
+    "sv": "swedish",
+    "fi": "finnish",
+    "da": "danish",
+    "no": "norwegian",
+}
 MEMO_SIZE = 2_000_000  # distinct words whose stems are remembered (cleared when full)
 DEFAULT_TOKEN_PATTERN = r"\w+(?:'\w+)*"
 
@@ -65,20 +81,30 @@ class Analyzer:
         min_token_length: Drop tokens shorter than this (after stopword removal, before stemming).
     """
 
-    def __init__(self, language: str = "english", stopwords: str | Iterable[str] | None = "auto",
-                 stemmer: str | None = "snowball", lowercase: bool = True,
-                 token_pattern: str = DEFAULT_TOKEN_PATTERN, min_token_length: int = 1) -> None:
+    def __init__(
+        self,
+        language: str = "english",
+        stopwords: str | Iterable[str] | None = "auto",
+        stemmer: str | None = "snowball",
+        lowercase: bool = True,
+        token_pattern: str = DEFAULT_TOKEN_PATTERN,
+        min_token_length: int = 1,
+    ) -> None:
         self.language = _LANGUAGE_ALIASES.get(language.lower(), language.lower())
         if stemmer not in ("snowball", None):
-            raise ConfigurationError(f"Analyzer stemmer must be 'snowball' or None, got {stemmer!r}")
+            raise ConfigurationError(
+                f"Analyzer stemmer must be 'snowball' or None, got {stemmer!r}"
+            )
         if stemmer == "snowball" and self.language not in _stemmer_algorithms():
             raise ConfigurationError(
                 f"Analyzer language {language!r} has no Snowball stemmer; use one of "
-                f"{', '.join(_stemmer_algorithms())} or pass stemmer=None")
+                f"{', '.join(_stemmer_algorithms())} or pass stemmer=None"
+            )
         if isinstance(stopwords, str):
             if stopwords != "auto":
                 raise ConfigurationError(
-                    f"Analyzer stopwords must be 'auto', None or a list of words, got the string {stopwords!r}")
+                    f"Analyzer stopwords must be 'auto', None or a list of words, got the string {stopwords!r}"
+                )
             self.stopwords: frozenset[str] = BUILTIN_STOPWORDS.get(self.language, frozenset())
             self._stopwords_setting: Any = "auto"
         elif stopwords is None:
@@ -88,11 +114,15 @@ class Analyzer:
             self.stopwords = frozenset(w.lower() if lowercase else w for w in stopwords)
             self._stopwords_setting = sorted(self.stopwords)
         if min_token_length < 1:
-            raise ConfigurationError(f"Analyzer min_token_length must be >= 1, got {min_token_length}")
+            raise ConfigurationError(
+                f"Analyzer min_token_length must be >= 1, got {min_token_length}"
+            )
         try:
             self._pattern = re.compile(token_pattern, re.UNICODE)
         except re.error as err:
-            raise ConfigurationError(f"Analyzer token_pattern {token_pattern!r} is not a valid regex: {err}") from err
+            raise ConfigurationError(
+                f"Analyzer token_pattern {token_pattern!r} is not a valid regex: {err}"
+            ) from err
         self.stemmer = stemmer
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -144,9 +174,14 @@ class Analyzer:
 
     def to_config(self) -> dict[str, Any]:
         """A JSON-serialisable description that :meth:`from_config` turns back into an equal analyzer."""
-        return {"language": self.language, "stopwords": self._stopwords_setting, "stemmer": self.stemmer,
-                "lowercase": self.lowercase, "token_pattern": self.token_pattern,
-                "min_token_length": self.min_token_length}
+        return {
+            "language": self.language,
+            "stopwords": self._stopwords_setting,
+            "stemmer": self.stemmer,
+            "lowercase": self.lowercase,
+            "token_pattern": self.token_pattern,
+            "min_token_length": self.min_token_length,
+        }
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Analyzer:
@@ -159,5 +194,7 @@ class Analyzer:
         return hash(repr(sorted(self.to_config().items())))
 
     def __repr__(self) -> str:
-        return (f"Analyzer(language={self.language!r}, stemmer={self.stemmer!r}, "
-                f"stopwords={len(self.stopwords)} words)")
+        return (
+            f"Analyzer(language={self.language!r}, stemmer={self.stemmer!r}, "
+            f"stopwords={len(self.stopwords)} words)"
+        )

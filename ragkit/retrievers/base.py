@@ -30,7 +30,9 @@ class BaseRetriever(Runnable[str, list[Document]]):
     metadata: dict[str, Any] | None = None
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        raise NotImplementedError(f"{type(self).__name__} does not implement _get_relevant_documents")
+        raise NotImplementedError(
+            f"{type(self).__name__} does not implement _get_relevant_documents"
+        )
 
     async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         return await run_in_executor(self._get_relevant_documents, query, **kwargs)
@@ -42,14 +44,22 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
         return merge_configs({"tags": self.tags or [], "metadata": self.metadata or {}}, config)
 
-    def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         return self._call_with_config(
             lambda q, c: self._get_relevant_documents(q, **kwargs),
-            input, self._with_own_config(config), run_type="retriever",
+            input,
+            self._with_own_config(config),
+            run_type="retriever",
         )
 
-    async def ainvoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         async def run(q: str, c: RunnableConfig) -> list[Document]:
             return await self._aget_relevant_documents(q, **kwargs)
 
-        return await self._acall_with_config(run, input, self._with_own_config(config), run_type="retriever")
+        return await self._acall_with_config(
+            run, input, self._with_own_config(config), run_type="retriever"
+        )

@@ -54,11 +54,20 @@ class BM25Retriever(BaseRetriever):
         engine: ``"default"`` or ``"rank_bm25"``.
     """
 
-    def __init__(self, docs: Sequence[Document], index: Any, k: int = 4,
-                 preprocess_func: Callable[[str], list[str]] | None = None, engine: str = "default",
-                 tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        docs: Sequence[Document],
+        index: Any,
+        k: int = 4,
+        preprocess_func: Callable[[str], list[str]] | None = None,
+        engine: str = "default",
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         if engine not in ENGINES:
-            raise ConfigurationError(f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}")
+            raise ConfigurationError(
+                f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
+            )
         self.docs = list(docs)
         self.index = index
         self.k = check_k(k)
@@ -80,10 +89,18 @@ class BM25Retriever(BaseRetriever):
 
     # -- construction ------------------------------------------------------------
     @classmethod
-    def from_texts(cls, texts: Iterable[str], metadatas: Iterable[dict[str, Any]] | None = None,
-                   ids: Iterable[str] | None = None, bm25_params: dict[str, Any] | None = None,
-                   preprocess_func: Callable[[str], list[str]] | None = None, k: int = 4,
-                   engine: str = "default", analyzer: Analyzer | None = None, **kwargs: Any) -> BM25Retriever:
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        metadatas: Iterable[dict[str, Any]] | None = None,
+        ids: Iterable[str] | None = None,
+        bm25_params: dict[str, Any] | None = None,
+        preprocess_func: Callable[[str], list[str]] | None = None,
+        k: int = 4,
+        engine: str = "default",
+        analyzer: Analyzer | None = None,
+        **kwargs: Any,
+    ) -> BM25Retriever:
         """Index ``texts`` (with optional ``metadatas`` and ``ids``).
 
         ``preprocess_func`` replaces the analyzer (e.g. ``str.split`` to reproduce LangChain);
@@ -97,31 +114,56 @@ class BM25Retriever(BaseRetriever):
         if len(metas) != len(texts) or len(id_list) != len(texts):
             raise ConfigurationError(
                 f"BM25Retriever.from_texts got {len(texts)} texts, {len(metas)} metadatas and {len(id_list)} ids; "
-                "they must have the same length")
+                "they must have the same length"
+            )
         docs = [Document(t, metadata=m, id=i) for t, m, i in zip(texts, metas, id_list)]
         return cls._build(docs, bm25_params, preprocess_func, k, engine, analyzer, **kwargs)
 
     @classmethod
-    def from_documents(cls, documents: Iterable[Document], *, bm25_params: dict[str, Any] | None = None,
-                       preprocess_func: Callable[[str], list[str]] | None = None, k: int = 4,
-                       engine: str = "default", analyzer: Analyzer | None = None, **kwargs: Any) -> BM25Retriever:
+    def from_documents(
+        cls,
+        documents: Iterable[Document],
+        *,
+        bm25_params: dict[str, Any] | None = None,
+        preprocess_func: Callable[[str], list[str]] | None = None,
+        k: int = 4,
+        engine: str = "default",
+        analyzer: Analyzer | None = None,
+        **kwargs: Any,
+    ) -> BM25Retriever:
         """Index ``documents`` (ids and metadata are kept)."""
-        return cls._build(list(documents), bm25_params, preprocess_func, k, engine, analyzer, **kwargs)
+        return cls._build(
+            list(documents), bm25_params, preprocess_func, k, engine, analyzer, **kwargs
+        )
 
     @classmethod
-    def _build(cls, docs: list[Document], bm25_params: dict[str, Any] | None,
-               preprocess_func: Callable[[str], list[str]] | None, k: int, engine: str,
-               analyzer: Analyzer | None, **kwargs: Any) -> BM25Retriever:
+    def _build(
+        cls,
+        docs: list[Document],
+        bm25_params: dict[str, Any] | None,
+        preprocess_func: Callable[[str], list[str]] | None,
+        k: int,
+        engine: str,
+        analyzer: Analyzer | None,
+        **kwargs: Any,
+    ) -> BM25Retriever:
         if engine not in ENGINES:
-            raise ConfigurationError(f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}")
+            raise ConfigurationError(
+                f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
+            )
         if not docs:
             raise EmptyCorpusError(
-                "BM25Retriever got 0 documents to index; check that your loader or splitter produced any")
+                "BM25Retriever got 0 documents to index; check that your loader or splitter produced any"
+            )
         for i, d in enumerate(docs):
             if not isinstance(d, Document) or not isinstance(d.page_content, str):
-                raise ConfigurationError(f"BM25Retriever: item {i} is not a Document with string page_content")
+                raise ConfigurationError(
+                    f"BM25Retriever: item {i} is not a Document with string page_content"
+                )
         if preprocess_func is not None and analyzer is not None:
-            raise ConfigurationError("BM25Retriever: pass either preprocess_func or analyzer, not both")
+            raise ConfigurationError(
+                "BM25Retriever: pass either preprocess_func or analyzer, not both"
+            )
         tokenize: Callable[[str], list[str]] = preprocess_func or analyzer or Analyzer()
         corpus_tokens = [tokenize(d.page_content) for d in docs]
         if engine == "rank_bm25":
@@ -129,7 +171,8 @@ class BM25Retriever(BaseRetriever):
                 from rank_bm25 import BM25Okapi
             except ImportError as err:
                 raise ConfigurationError(
-                    "engine='rank_bm25' needs the rank-bm25 package: pip install rank-bm25") from err
+                    "engine='rank_bm25' needs the rank-bm25 package: pip install rank-bm25"
+                ) from err
             index: Any = BM25Okapi(corpus_tokens, **(bm25_params or {}))
         else:
             index = BM25Index.build(corpus_tokens, **(bm25_params or {}))
@@ -172,29 +215,44 @@ class BM25Retriever(BaseRetriever):
             vocabulary = self.index.vocabulary()
             params = self.index.params
         else:
-            params = {k: getattr(self.index, k) for k in ("k1", "b", "epsilon") if hasattr(self.index, k)}
+            params = {
+                k: getattr(self.index, k) for k in ("k1", "b", "epsilon") if hasattr(self.index, k)
+            }
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)  # type: ignore[arg-type]
         blob = buffer.getvalue()
         header = {
-            "format": FORMAT, "version": FORMAT_VERSION, "engine": self.engine, "k": self.k,
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "engine": self.engine,
+            "k": self.k,
             "analyzer": self.analyzer.to_config() if self.analyzer is not None else None,
-            "bm25_params": params, "num_docs": len(self.docs), "vocabulary": vocabulary,
+            "bm25_params": params,
+            "num_docs": len(self.docs),
+            "vocabulary": vocabulary,
             "arrays_sha256": hashlib.sha256(blob).hexdigest(),
             "documents": [_doc_to_json(d, i) for i, d in enumerate(self.docs)],
         }
         write_bytes_atomic(folder / ARRAYS_NAME, blob)
-        write_bytes_atomic(folder / JSON_NAME, json.dumps(header, ensure_ascii=False).encode("utf-8"))
+        write_bytes_atomic(
+            folder / JSON_NAME, json.dumps(header, ensure_ascii=False).encode("utf-8")
+        )
 
     @classmethod
-    def load(cls, path: str | Path, preprocess_func: Callable[[str], list[str]] | None = None,
-             k: int | None = None) -> BM25Retriever:
+    def load(
+        cls,
+        path: str | Path,
+        preprocess_func: Callable[[str], list[str]] | None = None,
+        k: int | None = None,
+    ) -> BM25Retriever:
         """Read an index written by :meth:`save`. Pass ``preprocess_func`` if it was built with a custom one."""
         folder = Path(path)
         json_path, arrays_path = folder / JSON_NAME, folder / ARRAYS_NAME
         for p in (json_path, arrays_path):
             if not p.is_file():
-                raise IndexFormatError(f"BM25 index file {p} is missing; save the retriever to {folder} first")
+                raise IndexFormatError(
+                    f"BM25 index file {p} is missing; save the retriever to {folder} first"
+                )
         try:
             header = json.loads(json_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -204,23 +262,30 @@ class BM25Retriever(BaseRetriever):
         if header.get("version") != FORMAT_VERSION:
             raise IndexFormatError(
                 f"{json_path} has BM25 index format version {header.get('version')!r}; this ragkit reads "
-                f"version {FORMAT_VERSION}: rebuild the index")
+                f"version {FORMAT_VERSION}: rebuild the index"
+            )
         blob = arrays_path.read_bytes()
         if hashlib.sha256(blob).hexdigest() != header.get("arrays_sha256"):
             raise IndexFormatError(
                 f"{arrays_path} does not belong to {json_path} (checksum mismatch: interrupted or mixed saves); "
-                "rebuild the index")
+                "rebuild the index"
+            )
         try:
-            docs = [Document(d["page_content"], metadata=d.get("metadata", {}), id=d.get("id"))
-                    for d in header["documents"]]
+            docs = [
+                Document(d["page_content"], metadata=d.get("metadata", {}), id=d.get("id"))
+                for d in header["documents"]
+            ]
             engine, analyzer_config = header["engine"], header["analyzer"]
             params = header["bm25_params"]
         except (KeyError, TypeError) as err:
-            raise IndexFormatError(f"{json_path} is missing a field ({err}); rebuild the index") from err
+            raise IndexFormatError(
+                f"{json_path} is missing a field ({err}); rebuild the index"
+            ) from err
         if analyzer_config is None and preprocess_func is None:
             raise IndexFormatError(
                 f"{json_path} was built with a custom preprocess_func; pass the same one to "
-                "BM25Retriever.load(path, preprocess_func=...)")
+                "BM25Retriever.load(path, preprocess_func=...)"
+            )
         tokenize = preprocess_func or Analyzer.from_config(analyzer_config)
         k = header.get("k", 4) if k is None else k
         if engine == "rank_bm25":
@@ -241,5 +306,6 @@ def _doc_to_json(doc: Document, position: int) -> dict[str, Any]:
     except (TypeError, ValueError) as err:
         raise ConfigurationError(
             f"BM25Retriever.save: metadata of document {position} (id={doc.id!r}) is not JSON-serialisable "
-            f"({err}); convert it to str/int/float/list/dict values before saving") from err
+            f"({err}); convert it to str/int/float/list/dict values before saving"
+        ) from err
     return entry

@@ -37,8 +37,15 @@ _MAY_BE_ZERO = ("robertson", "atire")  # idf can be <= 0 for very common terms
 class BM25Index:
     """Term → postings of BM25 weights. Build with :meth:`build`; query with :meth:`top_k`."""
 
-    def __init__(self, vocab: dict[str, int], indptr: np.ndarray, doc_ids: np.ndarray, weights: np.ndarray,
-                 num_docs: int, params: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        indptr: np.ndarray,
+        doc_ids: np.ndarray,
+        weights: np.ndarray,
+        num_docs: int,
+        params: dict[str, Any],
+    ) -> None:
         self.vocab = vocab
         self.indptr = indptr
         self.doc_ids = doc_ids
@@ -47,18 +54,31 @@ class BM25Index:
         self.params = params
 
     @staticmethod
-    def check_params(k1: float = 1.5, b: float = 0.75, method: str = "lucene", delta: float | None = None,
-                     epsilon: float = 0.25) -> dict[str, Any]:
+    def check_params(
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "lucene",
+        delta: float | None = None,
+        epsilon: float = 0.25,
+    ) -> dict[str, Any]:
         """Validate BM25 parameters and return them as a dict (``delta`` resolved per method)."""
         if method not in METHODS:
-            raise ConfigurationError(f"bm25_params['method'] must be one of {METHODS}, got {method!r}")
+            raise ConfigurationError(
+                f"bm25_params['method'] must be one of {METHODS}, got {method!r}"
+            )
         if not k1 >= 0:
             raise ConfigurationError(f"bm25_params['k1'] must be >= 0, got {k1!r}")
         if not 0 <= b <= 1:
             raise ConfigurationError(f"bm25_params['b'] must be between 0 and 1, got {b!r}")
         if delta is None:
             delta = DEFAULT_DELTA.get(method, 0.0)
-        return {"k1": float(k1), "b": float(b), "method": method, "delta": float(delta), "epsilon": float(epsilon)}
+        return {
+            "k1": float(k1),
+            "b": float(b),
+            "method": method,
+            "delta": float(delta),
+            "epsilon": float(epsilon),
+        }
 
     @classmethod
     def build(cls, corpus_tokens: Sequence[Sequence[str]], **bm25_params: Any) -> BM25Index:
@@ -67,14 +87,17 @@ class BM25Index:
             params = cls.check_params(**bm25_params)
         except TypeError as err:
             raise ConfigurationError(
-                f"unknown bm25_params {sorted(bm25_params)}; accepted: k1, b, method, delta, epsilon") from err
+                f"unknown bm25_params {sorted(bm25_params)}; accepted: k1, b, method, delta, epsilon"
+            ) from err
         vocab: dict[str, int] = {}
         term_ids = array("q")
         lengths = np.empty(len(corpus_tokens), dtype=np.int64)
         lookup = vocab.__getitem__
         for i, tokens in enumerate(corpus_tokens):
             lengths[i] = len(tokens)
-            for term in dict.fromkeys(tokens):  # new terms get the next ids, in order of first appearance
+            for term in dict.fromkeys(
+                tokens
+            ):  # new terms get the next ids, in order of first appearance
                 if term not in vocab:
                     vocab[term] = len(vocab)
             term_ids.extend(map(lookup, tokens))
@@ -90,9 +113,13 @@ class BM25Index:
         np.cumsum(df, out=indptr[1:])
         idf = _idf(df.astype(np.float64), num_docs, params)
         avgdl = float(lengths.mean()) if num_docs and lengths.sum() else 1.0
-        weights = _term_weights(tf.astype(np.float64), lengths[post_docs].astype(np.float64), avgdl, params)
+        weights = _term_weights(
+            tf.astype(np.float64), lengths[post_docs].astype(np.float64), avgdl, params
+        )
         weights *= idf[post_terms]
-        return cls(vocab, indptr, post_docs.astype(np.int32), weights.astype(np.float32), num_docs, params)
+        return cls(
+            vocab, indptr, post_docs.astype(np.int32), weights.astype(np.float32), num_docs, params
+        )
 
     def term_ids(self, tokens: Sequence[str]) -> list[int]:
         """Vocabulary ids of the known tokens (repeats kept: a repeated query term counts twice)."""
@@ -134,7 +161,7 @@ class BM25Index:
     def _matched(self, tokens: Sequence[str]) -> np.ndarray:
         mask = np.zeros(self.num_docs, dtype=bool)
         for i in self.term_ids(tokens):
-            mask[self.doc_ids[self.indptr[i]:self.indptr[i + 1]]] = True
+            mask[self.doc_ids[self.indptr[i] : self.indptr[i + 1]]] = True
         return mask
 
     # -- persistence -------------------------------------------------------------
@@ -149,13 +176,22 @@ class BM25Index:
         return terms
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], terms: list[str], num_docs: int,
-                    params: dict[str, Any]) -> BM25Index:
+    def from_arrays(
+        cls, arrays: dict[str, np.ndarray], terms: list[str], num_docs: int, params: dict[str, Any]
+    ) -> BM25Index:
         indptr, doc_ids, weights = arrays["indptr"], arrays["doc_ids"], arrays["weights"]
-        if len(indptr) != len(terms) + 1 or len(doc_ids) != len(weights) or int(indptr[-1]) != len(doc_ids):
-            raise ValueError("BM25 arrays do not match the vocabulary (index files from different saves?)")
+        if (
+            len(indptr) != len(terms) + 1
+            or len(doc_ids) != len(weights)
+            or int(indptr[-1]) != len(doc_ids)
+        ):
+            raise ValueError(
+                "BM25 arrays do not match the vocabulary (index files from different saves?)"
+            )
         if len(doc_ids) and int(doc_ids.max()) >= num_docs:
-            raise ValueError("BM25 postings point past the number of documents (index files from different saves?)")
+            raise ValueError(
+                "BM25 postings point past the number of documents (index files from different saves?)"
+            )
         return cls({t: i for i, t in enumerate(terms)}, indptr, doc_ids, weights, num_docs, params)
 
 
@@ -170,7 +206,9 @@ def _idf(df: np.ndarray, n: int, params: dict[str, Any]) -> np.ndarray:
     return np.log1p((n - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
 
 
-def _term_weights(tf: np.ndarray, dl: np.ndarray, avgdl: float, params: dict[str, Any]) -> np.ndarray:
+def _term_weights(
+    tf: np.ndarray, dl: np.ndarray, avgdl: float, params: dict[str, Any]
+) -> np.ndarray:
     k1, b, delta, method = params["k1"], params["b"], params["delta"], params["method"]
     norm = 1 - b + b * dl / avgdl
     if method == "bm25l":

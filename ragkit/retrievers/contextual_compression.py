@@ -31,27 +31,36 @@ from ragkit.retrievers._composite import CompositeRetriever
 class BaseDocumentCompressor:
     """Filters or shortens retrieved documents given the query."""
 
-    def compress_documents(self, documents: Sequence[Document], query: str,
-                           config: RunnableConfig | None = None) -> Sequence[Document]:
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
+    ) -> Sequence[Document]:
         raise NotImplementedError(f"{type(self).__name__} does not implement compress_documents")
 
-    async def acompress_documents(self, documents: Sequence[Document], query: str,
-                                  config: RunnableConfig | None = None) -> Sequence[Document]:
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
+    ) -> Sequence[Document]:
         return await run_in_executor(self.compress_documents, documents, query, config)  # type: ignore[no-any-return]
 
 
 class ContextualCompressionRetriever(CompositeRetriever):
     """``base_retriever``'s results passed through ``base_compressor``."""
 
-    def __init__(self, base_compressor: BaseDocumentCompressor, base_retriever: Runnable[str, list[Document]],
-                 tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        base_compressor: BaseDocumentCompressor,
+        base_retriever: Runnable[str, list[Document]],
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         if not callable(getattr(base_compressor, "compress_documents", None)):
             raise ConfigurationError(
                 f"ContextualCompressionRetriever: base_compressor ({type(base_compressor).__name__}) "
-                "has no compress_documents()")
+                "has no compress_documents()"
+            )
         if not callable(getattr(base_retriever, "invoke", None)):
             raise ConfigurationError(
-                f"ContextualCompressionRetriever: base_retriever ({type(base_retriever).__name__}) has no invoke()")
+                f"ContextualCompressionRetriever: base_retriever ({type(base_retriever).__name__}) has no invoke()"
+            )
         self.base_compressor = base_compressor
         self.base_retriever = base_retriever
         self.tags = tags

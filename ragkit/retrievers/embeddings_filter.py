@@ -39,20 +39,26 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         k: Keep at most this many, most similar first (None: no limit). One of the two is required.
     """
 
-    def __init__(self, embeddings: Embeddings, similarity_threshold: float | None = None, k: int | None = 20) -> None:
+    def __init__(
+        self, embeddings: Embeddings, similarity_threshold: float | None = None, k: int | None = 20
+    ) -> None:
         if similarity_threshold is None and k is None:
             raise ConfigurationError("EmbeddingsFilter needs similarity_threshold or k (or both)")
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 0):
-            raise ConfigurationError(f"EmbeddingsFilter k must be an integer >= 0 or None, got {k!r}")
+            raise ConfigurationError(
+                f"EmbeddingsFilter k must be an integer >= 0 or None, got {k!r}"
+            )
         if similarity_threshold is not None and not -1.0 <= similarity_threshold <= 1.0:
             raise ConfigurationError(
-                f"EmbeddingsFilter similarity_threshold is a cosine similarity in [-1, 1], got {similarity_threshold}")
+                f"EmbeddingsFilter similarity_threshold is a cosine similarity in [-1, 1], got {similarity_threshold}"
+            )
         self.embeddings = embeddings
         self.similarity_threshold = similarity_threshold
         self.k = k
 
-    def compress_documents(self, documents: Sequence[Document], query: str,
-                           config: RunnableConfig | None = None) -> list[Document]:
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
+    ) -> list[Document]:
         if not documents:
             return []
         matrix = self.embeddings.embed_documents_array([d.page_content for d in documents])

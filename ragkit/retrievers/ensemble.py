@@ -40,15 +40,24 @@ class EnsembleRetriever(CompositeRetriever):
     score is in ``metadata["score"]``. A blank query returns no documents.
     """
 
-    def __init__(self, retrievers: Sequence[Runnable[str, list[Document]]], weights: Sequence[float] | None = None,
-                 c: int = 60, id_key: str | None = None, k: int | None = None,
-                 tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        retrievers: Sequence[Runnable[str, list[Document]]],
+        weights: Sequence[float] | None = None,
+        c: int = 60,
+        id_key: str | None = None,
+        k: int | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         self.retrievers = list(retrievers)
         if not self.retrievers:
             raise ConfigurationError("EnsembleRetriever needs at least one retriever")
         for i, r in enumerate(self.retrievers):
             if not callable(getattr(r, "invoke", None)):
-                raise ConfigurationError(f"EnsembleRetriever: retrievers[{i}] ({type(r).__name__}) has no invoke()")
+                raise ConfigurationError(
+                    f"EnsembleRetriever: retrievers[{i}] ({type(r).__name__}) has no invoke()"
+                )
         self.weights = check_weights(weights, len(self.retrievers), "EnsembleRetriever")
         if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
             raise ConfigurationError(f"EnsembleRetriever: c must be a number >= 0, got {c!r}")
@@ -60,7 +69,9 @@ class EnsembleRetriever(CompositeRetriever):
         self.name = None
 
     def _fuse(self, lists: Sequence[Sequence[Document]], k: int | None) -> list[Document]:
-        return reciprocal_rank_fusion(lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=k)
+        return reciprocal_rank_fusion(
+            lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=k
+        )
 
     def _top_n(self, query: str, kwargs: dict[str, Any]) -> int | None:
         """How many to return (None: all); 0 for a blank query."""

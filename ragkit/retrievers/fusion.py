@@ -28,17 +28,25 @@ def check_weights(weights: Sequence[float] | None, n: int, owner: str) -> list[f
         return [1.0 / n] * n if n else []
     values = list(weights)
     if len(values) != n:
-        raise ConfigurationError(f"{owner}: got {len(values)} weights for {n} result lists/retrievers; "
-                                 "give one weight per retriever (or weights=None for equal weights)")
+        raise ConfigurationError(
+            f"{owner}: got {len(values)} weights for {n} result lists/retrievers; "
+            "give one weight per retriever (or weights=None for equal weights)"
+        )
     for w in values:
         if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 or w != w:
-            raise ConfigurationError(f"{owner}: weights must be non-negative numbers, got {values!r}")
+            raise ConfigurationError(
+                f"{owner}: weights must be non-negative numbers, got {values!r}"
+            )
     return [float(w) for w in values]
 
 
-def reciprocal_rank_fusion(result_lists: Sequence[Sequence[Document]], k: float = 60,
-                           weights: Sequence[float] | None = None, id_key: str | None = None,
-                           top_n: int | None = None) -> list[Document]:
+def reciprocal_rank_fusion(
+    result_lists: Sequence[Sequence[Document]],
+    k: float = 60,
+    weights: Sequence[float] | None = None,
+    id_key: str | None = None,
+    top_n: int | None = None,
+) -> list[Document]:
     """Fuse ranked lists of documents (best first in each) into one list, best first.
 
     Args:
@@ -58,15 +66,23 @@ def reciprocal_rank_fusion(result_lists: Sequence[Sequence[Document]], k: float 
     for weight, docs in zip(w, result_lists):
         seen_here: set[Hashable] = set()
         for rank, doc in enumerate(docs, start=1):
-            key = doc_key(doc, id_key) if (id_key is not None or by_id) else ("text", doc.page_content)
-            if key in seen_here:  # a list naming the same document twice counts it once, at its best rank
+            key = (
+                doc_key(doc, id_key)
+                if (id_key is not None or by_id)
+                else ("text", doc.page_content)
+            )
+            if (
+                key in seen_here
+            ):  # a list naming the same document twice counts it once, at its best rank
                 continue
             seen_here.add(key)
             if key not in first:
                 first[key] = doc
                 scores[key] = 0.0
             scores[key] += weight / (rank + k)
-    ordered = sorted(scores, key=lambda key: -scores[key])  # stable: ties keep first-appearance order
+    ordered = sorted(
+        scores, key=lambda key: -scores[key]
+    )  # stable: ties keep first-appearance order
     if top_n is not None:
         ordered = ordered[:top_n]
     return [with_score(first[key], scores[key]) for key in ordered]

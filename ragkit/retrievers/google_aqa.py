@@ -55,17 +55,30 @@ class GoogleAQA(Runnable[str, AqaOutput]):
     ragkit Google class (used with ``retriever``; a vectorstore brings its own connection).
     """
 
-    def __init__(self, retriever: Runnable[str, list[Document]] | None = None, *,
-                 vectorstore: GoogleVectorStore | None = None, answer_style: str = "ABSTRACTIVE",
-                 safety_settings: dict[Any, Any] | None = None, temperature: float | None = None,
-                 k: int = 5, filter: dict[str, Any] | None = None, minimum_relevance_score: float | None = None,
-                 model: str = "models/aqa", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        retriever: Runnable[str, list[Document]] | None = None,
+        *,
+        vectorstore: GoogleVectorStore | None = None,
+        answer_style: str = "ABSTRACTIVE",
+        safety_settings: dict[Any, Any] | None = None,
+        temperature: float | None = None,
+        k: int = 5,
+        filter: dict[str, Any] | None = None,
+        minimum_relevance_score: float | None = None,
+        model: str = "models/aqa",
+        **kwargs: Any,
+    ) -> None:
         if (retriever is None) == (vectorstore is None):
-            raise ValueError("GoogleAQA needs exactly one source: retriever=... (inline passages) or "
-                             "vectorstore=GoogleVectorStore(...) (semantic retriever)")
+            raise ValueError(
+                "GoogleAQA needs exactly one source: retriever=... (inline passages) or "
+                "vectorstore=GoogleVectorStore(...) (semantic retriever)"
+            )
         style = answer_style.upper()
         if style not in ANSWER_STYLES:
-            raise ValueError(f"answer_style {answer_style!r} is not one of {', '.join(ANSWER_STYLES)}")
+            raise ValueError(
+                f"answer_style {answer_style!r} is not one of {', '.join(ANSWER_STYLES)}"
+            )
         if not 1 <= k <= 100:
             raise ValueError(f"k must be between 1 and 100, got {k}")
         self.retriever = retriever
@@ -78,21 +91,32 @@ class GoogleAQA(Runnable[str, AqaOutput]):
         self.minimum_relevance_score = minimum_relevance_score
         self.model = model
         self.name = None
-        self._client: GoogleClient = (vectorstore.client if vectorstore is not None
-                                      else GoogleSettings(**kwargs)._google_client())
+        self._client: GoogleClient = (
+            vectorstore.client
+            if vectorstore is not None
+            else GoogleSettings(**kwargs)._google_client()
+        )
 
     def __repr__(self) -> str:
-        source = f"retriever={type(self.retriever).__name__}" if self.retriever is not None \
+        source = (
+            f"retriever={type(self.retriever).__name__}"
+            if self.retriever is not None
             else f"vectorstore={self.vectorstore!r}"
+        )
         return f"GoogleAQA({source}, answer_style={self.answer_style!r})"
 
     def _request(self, question: str) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "answer_style": self.answer_style,
-                                   "contents": [{"role": "user", "parts": [{"text": question}]}]}
+        request: dict[str, Any] = {
+            "model": self.model,
+            "answer_style": self.answer_style,
+            "contents": [{"role": "user", "parts": [{"text": question}]}],
+        }
         if self.temperature is not None:
             request["temperature"] = self.temperature
         if self.safety_settings:
-            request["safety_settings"] = [{"category": c, "threshold": t} for c, t in self.safety_settings.items()]
+            request["safety_settings"] = [
+                {"category": c, "threshold": t} for c, t in self.safety_settings.items()
+            ]
         return request
 
     def _answer(self, question: str, config: RunnableConfig) -> AqaOutput:
@@ -105,13 +129,20 @@ class GoogleAQA(Runnable[str, AqaOutput]):
             if not documents:
                 return AqaOutput(answer="", attributed_passages=[], answerability_probability=0.0)
             passages = {str(i): d.page_content for i, d in enumerate(documents)}
-            request["inline_passages"] = {"passages": [{"id": pid, "content": {"parts": [{"text": text}]}}
-                                                       for pid, text in passages.items()]}
+            request["inline_passages"] = {
+                "passages": [
+                    {"id": pid, "content": {"parts": [{"text": text}]}}
+                    for pid, text in passages.items()
+                ]
+            }
         else:
             assert self.vectorstore is not None
-            semantic: dict[str, Any] = {"source": self.vectorstore.name, "query": {"parts": [{"text": question}]},
-                                        "max_chunks_count": self.k,
-                                        "metadata_filters": to_metadata_filters(self.filter)}
+            semantic: dict[str, Any] = {
+                "source": self.vectorstore.name,
+                "query": {"parts": [{"text": question}]},
+                "max_chunks_count": self.k,
+                "metadata_filters": to_metadata_filters(self.filter),
+            }
             if self.minimum_relevance_score is not None:
                 semantic["minimum_relevance_score"] = self.minimum_relevance_score
             request["semantic_retriever"] = semantic
@@ -130,13 +161,22 @@ def _output(response: dict[str, Any], passages: dict[str, str]) -> AqaOutput:
     feedback = response.get("input_feedback") or {}
     reason = feedback.get("block_reason")
     if reason and reason != "BLOCK_REASON_UNSPECIFIED":
-        raise GoogleAPIError(f"generateAnswer blocked the question: block_reason={reason}; rephrase it or relax "
-                             "safety_settings", status="BLOCKED", rpc="generateAnswer")
+        raise GoogleAPIError(
+            f"generateAnswer blocked the question: block_reason={reason}; rephrase it or relax "
+            "safety_settings",
+            status="BLOCKED",
+            rpc="generateAnswer",
+        )
     answer = response.get("answer") or {}
     attributed = []
     for attribution in answer.get("grounding_attributions") or []:
         text = _text(attribution.get("content"))
-        passage_id = ((attribution.get("source_id") or {}).get("grounding_passage") or {}).get("passage_id")
+        passage_id = ((attribution.get("source_id") or {}).get("grounding_passage") or {}).get(
+            "passage_id"
+        )
         attributed.append(text or passages.get(str(passage_id), ""))
-    return AqaOutput(answer=_text(answer.get("content")), attributed_passages=attributed,
-                     answerability_probability=float(response.get("answerable_probability") or 0.0))
+    return AqaOutput(
+        answer=_text(answer.get("content")),
+        attributed_passages=attributed,
+        answerability_probability=float(response.get("answerable_probability") or 0.0),
+    )

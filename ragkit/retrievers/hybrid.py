@@ -58,16 +58,27 @@ class HybridRetriever(CompositeRetriever):
             else the text).
     """
 
-    def __init__(self, bm25: Runnable[str, list[Document]], dense: Any, weights: Sequence[float] = (0.5, 0.5),
-                 k: int = 4, fetch_k: int = DEFAULT_FETCH_K, c: float = DEFAULT_C, id_key: str | None = None,
-                 tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        bm25: Runnable[str, list[Document]],
+        dense: Any,
+        weights: Sequence[float] = (0.5, 0.5),
+        k: int = 4,
+        fetch_k: int = DEFAULT_FETCH_K,
+        c: float = DEFAULT_C,
+        id_key: str | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         from ragkit.stores.base import VectorStore
 
         if isinstance(dense, VectorStore):
             dense = dense.as_retriever()
         for name, member in (("bm25", bm25), ("dense", dense)):
             if not callable(getattr(member, "invoke", None)):
-                raise ConfigurationError(f"HybridRetriever: {name} ({type(member).__name__}) is not a retriever")
+                raise ConfigurationError(
+                    f"HybridRetriever: {name} ({type(member).__name__}) is not a retriever"
+                )
         self.bm25 = bm25
         self.dense = dense
         self.weights = check_weights(weights, 2, "HybridRetriever")
@@ -82,27 +93,50 @@ class HybridRetriever(CompositeRetriever):
         self.name = None
 
     @classmethod
-    def from_documents(cls, documents: Sequence[Document], embedding: Embeddings, k: int = 4,
-                       weights: Sequence[float] = (0.5, 0.5), *, fetch_k: int = DEFAULT_FETCH_K,
-                       c: float = DEFAULT_C, bm25_params: dict[str, Any] | None = None,
-                       analyzer: Analyzer | None = None, store_kwargs: dict[str, Any] | None = None,
-                       **kwargs: Any) -> HybridRetriever:
+    def from_documents(
+        cls,
+        documents: Sequence[Document],
+        embedding: Embeddings,
+        k: int = 4,
+        weights: Sequence[float] = (0.5, 0.5),
+        *,
+        fetch_k: int = DEFAULT_FETCH_K,
+        c: float = DEFAULT_C,
+        bm25_params: dict[str, Any] | None = None,
+        analyzer: Analyzer | None = None,
+        store_kwargs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> HybridRetriever:
         """Index ``documents`` once into BM25 and a ``FaissStore`` (embedding with ``embedding``).
 
         Documents without an ``id`` get a fresh one so both members name them alike.
         """
         docs = list(documents)
         if not docs:
-            raise EmptyCorpusError("HybridRetriever.from_documents got 0 documents; nothing to index")
+            raise EmptyCorpusError(
+                "HybridRetriever.from_documents got 0 documents; nothing to index"
+            )
         if any(d.id is None for d in docs):
-            docs = [d if d.id is not None else d.model_copy(update={"id": uuid.uuid4().hex}) for d in docs]
+            docs = [
+                d if d.id is not None else d.model_copy(update={"id": uuid.uuid4().hex})
+                for d in docs
+            ]
         from ragkit.retrievers.bm25 import BM25Retriever
         from ragkit.stores.faiss import FaissStore  # type: ignore[import-not-found,unused-ignore]
 
-        bm25 = BM25Retriever.from_documents(docs, bm25_params=bm25_params, analyzer=analyzer, k=fetch_k)
+        bm25 = BM25Retriever.from_documents(
+            docs, bm25_params=bm25_params, analyzer=analyzer, k=fetch_k
+        )
         store = FaissStore.from_documents(docs, embedding, **(store_kwargs or {}))
-        return cls(bm25=bm25, dense=store.as_retriever(search_kwargs={"k": fetch_k}), weights=weights,
-                   k=k, fetch_k=fetch_k, c=c, **kwargs)
+        return cls(
+            bm25=bm25,
+            dense=store.as_retriever(search_kwargs={"k": fetch_k}),
+            weights=weights,
+            k=k,
+            fetch_k=fetch_k,
+            c=c,
+            **kwargs,
+        )
 
     # -- persistence ---------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -113,16 +147,29 @@ class HybridRetriever(CompositeRetriever):
         from ragkit.retrievers.bm25 import BM25Retriever
 
         store: Any = self.vectorstore
-        if not isinstance(self.bm25, BM25Retriever) or store is None or not callable(getattr(store, "save", None)):
+        if (
+            not isinstance(self.bm25, BM25Retriever)
+            or store is None
+            or not callable(getattr(store, "save", None))
+        ):
             raise ConfigurationError(
                 "HybridRetriever.save needs a BM25Retriever and a retriever over a FaissStore; save the members "
-                "yourself otherwise")
+                "yourself otherwise"
+            )
         folder = Path(path)
         self.bm25.save(folder / "bm25")
         store.save(folder / "dense")
-        settings = {"format": _FORMAT, "version": 1, "weights": self.weights, "k": self.k, "fetch_k": self.fetch_k,
-                    "c": self.c, "id_key": self.id_key, "search_type": getattr(self.dense, "search_type", "similarity"),
-                    "search_kwargs": getattr(self.dense, "search_kwargs", {})}
+        settings = {
+            "format": _FORMAT,
+            "version": 1,
+            "weights": self.weights,
+            "k": self.k,
+            "fetch_k": self.fetch_k,
+            "c": self.c,
+            "id_key": self.id_key,
+            "search_type": getattr(self.dense, "search_type", "similarity"),
+            "search_kwargs": getattr(self.dense, "search_kwargs", {}),
+        }
         write_bytes_atomic(folder / "hybrid.json", json.dumps(settings).encode("utf-8"))
 
     @classmethod
@@ -134,16 +181,27 @@ class HybridRetriever(CompositeRetriever):
         folder = Path(path)
         settings_path = folder / "hybrid.json"
         if not settings_path.is_file():
-            raise IndexFormatError(f"{settings_path} is missing; save a HybridRetriever to {folder} first")
+            raise IndexFormatError(
+                f"{settings_path} is missing; save a HybridRetriever to {folder} first"
+            )
         try:
             settings = json.loads(settings_path.read_text(encoding="utf-8"))
             if settings.get("format") != _FORMAT or settings.get("version") != 1:
                 raise ValueError(f"not a version-1 {_FORMAT} file")
             bm25 = BM25Retriever.load(folder / "bm25")
             store = FaissStore.load(folder / "dense", embedding)
-            dense = store.as_retriever(search_type=settings["search_type"], search_kwargs=settings["search_kwargs"])
-            return cls(bm25=bm25, dense=dense, weights=settings["weights"], k=settings["k"],
-                       fetch_k=settings["fetch_k"], c=settings["c"], id_key=settings["id_key"])
+            dense = store.as_retriever(
+                search_type=settings["search_type"], search_kwargs=settings["search_kwargs"]
+            )
+            return cls(
+                bm25=bm25,
+                dense=dense,
+                weights=settings["weights"],
+                k=settings["k"],
+                fetch_k=settings["fetch_k"],
+                c=settings["c"],
+                id_key=settings["id_key"],
+            )
         except (ValueError, KeyError, TypeError) as err:
             if isinstance(err, RagkitError):
                 raise
@@ -162,17 +220,24 @@ class HybridRetriever(CompositeRetriever):
         return top_n if query.strip() else 0
 
     def _depth(self, kwargs: dict[str, Any], top_n: int) -> int:
-        depth = check_k(kwargs["fetch_k"], "fetch_k") if kwargs.get("fetch_k") is not None else self.fetch_k
+        depth = (
+            check_k(kwargs["fetch_k"], "fetch_k")
+            if kwargs.get("fetch_k") is not None
+            else self.fetch_k
+        )
         return max(depth, top_n)
 
     def _fuse(self, lists: Sequence[Sequence[Document]], top_n: int) -> list[Document]:
-        return reciprocal_rank_fusion(lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=top_n)
+        return reciprocal_rank_fusion(
+            lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=top_n
+        )
 
     def _retrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
         top_n = self._top_n(query, kwargs)
         if top_n == 0:
             return []
         depth = self._depth(kwargs, top_n)
+
         def search(member: Any) -> Callable[[], list[Document]]:
             return lambda: member.invoke(query, config, k=depth)  # type: ignore[no-any-return]
 
@@ -184,6 +249,7 @@ class HybridRetriever(CompositeRetriever):
         if top_n == 0:
             return []
         depth = self._depth(kwargs, top_n)
-        lists = await asyncio.gather(self.bm25.ainvoke(query, config, k=depth),
-                                     self.dense.ainvoke(query, config, k=depth))
+        lists = await asyncio.gather(
+            self.bm25.ainvoke(query, config, k=depth), self.dense.ainvoke(query, config, k=depth)
+        )
         return self._fuse(lists, top_n)

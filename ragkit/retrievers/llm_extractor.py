@@ -48,12 +48,15 @@ class LLMChainExtractor(BaseDocumentCompressor):
         self.max_concurrency = max_concurrency
 
     @classmethod
-    def from_llm(cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None,
-                 **kwargs: Any) -> LLMChainExtractor:
+    def from_llm(
+        cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, **kwargs: Any
+    ) -> LLMChainExtractor:
         prompt = prompt or DEFAULT_PROMPT
         missing = {"question", "context"} - set(prompt.input_variables)
         if missing:
-            raise ConfigurationError(f"LLMChainExtractor prompt lacks the variables {sorted(missing)}")
+            raise ConfigurationError(
+                f"LLMChainExtractor prompt lacks the variables {sorted(missing)}"
+            )
         return cls(prompt | llm | StrOutputParser(), **kwargs)
 
     @staticmethod
@@ -64,20 +67,26 @@ class LLMChainExtractor(BaseDocumentCompressor):
     def _apply(documents: Sequence[Document], replies: Sequence[Any]) -> list[Document]:
         out = []
         for doc, reply in zip(documents, replies):
-            text = str(reply if isinstance(reply, str) else getattr(reply, "content", reply)).strip()
+            text = str(
+                reply if isinstance(reply, str) else getattr(reply, "content", reply)
+            ).strip()
             if not text or text.strip(".").upper() == NO_OUTPUT:
                 continue
             out.append(doc.model_copy(update={"page_content": text}))
         return out
 
-    def compress_documents(self, documents: Sequence[Document], query: str,
-                           config: RunnableConfig | None = None) -> list[Document]:
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
+    ) -> list[Document]:
         limit = self.max_concurrency or (config or {}).get("max_concurrency")
-        thunks = [lambda d=d: self.llm_chain.invoke(self._input(d, query), config) for d in documents]
+        thunks = [
+            lambda d=d: self.llm_chain.invoke(self._input(d, query), config) for d in documents
+        ]
         return self._apply(documents, run_all(thunks, limit))
 
-    async def acompress_documents(self, documents: Sequence[Document], query: str,
-                                  config: RunnableConfig | None = None) -> list[Document]:
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
+    ) -> list[Document]:
         limit = self.max_concurrency or (config or {}).get("max_concurrency")
         sem = asyncio.Semaphore(limit) if limit else None
 

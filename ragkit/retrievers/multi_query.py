@@ -46,9 +46,13 @@ DEFAULT_PROMPT = PromptTemplate.from_template(
     "text.\nQuestion: {question}"
 )
 FUSIONS = ("union", "rrf")
-_BULLET = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,2}[.):]|\(?[a-zA-Z][.)]|#+|q\d+[.):]|query\s*\d*[.):])\s*", re.I)
-_PREAMBLE = re.compile(r"^(?:sure|here|certainly|okay|ok|of course|below|these|alternative|the following)\b.*[:!]$",
-                       re.I)
+_BULLET = re.compile(
+    r"^\s*(?:[-*•·]+|\(?\d{1,2}[.):]|\(?[a-zA-Z][.)]|#+|q\d+[.):]|query\s*\d*[.):])\s*", re.I
+)
+_PREAMBLE = re.compile(
+    r"^(?:sure|here|certainly|okay|ok|of course|below|these|alternative|the following)\b.*[:!]$",
+    re.I,
+)
 
 
 def parse_queries(text: str, limit: int | None = None) -> list[str]:
@@ -97,14 +101,26 @@ class MultiQueryRetriever(CompositeRetriever):
         id_key: Metadata key identifying the same document across results.
     """
 
-    def __init__(self, retriever: Runnable[str, list[Document]], llm_chain: Runnable[Any, Any],
-                 include_original: bool = False, fusion: str = "union", num_queries: int = 3, c: float = 60,
-                 id_key: str | None = None, tags: list[str] | None = None,
-                 metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        retriever: Runnable[str, list[Document]],
+        llm_chain: Runnable[Any, Any],
+        include_original: bool = False,
+        fusion: str = "union",
+        num_queries: int = 3,
+        c: float = 60,
+        id_key: str | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         if fusion not in FUSIONS:
-            raise ConfigurationError(f"MultiQueryRetriever fusion must be one of {FUSIONS}, got {fusion!r}")
+            raise ConfigurationError(
+                f"MultiQueryRetriever fusion must be one of {FUSIONS}, got {fusion!r}"
+            )
         if isinstance(num_queries, bool) or not isinstance(num_queries, int) or num_queries < 1:
-            raise ConfigurationError(f"MultiQueryRetriever num_queries must be an integer >= 1, got {num_queries!r}")
+            raise ConfigurationError(
+                f"MultiQueryRetriever num_queries must be an integer >= 1, got {num_queries!r}"
+            )
         self.retriever = retriever
         self.llm_chain = llm_chain
         self.include_original = include_original
@@ -117,9 +133,16 @@ class MultiQueryRetriever(CompositeRetriever):
         self.name = None
 
     @classmethod
-    def from_llm(cls, retriever: Runnable[str, list[Document]], llm: Runnable[Any, Any],
-                 prompt: BasePromptTemplate | None = None, include_original: bool = False,
-                 fusion: str = "union", num_queries: int = 3, **kwargs: Any) -> MultiQueryRetriever:
+    def from_llm(
+        cls,
+        retriever: Runnable[str, list[Document]],
+        llm: Runnable[Any, Any],
+        prompt: BasePromptTemplate | None = None,
+        include_original: bool = False,
+        fusion: str = "union",
+        num_queries: int = 3,
+        **kwargs: Any,
+    ) -> MultiQueryRetriever:
         """Build from a chat model (or any runnable) and an optional prompt with ``{question}``.
 
         The prompt may also use ``{num_queries}``.
@@ -127,10 +150,17 @@ class MultiQueryRetriever(CompositeRetriever):
         prompt = prompt or DEFAULT_PROMPT
         if "question" not in prompt.input_variables:
             raise ConfigurationError(
-                f"MultiQueryRetriever prompt must have a {{question}} variable; it has {prompt.input_variables}")
+                f"MultiQueryRetriever prompt must have a {{question}} variable; it has {prompt.input_variables}"
+            )
         chain = prompt | llm | StrOutputParser()
-        return cls(retriever, chain, include_original=include_original, fusion=fusion, num_queries=num_queries,
-                   **kwargs)
+        return cls(
+            retriever,
+            chain,
+            include_original=include_original,
+            fusion=fusion,
+            num_queries=num_queries,
+            **kwargs,
+        )
 
     # -- query generation ----------------------------------------------------------
     def _chain_input(self, question: str) -> dict[str, Any]:
@@ -140,29 +170,42 @@ class MultiQueryRetriever(CompositeRetriever):
         text = reply if isinstance(reply, str) else getattr(reply, "content", str(reply))
         queries = parse_queries(str(text), limit=self.num_queries)
         if not queries:
-            logger.warning("MultiQueryRetriever: no query could be parsed from the LLM reply %r; "
-                           "searching the original question only", str(text)[:200])
+            logger.warning(
+                "MultiQueryRetriever: no query could be parsed from the LLM reply %r; "
+                "searching the original question only",
+                str(text)[:200],
+            )
         if self.include_original or not queries:
-            queries = [question] + [q for q in queries if q.strip().lower() != question.strip().lower()]
+            queries = [question] + [
+                q for q in queries if q.strip().lower() != question.strip().lower()
+            ]
         return queries
 
     def generate_queries(self, question: str, config: RunnableConfig | None = None) -> list[str]:
         """The queries that will be searched for ``question`` (calls the LLM)."""
         return self._queries(question, self.llm_chain.invoke(self._chain_input(question), config))
 
-    async def agenerate_queries(self, question: str, config: RunnableConfig | None = None) -> list[str]:
-        return self._queries(question, await self.llm_chain.ainvoke(self._chain_input(question), config))
+    async def agenerate_queries(
+        self, question: str, config: RunnableConfig | None = None
+    ) -> list[str]:
+        return self._queries(
+            question, await self.llm_chain.ainvoke(self._chain_input(question), config)
+        )
 
     # -- retrieval -----------------------------------------------------------------
     def _merge(self, lists: Sequence[Sequence[Document]]) -> list[Document]:
         if self.fusion == "rrf":
-            return reciprocal_rank_fusion(lists, k=self.c, weights=[1.0] * len(lists), id_key=self.id_key)
+            return reciprocal_rank_fusion(
+                lists, k=self.c, weights=[1.0] * len(lists), id_key=self.id_key
+            )
         by_id = self.id_key is None and all(d.id is not None for docs in lists for d in docs)
         seen: set[Hashable] = set()
         out: list[Document] = []
         for docs in lists:
             for d in docs:
-                key = doc_key(d, self.id_key) if (self.id_key or by_id) else ("text", d.page_content)
+                key = (
+                    doc_key(d, self.id_key) if (self.id_key or by_id) else ("text", d.page_content)
+                )
                 if key not in seen:
                     seen.add(key)
                     out.append(d)
@@ -181,5 +224,7 @@ class MultiQueryRetriever(CompositeRetriever):
         if not query.strip():
             return []
         queries = await self.agenerate_queries(query, config)
-        lists = await asyncio.gather(*(self.retriever.ainvoke(q, config, **kwargs) for q in queries))
+        lists = await asyncio.gather(
+            *(self.retriever.ainvoke(q, config, **kwargs) for q in queries)
+        )
         return self._merge(lists)

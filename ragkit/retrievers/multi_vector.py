@@ -43,19 +43,31 @@ class MultiVectorRetriever(BaseRetriever):
         search_kwargs: For the vector search (``k`` counts derived texts, so fewer parents may come back).
     """
 
-    def __init__(self, vectorstore: VectorStore, docstore: Any, id_key: str = "doc_id",
-                 search_type: str = "similarity", search_kwargs: dict[str, Any] | None = None,
-                 tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        vectorstore: VectorStore,
+        docstore: Any,
+        id_key: str = "doc_id",
+        search_type: str = "similarity",
+        search_kwargs: dict[str, Any] | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         if search_type not in SEARCH_TYPES:
-            raise ConfigurationError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
+            raise ConfigurationError(
+                f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}"
+            )
         for method in ("mget", "mset"):
             if not callable(getattr(docstore, method, None)):
                 raise ConfigurationError(
                     f"{type(self).__name__}: docstore ({type(docstore).__name__}) has no {method}(); use "
-                    "ragkit.stores.InMemoryStore or another key-value store of Documents")
+                    "ragkit.stores.InMemoryStore or another key-value store of Documents"
+                )
         search_kwargs = dict(search_kwargs or {})
         if search_type == "similarity_score_threshold" and "score_threshold" not in search_kwargs:
-            raise ConfigurationError("search_type='similarity_score_threshold' needs search_kwargs['score_threshold']")
+            raise ConfigurationError(
+                "search_type='similarity_score_threshold' needs search_kwargs['score_threshold']"
+            )
         self.vectorstore = vectorstore
         self.docstore = docstore
         self.id_key = id_key
@@ -65,21 +77,30 @@ class MultiVectorRetriever(BaseRetriever):
         self.metadata = metadata
         self.name = None
 
-    def index_documents(self, documents: Sequence[Document], derived: Sequence[Sequence[str | Document]],
-                        ids: Sequence[str] | None = None) -> list[str]:
+    def index_documents(
+        self,
+        documents: Sequence[Document],
+        derived: Sequence[Sequence[str | Document]],
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
         """Store ``documents`` and index ``derived[i]`` (texts or Documents) as vectors of ``documents[i]``.
 
         Keys are ``ids``, else each document's ``id``, else new UUIDs. Returns the keys.
         """
         if len(derived) != len(documents):
             raise ConfigurationError(
-                f"index_documents got {len(documents)} documents but {len(derived)} lists of derived texts")
+                f"index_documents got {len(documents)} documents but {len(derived)} lists of derived texts"
+            )
         keys = _keys(documents, ids)
         vectors: list[Document] = []
         for key, items in zip(keys, derived):
             for item in items:
                 doc = item if isinstance(item, Document) else Document(item)
-                vectors.append(doc.model_copy(update={"metadata": {**doc.metadata, self.id_key: key}, "id": None}))
+                vectors.append(
+                    doc.model_copy(
+                        update={"metadata": {**doc.metadata, self.id_key: key}, "id": None}
+                    )
+                )
         if vectors:
             self.vectorstore.add_documents(vectors)
         self.docstore.mset([(k, _keyed(d, k)) for k, d in zip(keys, documents)])
@@ -87,7 +108,9 @@ class MultiVectorRetriever(BaseRetriever):
 
     def _search(self, query: str, params: dict[str, Any]) -> list[tuple[Document, float | None]]:
         if self.search_type == "mmr":
-            return [(d, None) for d in self.vectorstore.max_marginal_relevance_search(query, **params)]
+            return [
+                (d, None) for d in self.vectorstore.max_marginal_relevance_search(query, **params)
+            ]
         if self.search_type == "similarity_score_threshold":
             return list(self.vectorstore.similarity_search_with_relevance_scores(query, **params))
         try:
@@ -107,7 +130,8 @@ class MultiVectorRetriever(BaseRetriever):
             if key is None:
                 raise ConfigurationError(
                     f"{type(self).__name__}: a vector in the store has no metadata[{self.id_key!r}] "
-                    f"({doc.page_content[:40]!r}); index derived texts with their parent's key")
+                    f"({doc.page_content[:40]!r}); index derived texts with their parent's key"
+                )
             if key not in best:
                 order.append(key)
                 best[key] = score

@@ -40,46 +40,73 @@ class ParentDocumentRetriever(MultiVectorRetriever):
         search_kwargs, search_type: As for :class:`MultiVectorRetriever`.
     """
 
-    def __init__(self, vectorstore: VectorStore, docstore: Any, child_splitter: Any,
-                 parent_splitter: Any = None, id_key: str = "doc_id",
-                 child_metadata_fields: Sequence[str] | None = None, search_type: str = "similarity",
-                 search_kwargs: dict[str, Any] | None = None, tags: list[str] | None = None,
-                 metadata: dict[str, Any] | None = None) -> None:
-        super().__init__(vectorstore, docstore, id_key=id_key, search_type=search_type,
-                         search_kwargs=search_kwargs, tags=tags, metadata=metadata)
-        for name, splitter in (("child_splitter", child_splitter), ("parent_splitter", parent_splitter)):
+    def __init__(
+        self,
+        vectorstore: VectorStore,
+        docstore: Any,
+        child_splitter: Any,
+        parent_splitter: Any = None,
+        id_key: str = "doc_id",
+        child_metadata_fields: Sequence[str] | None = None,
+        search_type: str = "similarity",
+        search_kwargs: dict[str, Any] | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            vectorstore,
+            docstore,
+            id_key=id_key,
+            search_type=search_type,
+            search_kwargs=search_kwargs,
+            tags=tags,
+            metadata=metadata,
+        )
+        for name, splitter in (
+            ("child_splitter", child_splitter),
+            ("parent_splitter", parent_splitter),
+        ):
             if splitter is not None and not callable(getattr(splitter, "split_documents", None)):
                 raise ConfigurationError(
-                    f"ParentDocumentRetriever: {name} ({type(splitter).__name__}) has no split_documents()")
+                    f"ParentDocumentRetriever: {name} ({type(splitter).__name__}) has no split_documents()"
+                )
         if child_splitter is None:
             raise ConfigurationError("ParentDocumentRetriever needs a child_splitter")
         self.child_splitter = child_splitter
         self.parent_splitter = parent_splitter
-        self.child_metadata_fields = list(child_metadata_fields) if child_metadata_fields is not None else None
+        self.child_metadata_fields = (
+            list(child_metadata_fields) if child_metadata_fields is not None else None
+        )
 
-    def _split(self, documents: Sequence[Document], ids: Sequence[str] | None,
-               add_to_docstore: bool) -> tuple[list[str], list[Document], list[Document]]:
+    def _split(
+        self, documents: Sequence[Document], ids: Sequence[str] | None, add_to_docstore: bool
+    ) -> tuple[list[str], list[Document], list[Document]]:
         documents = list(documents)
         if self.parent_splitter is not None:
             if ids is not None:
                 raise ConfigurationError(
                     "ParentDocumentRetriever.add_documents: ids cannot be given with a parent_splitter "
-                    "(the parents are made by splitting; their keys are generated)")
+                    "(the parents are made by splitting; their keys are generated)"
+                )
             documents = list(self.parent_splitter.split_documents(documents))
             keys = [uuid.uuid4().hex for _ in documents]
         elif ids is None:
             if not add_to_docstore:
                 raise ConfigurationError(
                     "ParentDocumentRetriever.add_documents: with add_to_docstore=False pass the ids the "
-                    "parents already have in the docstore")
+                    "parents already have in the docstore"
+                )
             keys = [d.id or uuid.uuid4().hex for d in documents]
         else:
             keys = list(ids)
             if len(keys) != len(documents):
                 raise ConfigurationError(
-                    f"ParentDocumentRetriever.add_documents got {len(documents)} documents but {len(keys)} ids")
+                    f"ParentDocumentRetriever.add_documents got {len(documents)} documents but {len(keys)} ids"
+                )
         if len(set(keys)) != len(keys):
-            raise ConfigurationError("ParentDocumentRetriever.add_documents: parent ids must be unique")
+            raise ConfigurationError(
+                "ParentDocumentRetriever.add_documents: parent ids must be unique"
+            )
         children: list[Document] = []
         for key, parent in zip(keys, documents):
             for child in self.child_splitter.split_documents([parent]):
@@ -90,8 +117,13 @@ class ParentDocumentRetriever(MultiVectorRetriever):
                 children.append(child.model_copy(update={"metadata": meta, "id": None}))
         return keys, documents, children
 
-    def add_documents(self, documents: Sequence[Document], ids: Sequence[str] | None = None,
-                      add_to_docstore: bool = True, **kwargs: Any) -> list[str]:
+    def add_documents(
+        self,
+        documents: Sequence[Document],
+        ids: Sequence[str] | None = None,
+        add_to_docstore: bool = True,
+        **kwargs: Any,
+    ) -> list[str]:
         """Split, index the children, store the parents. Returns the parents' keys.
 
         Keys: ``ids``, else each document's ``id``, else new UUIDs (always new with a parent_splitter).
@@ -104,8 +136,13 @@ class ParentDocumentRetriever(MultiVectorRetriever):
             self.docstore.mset([(k, _keyed(p, k)) for k, p in zip(keys, parents)])
         return keys
 
-    async def aadd_documents(self, documents: Sequence[Document], ids: Sequence[str] | None = None,
-                             add_to_docstore: bool = True, **kwargs: Any) -> list[str]:
+    async def aadd_documents(
+        self,
+        documents: Sequence[Document],
+        ids: Sequence[str] | None = None,
+        add_to_docstore: bool = True,
+        **kwargs: Any,
+    ) -> list[str]:
         from ragkit.core.base import run_in_executor
 
         return await run_in_executor(self.add_documents, documents, ids, add_to_docstore, **kwargs)  # type: ignore[no-any-return]

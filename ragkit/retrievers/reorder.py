@@ -37,9 +37,12 @@ class LongContextReorder(Runnable[Sequence[Document], list[Document]]):
         back = [docs[r] for r in reversed(range(n)) if (n - 1 - r) % 2 == 1]
         return front + back
 
-    async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
+    async def atransform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> list[Document]:
         return self.transform_documents(documents)
 
-    def invoke(self, input: Sequence[Document], config: RunnableConfig | None = None,
-               **kwargs: Any) -> list[Document]:
+    def invoke(
+        self, input: Sequence[Document], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         return self._call_with_config(lambda docs, c: self.transform_documents(docs), input, config)  # type: ignore[no-any-return]

@@ -22,14 +22,23 @@ SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 class VectorStoreRetriever(BaseRetriever):
     """Searches ``vectorstore`` with ``search_type`` and ``search_kwargs`` (overridable per call)."""
 
-    def __init__(self, vectorstore: VectorStore, search_type: str = "similarity",
-                 search_kwargs: dict[str, Any] | None = None, tags: list[str] | None = None,
-                 metadata: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        vectorstore: VectorStore,
+        search_type: str = "similarity",
+        search_kwargs: dict[str, Any] | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         if search_type not in SEARCH_TYPES:
             raise ValueError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
         search_kwargs = dict(search_kwargs or {})
-        if search_type == "similarity_score_threshold" and not isinstance(search_kwargs.get("score_threshold"), (int, float)):
-            raise ValueError("search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']")
+        if search_type == "similarity_score_threshold" and not isinstance(
+            search_kwargs.get("score_threshold"), (int, float)
+        ):
+            raise ValueError(
+                "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
+            )
         self.vectorstore = vectorstore
         self.search_type = search_type
         self.search_kwargs = search_kwargs

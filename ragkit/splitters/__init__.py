@@ -59,4 +59,6 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, {name: f"ragkit.splitters.{module}" for name, module in _WHERE.items()})
+__getattr__ = lazy_getattr(
+    __name__, {name: f"ragkit.splitters.{module}" for name, module in _WHERE.items()}
+)

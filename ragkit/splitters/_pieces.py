@@ -48,7 +48,9 @@ def compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-_RARE = "\t\r\x0b\x0c"  # characters most texts lack, so a quick look for one can rule a separator out
+_RARE = (
+    "\t\r\x0b\x0c"  # characters most texts lack, so a quick look for one can rule a separator out
+)
 
 
 @lru_cache(maxsize=256)
@@ -123,7 +125,9 @@ class Cut:
         if self._starts is None:
             assert self._parts is not None
             parts, step = self._parts
-            self._starts = list(compress(accumulate(map(step.__add__, map(len, parts)), initial=0), parts))
+            self._starts = list(
+                compress(accumulate(map(step.__add__, map(len, parts)), initial=0), parts)
+            )
         return self._starts
 
     @property
@@ -244,7 +248,9 @@ class Merger:
         if self.out_starts is not None:
             self.out_starts.append(start)
 
-    def merge(self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int) -> None:
+    def merge(
+        self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
+    ) -> None:
         """Merge pieces ``lo..hi-1`` of ``cut`` (which starts at ``base`` in the source)."""
         if hi <= lo:
             return
@@ -282,13 +288,19 @@ class Merger:
             total = q[k] - q[a] - sep
             if total > self.oversize:
                 self.oversize = total
-            add(text[q[a] : q[k]] if pieces is None else join(pieces[a:k]), base + starts[a] if want_starts else 0)
+            add(
+                text[q[a] : q[k]] if pieces is None else join(pieces[a:k]),
+                base + starts[a] if want_starts else 0,
+            )
             # drop pieces from the front until the window fits the overlap and the next piece
             a1 = bisect_left(q, q[k] - sep - overlap, a, k)
             a2 = bisect_left(q, q[k] + lengths[k] - size, a, k)
             a = a1 if a1 > a2 else a2
             b = k
-        add(text[q[a] : q[hi]] if pieces is None else join(pieces[a:hi]), base + starts[a] if want_starts else 0)
+        add(
+            text[q[a] : q[hi]] if pieces is None else join(pieces[a:hi]),
+            base + starts[a] if want_starts else 0,
+        )
 
     def _merge_one_by_one(
         self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
@@ -314,8 +326,12 @@ class Merger:
             if total + n + (joiner(i) if i > a else 0) > size:
                 if i > a:
                     self.oversize = max(self.oversize, total)
-                    self.add(window(a, i), base + cut.starts[a] if self.out_starts is not None else 0)
-                    while total > overlap or (total + n + (joiner(i) if i > a else 0) > size and total > 0):
+                    self.add(
+                        window(a, i), base + cut.starts[a] if self.out_starts is not None else 0
+                    )
+                    while total > overlap or (
+                        total + n + (joiner(i) if i > a else 0) > size and total > 0
+                    ):
                         total -= lengths[a] + (joiner(a + 1) if i - a > 1 else 0)
                         a += 1
             total += n + (joiner(i) if i > a else 0)

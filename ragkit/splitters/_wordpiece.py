@@ -81,7 +81,11 @@ def punctuation_class(bmp: bool = False) -> str:
         if c == prev + 1:
             prev = c
             continue
-        ranges.append(re.escape(chr(start)) if start == prev else f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
+        ranges.append(
+            re.escape(chr(start))
+            if start == prev
+            else f"{re.escape(chr(start))}-{re.escape(chr(prev))}"
+        )
         start = prev = c
     return "".join(ranges)
 
@@ -107,7 +111,9 @@ _PYTHON_ONLY_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
 _SKIP = [re.compile(rf"(?:\s*+\S++){{{1 << j}}}") for j in range(12)]
 _PYTHON_ONLY = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 # those and the whitespace beyond ASCII's (a text without any is measured with str.count)
-_ODD_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_ODD_SPACE = re.compile(
+    "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
 _NON_SPACE = re.compile(r"\S")
 _ONE_SPACE = str.maketrans("\n\t\r", "   ")
 
@@ -116,7 +122,10 @@ class Tokens:
     """The WordPiece tokens of one text: ``len()`` and ``span(t)`` (start, end in the text)."""
 
     def __init__(
-        self, words: list[str], token_ends: list[int], spans_of: Callable[[str], tuple[tuple[int, int], ...]]
+        self,
+        words: list[str],
+        token_ends: list[int],
+        spans_of: Callable[[str], tuple[tuple[int, int], ...]],
     ) -> None:
         self._words = words  # each word with the whitespace before it
         self._token_ends = token_ends  # token_ends[w]: number of tokens in words 0..w
@@ -176,7 +185,9 @@ class WordOffsets:
             else:
                 self._store(word, pieces)
         if hard:
-            encoded = self._tokenizer.encode_batch(list(map(without_surrogates, hard)), add_special_tokens=False)
+            encoded = self._tokenizer.encode_batch(
+                list(map(without_surrogates, hard)), add_special_tokens=False
+            )
             for word, enc in zip(hard, encoded):
                 self._store(word, tuple(enc.offsets))
 
@@ -244,7 +255,9 @@ class WordOffsets:
             tokens, prefixes = self._tails, self._tail_prefixes  # continuations: "##" + piece
         return tuple(out)
 
-    def _fill_chunks(self, chunks: list[str], counted: list[int | None], pattern: re.Pattern[str]) -> None:
+    def _fill_chunks(
+        self, chunks: list[str], counted: list[int | None], pattern: re.Pattern[str]
+    ) -> None:
         """Count the tokens of the chunks whose ``counted`` entry is None (not seen before).
 
         Chunk counts share the word cache: a chunk that is one word is its own entry.
@@ -289,10 +302,14 @@ class WordOffsets:
             if any(c in text for c in _PYTHON_ONLY_SPACE):
                 return _windows_of(self.tokens(text), size, step)
         else:
-            pattern = _splitter(bmp=False)  # valid for any text; _fill_chunks and span pick faster ones
+            pattern = _splitter(
+                bmp=False
+            )  # valid for any text; _fill_chunks and span pick faster ones
             m = _ODD_SPACE.search(text)  # one scan for both kinds of unusual whitespace
             wide = m is not None
-            if m is not None and (m.group() in _PYTHON_ONLY_SPACE or _PYTHON_ONLY.search(text, m.end())):
+            if m is not None and (
+                m.group() in _PYTHON_ONLY_SPACE or _PYTHON_ONLY.search(text, m.end())
+            ):
                 return _windows_of(self.tokens(text), size, step)
         chunks = text.split()
         counts = self._counts

@@ -69,13 +69,18 @@ class NativeWordPiece:
         """``(start, end)`` in ``text`` of each window of ``size`` tokens, ``step`` tokens apart."""
         if len(self._known) > self._cache_size:
             self._known.clear()
-        out, missing = _wordpiece_c.windows(text, self._vocab, self._classes, self._known, size, step)
+        out, missing = _wordpiece_c.windows(
+            text, self._vocab, self._classes, self._known, size, step
+        )
         if missing:
-            encoded = self._tokenizer.encode_batch(list(map(without_surrogates, missing)), add_special_tokens=False)
+            encoded = self._tokenizer.encode_batch(
+                list(map(without_surrogates, missing)), add_special_tokens=False
+            )
             for word, enc in zip(missing, encoded):
                 self._known[word] = tuple(map(tuple, enc.offsets))
-            out, missing = _wordpiece_c.windows(text, self._vocab, self._classes, self._known, size, step)
+            out, missing = _wordpiece_c.windows(
+                text, self._vocab, self._classes, self._known, size, step
+            )
             if missing:
                 raise RuntimeError(f"words still unknown after tokenizing them: {missing[:3]!r}")
         return out
-

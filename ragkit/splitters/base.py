@@ -58,7 +58,11 @@ def make_document(text: str, metadata: dict[str, Any]) -> Document:
     if not _FAST_DOCUMENT:
         return Document(text, metadata=metadata)
     doc = _new_document(Document)
-    _set(doc, "__dict__", {"page_content": text, "metadata": metadata, "id": None, "type": "Document"})
+    _set(
+        doc,
+        "__dict__",
+        {"page_content": text, "metadata": metadata, "id": None, "type": "Document"},
+    )
     _set(doc, "__pydantic_fields_set__", {"page_content", "metadata"})
     _set(doc, "__pydantic_extra__", None)
     _set(doc, "__pydantic_private__", None)
@@ -77,7 +81,9 @@ def make_documents(texts: Iterable[str], metadata: dict[str, Any]) -> list[Docum
     for text in texts:  # make_document, inlined: this loop runs once per chunk
         doc = new(Document)
         own = metadata.copy() if flat else deep(metadata)
-        put(doc, "__dict__", {"page_content": text, "metadata": own, "id": None, "type": "Document"})
+        put(
+            doc, "__dict__", {"page_content": text, "metadata": own, "id": None, "type": "Document"}
+        )
         put(doc, "__pydantic_fields_set__", {"page_content", "metadata"})
         put(doc, "__pydantic_extra__", None)
         put(doc, "__pydantic_private__", None)
@@ -137,12 +143,16 @@ class DocumentSplitter(StreamingRunnable[Any, Any], ABC):
         """Same as :meth:`split_documents` (LangChain's ``BaseDocumentTransformer`` name)."""
         return self.split_documents(documents)
 
-    async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
+    async def atransform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> list[Document]:
         """Async :meth:`transform_documents` (runs in a worker thread)."""
         return await run_in_executor(self.split_documents, list(documents))
 
     # -- Runnable --------------------------------------------------------------------
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         """Split a list of Documents (or one Document, or one text) into chunks."""
         return self._call_with_config(
             lambda value, _cfg: list(self._split_any(value)), input, config, run_type="chain"
@@ -152,7 +162,9 @@ class DocumentSplitter(StreamingRunnable[Any, Any], ABC):
         for item in inputs:
             yield from self._split_any(item)
 
-    async def _atransform(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         async for item in inputs:
             for chunk in await run_in_executor(lambda it=item: list(self._split_any(it))):
                 yield chunk

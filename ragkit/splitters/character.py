@@ -22,7 +22,9 @@ from ragkit.splitters.base import TextSplitter
 class CharacterTextSplitter(TextSplitter):
     """Split at ``separator`` (a literal, or a regex with ``is_separator_regex=True``)."""
 
-    def __init__(self, separator: str = "\n\n", is_separator_regex: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, separator: str = "\n\n", is_separator_regex: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self._separator = separator
         self._is_separator_regex = is_separator_regex
@@ -36,13 +38,20 @@ class CharacterTextSplitter(TextSplitter):
         return list(zip(chunks, starts))
 
     def _split(self, text: str, starts: list[int] | None) -> list[str]:
-        cut = Cut.split(text, self._separator, regex=self._is_separator_regex, keep=self._keep_separator)
+        cut = Cut.split(
+            text, self._separator, regex=self._is_separator_regex, keep=self._keep_separator
+        )
         # Pieces that carry their separator (keep_separator) are joined with nothing.
         joiner = "" if self._keep_separator else self._separator
         out: list[str] = []
         merger = Merger(
-            self._chunk_size, self._chunk_overlap, self._length_function, self._strip_whitespace,
-            text, out, starts,
+            self._chunk_size,
+            self._chunk_overlap,
+            self._length_function,
+            self._strip_whitespace,
+            text,
+            out,
+            starts,
         )
         merger.merge(cut, 0, len(cut), joiner, cut.lengths(self._length_function), 0)
         merger.warn()

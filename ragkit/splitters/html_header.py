@@ -31,7 +31,9 @@ class HTMLHeaderTextSplitter(DocumentSplitter):
     With ``return_each_element=True`` every element with text is its own Document.
     """
 
-    def __init__(self, headers_to_split_on: list[tuple[str, str]], return_each_element: bool = False) -> None:
+    def __init__(
+        self, headers_to_split_on: list[tuple[str, str]], return_each_element: bool = False
+    ) -> None:
         self.headers_to_split_on = sorted(headers_to_split_on, key=lambda pair: int(pair[0][1:]))
         self.header_mapping = dict(self.headers_to_split_on)
         self.header_tags = [tag for tag, _ in self.headers_to_split_on]

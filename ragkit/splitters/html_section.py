@@ -58,7 +58,8 @@ def _promote_large_text(html: str) -> str:
     if _transform is None:
         xslt_parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
         _transform = etree.XSLT(
-            etree.fromstring(_XSLT.encode(), xslt_parser), access_control=etree.XSLTAccessControl.DENY_ALL
+            etree.fromstring(_XSLT.encode(), xslt_parser),
+            access_control=etree.XSLTAccessControl.DENY_ALL,
         )
     if _XML_DECLARATION.match(html):
         tree = etree.parse(_BytesSource(html), etree.HTMLParser(no_network=True, encoding="utf-8"))
@@ -123,7 +124,11 @@ class HTMLSectionSplitter(DocumentSplitter):
         return [
             Document(
                 section["content"],
-                metadata={self.headers_to_split_on.get(section["tag_name"], section["tag_name"]): section["header"]},
+                metadata={
+                    self.headers_to_split_on.get(section["tag_name"], section["tag_name"]): section[
+                        "header"
+                    ]
+                },
             )
             for section in sections
         ]
@@ -132,7 +137,9 @@ class HTMLSectionSplitter(DocumentSplitter):
         """Split HTML from a text file object."""
         return self.split_text(file.getvalue() if hasattr(file, "getvalue") else file.read())
 
-    def create_documents(self, texts: list[str], metadatas: list[dict[str, Any]] | None = None) -> list[Document]:
+    def create_documents(
+        self, texts: list[str], metadatas: list[dict[str, Any]] | None = None
+    ) -> list[Document]:
         """Sections of ``texts``; the body section's ``#TITLE#`` takes the text's ``Title`` metadata."""
         docs = []
         for i, text in enumerate(texts):

@@ -29,9 +29,13 @@ class RecursiveJsonSplitter(DocumentSplitter):
 
     def __init__(self, max_chunk_size: int = 2000, min_chunk_size: int | None = None) -> None:
         if max_chunk_size <= 0:
-            raise ConfigurationError(f"max_chunk_size must be a positive integer, got {max_chunk_size!r}")
+            raise ConfigurationError(
+                f"max_chunk_size must be a positive integer, got {max_chunk_size!r}"
+            )
         self.max_chunk_size = max_chunk_size
-        self.min_chunk_size = min_chunk_size if min_chunk_size is not None else max(max_chunk_size - 200, 50)
+        self.min_chunk_size = (
+            min_chunk_size if min_chunk_size is not None else max(max_chunk_size - 200, 50)
+        )
 
     def split_json(self, json_data: Any, convert_lists: bool = False) -> list[dict[str, Any]]:
         """Split ``json_data`` (a dict; a list too with ``convert_lists=True``) into dicts."""
@@ -39,7 +43,11 @@ class RecursiveJsonSplitter(DocumentSplitter):
         if convert_lists:
             json_data = _lists_to_dicts(json_data)
         if json_data is not None and not isinstance(json_data, dict):
-            hint = " Top-level lists can be split by passing convert_lists=True." if was_list and not convert_lists else ""
+            hint = (
+                " Top-level lists can be split by passing convert_lists=True."
+                if was_list and not convert_lists
+                else ""
+            )
             raise TypeError(f"json_data must be a dict, got {type(json_data).__name__}.{hint}")
         chunks: list[dict[str, Any]] = [{}]
         if json_data:
@@ -48,11 +56,16 @@ class RecursiveJsonSplitter(DocumentSplitter):
             chunks.pop()
         return copy.deepcopy(chunks)
 
-    def split_text(self, json_data: Any, convert_lists: bool = False, ensure_ascii: bool = True) -> list[str]:
+    def split_text(
+        self, json_data: Any, convert_lists: bool = False, ensure_ascii: bool = True
+    ) -> list[str]:
         """Split into JSON strings (``json_data`` may also be a JSON text)."""
         if isinstance(json_data, str):
             json_data = _loads(json_data)
-        return [json.dumps(c, ensure_ascii=ensure_ascii) for c in self.split_json(json_data, convert_lists)]
+        return [
+            json.dumps(c, ensure_ascii=ensure_ascii)
+            for c in self.split_json(json_data, convert_lists)
+        ]
 
     def create_documents(
         self,
@@ -65,7 +78,9 @@ class RecursiveJsonSplitter(DocumentSplitter):
         docs = []
         for i, data in enumerate(texts):
             fresh = copy_metadata(metadatas[i] if metadatas else {})
-            for chunk in self.split_text(data, convert_lists=convert_lists, ensure_ascii=ensure_ascii):
+            for chunk in self.split_text(
+                data, convert_lists=convert_lists, ensure_ascii=ensure_ascii
+            ):
                 docs.append(Document(chunk, metadata=fresh()))
         return docs
 

@@ -85,7 +85,9 @@ _SEPARATORS: dict[Language, list[str]] = {
     ],
     Language.RST: ["\n=+\n", "\n-+\n", "\n\\*+\n", "\n\n.. *\n\n", *_PLAIN],
     Language.RUBY: _keywords("def class if unless while for do begin rescue"),
-    Language.ELIXIR: _keywords("def defp defmodule defprotocol defmacro defmacrop if unless case cond with for do"),
+    Language.ELIXIR: _keywords(
+        "def defp defmodule defprotocol defmacro defmacrop if unless case cond with for do"
+    ),
     Language.RUST: _keywords("fn const let if while for loop match"),
     Language.SCALA: _keywords("class object def val var if for while match case"),
     Language.SWIFT: _keywords("func class struct enum if for while do switch case"),
@@ -167,7 +169,10 @@ _SEPARATORS: dict[Language, list[str]] = {
             for kind in ("Sub", "Function", r"Property\s+(?:Get|Let|Set)", "Type", "Enum")
         ),
         r"\n(?!End\s)If\s+",
-        *(rf"\n{w}\s+" for w in ("ElseIf", "Else", r"Select\s+Case", "Case", "For", "Do", "While", "With")),
+        *(
+            rf"\n{w}\s+"
+            for w in ("ElseIf", "Else", r"Select\s+Case", "Case", "For", "Do", "While", "With")
+        ),
         r"\n\n",
         r"\n",
         " ",
@@ -191,5 +196,7 @@ def get_separators_for_language(language: Language | str) -> list[str]:
             f"Language {language!r} is not supported; choose one of {[m.value for m in Language]}"
         ) from None
     if lang not in _SEPARATORS:
-        raise ConfigurationError(f"Language {lang.value!r} has no separators yet; pass separators= yourself")
+        raise ConfigurationError(
+            f"Language {lang.value!r} has no separators yet; pass separators= yourself"
+        )
     return list(_SEPARATORS[lang])

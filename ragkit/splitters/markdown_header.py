@@ -38,12 +38,16 @@ class MarkdownHeaderTextSplitter(DocumentSplitter):
         custom_header_patterns: dict[str, int] | None = None,
     ) -> None:
         self.return_each_line = return_each_line
-        self.headers_to_split_on = sorted(headers_to_split_on, key=lambda pair: len(pair[0]), reverse=True)
+        self.headers_to_split_on = sorted(
+            headers_to_split_on, key=lambda pair: len(pair[0]), reverse=True
+        )
         self.strip_headers = strip_headers
         self.custom_header_patterns = custom_header_patterns or {}
         self._first_chars = frozenset(sep[:1] for sep, _ in self.headers_to_split_on)
         self._custom_res = {
-            sep: re.compile(f"^{re.escape(sep)}(?!{re.escape(sep)})(.+?)(?<!{re.escape(sep)}){re.escape(sep)}$")
+            sep: re.compile(
+                f"^{re.escape(sep)}(?!{re.escape(sep)})(.+?)(?<!{re.escape(sep)}){re.escape(sep)}$"
+            )
             for sep in self.custom_header_patterns
         }
 
@@ -77,7 +81,9 @@ class MarkdownHeaderTextSplitter(DocumentSplitter):
                 return sep, name, True
         return None
 
-    def _sections(self, lines: list[str], code: list[tuple[int, int]]) -> list[tuple[str, dict[str, str]]]:
+    def _sections(
+        self, lines: list[str], code: list[tuple[int, int]]
+    ) -> list[tuple[str, dict[str, str]]]:
         out: list[tuple[str, dict[str, str]]] = []
         content: list[str] = []
         stack: list[tuple[int, str]] = []  # (level, name) of the open headers
@@ -104,10 +110,16 @@ class MarkdownHeaderTextSplitter(DocumentSplitter):
                 continue
             sep, name, is_custom = found
             if name is not None:
-                level = self.custom_header_patterns[sep] if sep in self.custom_header_patterns else sep.count("#")
+                level = (
+                    self.custom_header_patterns[sep]
+                    if sep in self.custom_header_patterns
+                    else sep.count("#")
+                )
                 while stack and stack[-1][0] >= level:
                     active.pop(stack.pop()[1], None)
-                header_text = (line[len(sep) : -len(sep)] if is_custom else line[len(sep) :]).strip()
+                header_text = (
+                    line[len(sep) : -len(sep)] if is_custom else line[len(sep) :]
+                ).strip()
                 stack.append((level, name))
                 active[name] = header_text
             if content:
@@ -120,7 +132,9 @@ class MarkdownHeaderTextSplitter(DocumentSplitter):
             out.append(("\n".join(content), snapshot))
         return out
 
-    def _aggregate(self, sections: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[str, str]]]:
+    def _aggregate(
+        self, sections: list[tuple[str, dict[str, str]]]
+    ) -> list[tuple[str, dict[str, str]]]:
         out: list[list[Any]] = []
         for content, meta in sections:
             if out and out[-1][1] == meta:
@@ -151,7 +165,9 @@ def _clean_lines(text: str) -> list[str]:
     """Lines stripped of surrounding whitespace and of non-printable characters."""
     lines = list(map(str.strip, text.split("\n")))
     if not "".join(lines).isprintable():
-        lines = [line if line.isprintable() else "".join(filter(str.isprintable, line)) for line in lines]
+        lines = [
+            line if line.isprintable() else "".join(filter(str.isprintable, line)) for line in lines
+        ]
     return lines
 
 
@@ -169,11 +185,19 @@ def _code_ranges(lines: list[str]) -> list[tuple[int, int]]:
     while k < len(fences):
         i = fences[k]
         line = lines[i]
-        fence = "```" if line.startswith("```") and line.count("```") == 1 else "~~~" if line.startswith("~~~") else ""
+        fence = (
+            "```"
+            if line.startswith("```") and line.count("```") == 1
+            else "~~~"
+            if line.startswith("~~~")
+            else ""
+        )
         if not fence:
             k += 1
             continue
-        close = next((j for j in range(k + 1, len(fences)) if lines[fences[j]].startswith(fence)), None)
+        close = next(
+            (j for j in range(k + 1, len(fences)) if lines[fences[j]].startswith(fence)), None
+        )
         if close is None:  # never closed: not a fence
             k += 1
             continue

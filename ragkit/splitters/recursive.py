@@ -40,16 +40,24 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         # the fast route (ragkit.splitters._contiguous) when pieces keep a literal separator in front
         literals = [literal_of(sep) if is_separator_regex else sep for sep in self._separators]
         self._plan: tuple[list[Callable[[str], list[str]]], list[int]] | None = None
-        if keep_separator in (True, "start") and self._length_function is len and None not in literals:
+        if (
+            keep_separator in (True, "start")
+            and self._length_function is len
+            and None not in literals
+        ):
             self._plan = (
                 [splitter_of(lit) if lit else str.split for lit in literals],  # type: ignore[misc]
                 [len(lit) for lit in literals],  # type: ignore[arg-type]
             )
 
     @classmethod
-    def from_language(cls, language: Language | str, **kwargs: Any) -> RecursiveCharacterTextSplitter:
+    def from_language(
+        cls, language: Language | str, **kwargs: Any
+    ) -> RecursiveCharacterTextSplitter:
         """A splitter using the separators of a programming or markup language."""
-        return cls(separators=get_separators_for_language(language), is_separator_regex=True, **kwargs)
+        return cls(
+            separators=get_separators_for_language(language), is_separator_regex=True, **kwargs
+        )
 
     @staticmethod
     def get_separators_for_language(language: Language | str) -> list[str]:
@@ -67,15 +75,25 @@ class RecursiveCharacterTextSplitter(TextSplitter):
     def _split_all(self, text: str, starts: list[int] | None) -> list[str]:
         out: list[str] = []
         merger = Merger(
-            self._chunk_size, self._chunk_overlap, self._length_function, self._strip_whitespace,
-            text, out, starts,
+            self._chunk_size,
+            self._chunk_overlap,
+            self._length_function,
+            self._strip_whitespace,
+            text,
+            out,
+            starts,
         )
         if self._plan is None:
             self._split(text, 0, self._separators, merger)
         else:
             separators = self._separators
             fast = Contiguous(
-                *self._plan, self._chunk_size, self._chunk_overlap, self._strip_whitespace, out, starts,
+                *self._plan,
+                self._chunk_size,
+                self._chunk_overlap,
+                self._strip_whitespace,
+                out,
+                starts,
                 lambda piece, base, first: self._split(piece, base, separators[first:], merger),
             )
             fast.source = text

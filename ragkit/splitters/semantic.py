@@ -77,7 +77,9 @@ class SemanticChunker(TextSplitter):
 
     def split_text_with_starts(self, text: str) -> list[tuple[str, int]]:
         sentences, starts = self._sentences(text)
-        if len(sentences) == 1 or (self.breakpoint_threshold_type == "gradient" and len(sentences) == 2):
+        if len(sentences) == 1 or (
+            self.breakpoint_threshold_type == "gradient" and len(sentences) == 2
+        ):
             return list(zip(sentences, starts))
         distances = self._distances(sentences)
         if self.number_of_chunks is not None:
@@ -122,9 +124,7 @@ class SemanticChunker(TextSplitter):
         import numpy as np
 
         b = self.buffer_size
-        windows = [
-            " ".join(sentences[max(0, i - b) : i + 1 + b]) for i in range(len(sentences))
-        ]
+        windows = [" ".join(sentences[max(0, i - b) : i + 1 + b]) for i in range(len(sentences))]
         vectors = np.asarray(self.embeddings.embed_documents(windows), dtype=np.float64)
         norms = np.linalg.norm(vectors, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -158,4 +158,3 @@ class SemanticChunker(TextSplitter):
 
     def __repr__(self) -> str:
         return f"SemanticChunker(embeddings={self.embeddings!r}, breakpoint_threshold_type={self.breakpoint_threshold_type!r})"
-

@@ -100,7 +100,9 @@ class TokenTextSplitter(TextSplitter):
         if self._tiktoken is not None:
             return self._split_tiktoken(text)
         if self._words is not None:
-            bounds = self._words.windows(text, self._chunk_size, self._chunk_size - self._chunk_overlap)
+            bounds = self._words.windows(
+                text, self._chunk_size, self._chunk_size - self._chunk_overlap
+            )
             return [(text[a:b], a) for a, b in bounds if b > a]
         offsets = self._tokenizer.encode(without_surrogates(text), add_special_tokens=False).offsets
         return self._windows(text, len(offsets), offsets.__getitem__)
@@ -122,7 +124,9 @@ class TokenTextSplitter(TextSplitter):
 
     def _split_tiktoken(self, text: str) -> list[tuple[str, int]]:
         enc = self._tiktoken
-        ids = enc.encode(text, allowed_special=self._allowed_special, disallowed_special=self._disallowed_special)
+        ids = enc.encode(
+            text, allowed_special=self._allowed_special, disallowed_special=self._disallowed_special
+        )
         out = []
         step = self._chunk_size - self._chunk_overlap
         start, position = 0, 0

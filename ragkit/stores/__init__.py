@@ -4,7 +4,6 @@
 lazily, so ``import ragkit.stores`` stays light.
 """
 
-
 from ragkit._lazy import lazy_getattr
 from ragkit.stores.base import VectorStore
 from ragkit.stores.file_store import LocalFileStore
@@ -35,4 +34,3 @@ _LAZY = {
 
 
 __getattr__ = lazy_getattr(__name__, _LAZY)
-

@@ -47,8 +47,13 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes | Callable[[BinaryIO], None], *, fsync: bool = True,
-                 mode: int | None = None) -> None:
+def write_atomic(
+    path: Path,
+    data: bytes | Callable[[BinaryIO], None],
+    *,
+    fsync: bool = True,
+    mode: int | None = None,
+) -> None:
     """Write ``data`` (bytes, or a function writing to a binary handle) to ``path`` atomically."""
     tmp = temp_path_for(path)
     try:

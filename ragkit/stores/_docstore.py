@@ -42,19 +42,27 @@ class DocColumns:
         return self._position
 
     # -- validation (before anything is embedded or added) -----------------------
-    def validate_new(self, texts: Sequence[str], metadatas: Sequence[Any] | None, ids: Sequence[Any] | None) -> None:
+    def validate_new(
+        self, texts: Sequence[str], metadatas: Sequence[Any] | None, ids: Sequence[Any] | None
+    ) -> None:
         """ValueError naming the row at fault if texts/metadatas/ids are unusable or ids collide."""
         n = len(texts)
         if not set(map(type, texts)) <= {str}:  # fast path first; the slow one names the rows
             bad_texts = [i for i, t in enumerate(texts) if not isinstance(t, str)]
             if bad_texts:
-                raise ValueError(f"texts must be str; rows {bad_texts[:10]} are "
-                                 f"{sorted({type(texts[i]).__name__ for i in bad_texts})}")
+                raise ValueError(
+                    f"texts must be str; rows {bad_texts[:10]} are "
+                    f"{sorted({type(texts[i]).__name__ for i in bad_texts})}"
+                )
         if metadatas is not None:
             if len(metadatas) != n:
-                raise ValueError(f"got {len(metadatas)} metadatas for {n} texts; pass one dict per text")
+                raise ValueError(
+                    f"got {len(metadatas)} metadatas for {n} texts; pass one dict per text"
+                )
             if not set(map(type, metadatas)) <= {dict, type(None)}:
-                bad = [i for i, m in enumerate(metadatas) if m is not None and not isinstance(m, dict)]
+                bad = [
+                    i for i, m in enumerate(metadatas) if m is not None and not isinstance(m, dict)
+                ]
                 if bad:
                     raise ValueError(f"metadatas must be dicts; rows {bad[:10]} are not")
         if ids is None:
@@ -72,10 +80,14 @@ class DocColumns:
             raise ValueError(f"duplicate ids in one call: {dupes[:10]}; ids must be unique")
         taken = [x for x in ids if x in self.position]
         if taken:
-            raise ValueError(f"ids already in the store: {taken[:10]}; delete them first to replace them")
+            raise ValueError(
+                f"ids already in the store: {taken[:10]}; delete them first to replace them"
+            )
 
     # -- mutation ---------------------------------------------------------------
-    def extend(self, ids: list[str], texts: list[str], metadatas: Sequence[dict[str, Any] | None] | None) -> None:
+    def extend(
+        self, ids: list[str], texts: list[str], metadatas: Sequence[dict[str, Any] | None] | None
+    ) -> None:
         """Append rows; metadata dicts are copied (later changes by the caller do not leak in)."""
         start = len(self.ids)
         self.ids.extend(ids)

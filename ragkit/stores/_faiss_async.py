@@ -23,49 +23,84 @@ if TYPE_CHECKING:
 class FaissAsyncMixin:
     """``a``-prefixed twins of FaissStore's search, add, build, save and load methods."""
 
-    async def aadd_embeddings(self: Any, text_embeddings: Iterable[tuple[str, Sequence[float]]],
-                              metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any) -> list[str]:
-        return await run_in_executor(self.add_embeddings, list(text_embeddings), metadatas, **kwargs)
+    async def aadd_embeddings(
+        self: Any,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        return await run_in_executor(
+            self.add_embeddings, list(text_embeddings), metadatas, **kwargs
+        )
 
     async def aget_by_ids(self: Any, ids: Sequence[str], /) -> list[Document]:
         return self.get_by_ids(ids)
 
-    async def asimilarity_search_by_vector(self: Any, embedding: Sequence[float], k: int = 4,
-                                           **kwargs: Any) -> list[Document]:
+    async def asimilarity_search_by_vector(
+        self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
+    ) -> list[Document]:
         return await run_in_executor(self.similarity_search_by_vector, embedding, k, **kwargs)
 
-    async def asimilarity_search_with_score_by_vector(self: Any, embedding: Sequence[float], k: int = 4,
-                                                      **kwargs: Any) -> list[tuple[Document, float]]:
-        return await run_in_executor(self.similarity_search_with_score_by_vector, embedding, k, **kwargs)
+    async def asimilarity_search_with_score_by_vector(
+        self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        return await run_in_executor(
+            self.similarity_search_with_score_by_vector, embedding, k, **kwargs
+        )
 
-    async def amax_marginal_relevance_search_by_vector(self: Any, embedding: Sequence[float], k: int = 4,
-                                                       fetch_k: int = 20, lambda_mult: float = 0.5,
-                                                       **kwargs: Any) -> list[Document]:
-        return await run_in_executor(self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k,
-                                     lambda_mult, **kwargs)
+    async def amax_marginal_relevance_search_by_vector(
+        self: Any,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return await run_in_executor(
+            self.max_marginal_relevance_search_by_vector,
+            embedding,
+            k,
+            fetch_k,
+            lambda_mult,
+            **kwargs,
+        )
 
-    async def asimilarity_search_batch(self: Any, queries: Sequence[str], k: int = 4,
-                                       **kwargs: Any) -> list[list[Document]]:
+    async def asimilarity_search_batch(
+        self: Any, queries: Sequence[str], k: int = 4, **kwargs: Any
+    ) -> list[list[Document]]:
         return await run_in_executor(self.similarity_search_batch, queries, k, **kwargs)
 
     @classmethod
-    async def afrom_texts(cls: Any, texts: Sequence[str], embedding: Embeddings,
-                          metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any) -> FaissStore:
+    async def afrom_texts(
+        cls: Any,
+        texts: Sequence[str],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> FaissStore:
         return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
 
     @classmethod
-    async def afrom_documents(cls: Any, documents: Sequence[Document], embedding: Embeddings,
-                              **kwargs: Any) -> FaissStore:
+    async def afrom_documents(
+        cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
+    ) -> FaissStore:
         return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     @classmethod
-    async def afrom_embeddings(cls: Any, text_embeddings: Iterable[tuple[str, Sequence[float]]], embedding: Embeddings,
-                               **kwargs: Any) -> FaissStore:
-        return await run_in_executor(cls.from_embeddings, list(text_embeddings), embedding, **kwargs)
+    async def afrom_embeddings(
+        cls: Any,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        embedding: Embeddings,
+        **kwargs: Any,
+    ) -> FaissStore:
+        return await run_in_executor(
+            cls.from_embeddings, list(text_embeddings), embedding, **kwargs
+        )
 
     @classmethod
-    async def aload(cls: Any, path: str | os.PathLike[str], embeddings: Embeddings | None = None,
-                    **kwargs: Any) -> FaissStore:
+    async def aload(
+        cls: Any, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any
+    ) -> FaissStore:
         return await run_in_executor(cls.load, path, embeddings, **kwargs)
 
     async def asave(self: Any, path: str | os.PathLike[str]) -> None:

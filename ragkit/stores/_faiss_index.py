@@ -26,10 +26,15 @@ COSINE = "cosine"
 MAX_INNER_PRODUCT = "max_inner_product"
 EUCLIDEAN = "euclidean_distance"
 _ALIASES = {
-    "cosine": COSINE, "cos": COSINE,
-    "max_inner_product": MAX_INNER_PRODUCT, "inner_product": MAX_INNER_PRODUCT, "ip": MAX_INNER_PRODUCT,
+    "cosine": COSINE,
+    "cos": COSINE,
+    "max_inner_product": MAX_INNER_PRODUCT,
+    "inner_product": MAX_INNER_PRODUCT,
+    "ip": MAX_INNER_PRODUCT,
     "dot_product": MAX_INNER_PRODUCT,
-    "euclidean_distance": EUCLIDEAN, "euclidean": EUCLIDEAN, "l2": EUCLIDEAN,
+    "euclidean_distance": EUCLIDEAN,
+    "euclidean": EUCLIDEAN,
+    "l2": EUCLIDEAN,
 }
 
 
@@ -37,7 +42,9 @@ def faiss_module() -> Any:
     try:
         import faiss
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)") from err
+        raise ImportError(
+            "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
+        ) from err
     return faiss
 
 
@@ -46,8 +53,10 @@ def distance_strategy(value: object) -> str:
     raw = getattr(value, "value", value)
     key = str(raw).lower()
     if key not in _ALIASES:
-        raise ValueError(f"distance_strategy must be 'cosine', 'max_inner_product' or 'euclidean_distance' "
-                         f"(LangChain's names work too), got {value!r}")
+        raise ValueError(
+            f"distance_strategy must be 'cosine', 'max_inner_product' or 'euclidean_distance' "
+            f"(LangChain's names work too), got {value!r}"
+        )
     return _ALIASES[key]
 
 
@@ -70,12 +79,16 @@ def new_index(dimension: int, strategy: str, factory: str | None) -> Any:
     faiss = faiss_module()
     metric = faiss.METRIC_L2 if strategy == EUCLIDEAN else faiss.METRIC_INNER_PRODUCT
     if factory is None or factory == "Flat":
-        return faiss.IndexFlatL2(dimension) if strategy == EUCLIDEAN else faiss.IndexFlatIP(dimension)
+        return (
+            faiss.IndexFlatL2(dimension) if strategy == EUCLIDEAN else faiss.IndexFlatIP(dimension)
+        )
     try:
         index = faiss.index_factory(dimension, factory, metric)
     except RuntimeError as err:
-        raise ValueError(f"index_factory={factory!r} is not a valid FAISS factory string for dimension "
-                         f"{dimension} (examples: 'HNSW32', 'IVF256,Flat'): {_faiss_message(err)}") from None
+        raise ValueError(
+            f"index_factory={factory!r} is not a valid FAISS factory string for dimension "
+            f"{dimension} (examples: 'HNSW32', 'IVF256,Flat'): {_faiss_message(err)}"
+        ) from None
     prepare_index(index)
     return index
 
@@ -100,7 +113,9 @@ def _faiss_message(err: BaseException) -> str:
     return text[-1] if text else type(err).__name__
 
 
-def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors", unit: bool = False) -> np.ndarray:
+def as_matrix(
+    vectors: Any, dimension: int | None, *, what: str = "vectors", unit: bool = False
+) -> np.ndarray:
     """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix, checked before FAISS sees it.
 
     ValueError on ragged input, NaN/inf, overflowing norms or the wrong width. With
@@ -114,11 +129,14 @@ def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors", uni
     if matrix.ndim == 1 and matrix.size == 0:
         matrix = matrix.reshape(0, dimension or 0)
     if matrix.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}")
+        raise ValueError(
+            f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}"
+        )
     if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
         raise EmbeddingMismatchError(
             f"{what} have dimension {matrix.shape[1]}, but the store holds vectors of dimension {dimension}; "
-            "use the embedding model the store was built with")
+            "use the embedding model the store was built with"
+        )
     if matrix.shape[0] == 0:
         return matrix
     if matrix.shape[1] == 0:
@@ -138,10 +156,14 @@ def as_matrix(vectors: Any, dimension: int | None, *, what: str = "vectors", uni
     if not np.isfinite(sq).all():
         rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
         if rows.size:
-            raise ValueError(f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
-                             f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output")
+            raise ValueError(
+                f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
+                f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output"
+            )
         bad = np.flatnonzero(~np.isfinite(sq))
-        raise ValueError(f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)")
+        raise ValueError(
+            f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)"
+        )
     if unit:
         scale = np.zeros_like(sq)
         np.divide(1.0, np.sqrt(sq), out=scale, where=sq > 0)
@@ -154,7 +176,9 @@ def _squared_norms(matrix: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->i", matrix, matrix)
     faiss = faiss_module()
     out = np.empty(matrix.shape[0], dtype=np.float32)
-    faiss.fvec_norms_L2sqr(faiss.swig_ptr(out), faiss.swig_ptr(matrix), matrix.shape[1], matrix.shape[0])
+    faiss.fvec_norms_L2sqr(
+        faiss.swig_ptr(out), faiss.swig_ptr(matrix), matrix.shape[1], matrix.shape[0]
+    )
     return out
 
 
@@ -176,7 +200,9 @@ def flat_view(index: Any) -> np.ndarray | None:
     return faiss.rev_swig_ptr(index.get_xb(), index.ntotal * index.d).reshape(index.ntotal, index.d)
 
 
-def vectors_at(index: Any, positions: Sequence[int] | np.ndarray, view: np.ndarray | None = None) -> np.ndarray:
+def vectors_at(
+    index: Any, positions: Sequence[int] | np.ndarray, view: np.ndarray | None = None
+) -> np.ndarray:
     """The stored vectors at ``positions`` (exact for Flat/HNSW/IVF-Flat, decoded for compressed codes)."""
     pos = np.asarray(positions, dtype=np.int64)
     if pos.size == 0:
@@ -212,8 +238,11 @@ _BLAS_BLOCK = 1 << 24  # scores per block: 64 MB of float32
 def search(index: Any, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-``k`` scores and positions per query row, ``k`` capped at the index size."""
     k = max(1, min(k, index.ntotal))
-    if queries.shape[0] >= BLAS_MIN_QUERIES and is_flat(index) and \
-            index.metric_type == faiss_module().METRIC_INNER_PRODUCT:
+    if (
+        queries.shape[0] >= BLAS_MIN_QUERIES
+        and is_flat(index)
+        and index.metric_type == faiss_module().METRIC_INNER_PRODUCT
+    ):
         view = flat_view(index)
         assert view is not None
         return _blas_search(view, queries, k)
@@ -228,18 +257,18 @@ def _blas_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.n
     positions = np.empty((nq, k), dtype=np.int64)
     block = max(1, min(nq, _BLAS_BLOCK // n))
     for start in range(0, nq, block):
-        sims = queries[start:start + block] @ vectors.T
+        sims = queries[start : start + block] @ vectors.T
         if k <= _ARGMAX_MAX_K:
-            _top_by_argmax(sims, k, scores[start:start + block], positions[start:start + block])
+            _top_by_argmax(sims, k, scores[start : start + block], positions[start : start + block])
             continue
         if k < n:
-            top = np.argpartition(sims, n - k, axis=1)[:, n - k:]
+            top = np.argpartition(sims, n - k, axis=1)[:, n - k :]
         else:
             top = np.broadcast_to(np.arange(n), sims.shape)
         top_scores = np.take_along_axis(sims, top, axis=1)
         order = np.lexsort((top, -top_scores), axis=1)  # best first, ties by position
-        positions[start:start + block] = np.take_along_axis(top, order, axis=1)
-        scores[start:start + block] = np.take_along_axis(top_scores, order, axis=1)
+        positions[start : start + block] = np.take_along_axis(top, order, axis=1)
+        scores[start : start + block] = np.take_along_axis(top_scores, order, axis=1)
     return scores, positions
 
 
@@ -265,4 +294,5 @@ def check_dimension(model_dimension: int | None, dimension: int, source: str) ->
     if model_dimension is not None and model_dimension != dimension:
         raise EmbeddingMismatchError(
             f"{source} holds vectors of dimension {dimension}, but the embeddings produce {model_dimension}; "
-            "load it with the embedding model that built it")
+            "load it with the embedding model that built it"
+        )

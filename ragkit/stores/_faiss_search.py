@@ -32,9 +32,16 @@ def check_k(k: Any) -> None:
         raise ValueError(f"k must be a positive integer, got {k!r}")
 
 
-def search_hits(index: Any, metadata: Callable[[int], dict[str, Any]], queries: np.ndarray, k: int,
-                pred: Predicate | None, fetch_k: int, score_threshold: float | None = None,
-                higher_is_better: bool = True) -> list[list[Hit]]:
+def search_hits(
+    index: Any,
+    metadata: Callable[[int], dict[str, Any]],
+    queries: np.ndarray,
+    k: int,
+    pred: Predicate | None,
+    fetch_k: int,
+    score_threshold: float | None = None,
+    higher_is_better: bool = True,
+) -> list[list[Hit]]:
     """Top-``k`` (position, raw score) per query row, best first."""
     check_k(k)
     if index is None or index.ntotal == 0:
@@ -46,15 +53,29 @@ def search_hits(index: Any, metadata: Callable[[int], dict[str, Any]], queries: 
         if pred is None:
             hits = [(p, s) for p, s in zip(positions[row].tolist(), scores[row].tolist()) if p >= 0]
         else:
-            hits = _filtered(index, metadata, queries[row:row + 1], pred, k, first, scores[row], positions[row])
+            hits = _filtered(
+                index, metadata, queries[row : row + 1], pred, k, first, scores[row], positions[row]
+            )
         if score_threshold is not None:
-            hits = [(p, s) for p, s in hits if (s >= score_threshold if higher_is_better else s <= score_threshold)]
+            hits = [
+                (p, s)
+                for p, s in hits
+                if (s >= score_threshold if higher_is_better else s <= score_threshold)
+            ]
         out.append(hits)
     return out
 
 
-def _filtered(index: Any, metadata: Callable[[int], dict[str, Any]], query: np.ndarray, pred: Predicate, k: int,
-              fetched: int, scores: np.ndarray, positions: np.ndarray) -> list[Hit]:
+def _filtered(
+    index: Any,
+    metadata: Callable[[int], dict[str, Any]],
+    query: np.ndarray,
+    pred: Predicate,
+    k: int,
+    fetched: int,
+    scores: np.ndarray,
+    positions: np.ndarray,
+) -> list[Hit]:
     verdict: dict[int, bool] = {}
     total = index.ntotal
     while True:

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
 
 
-
 class FaissStore(FaissAsyncMixin, VectorStore):
     """A FAISS-backed vector store with LangChain's method names.
 
@@ -66,15 +65,23 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
     returns_fresh_documents = True
 
-    def __init__(self, embedding: Embeddings | None = None, *, distance_strategy: Any = fx.COSINE,
-                 index_factory: str | None = None, relevance_score_fn: Callable[[float], float] | None = None,
-                 dimension: int | None = None) -> None:
+    def __init__(
+        self,
+        embedding: Embeddings | None = None,
+        *,
+        distance_strategy: Any = fx.COSINE,
+        index_factory: str | None = None,
+        relevance_score_fn: Callable[[float], float] | None = None,
+        dimension: int | None = None,
+    ) -> None:
         self._embedding = embedding
         self.distance_strategy = fx.distance_strategy(distance_strategy)
         self._unit = self.distance_strategy == fx.COSINE
         self.index_factory = index_factory
         self.override_relevance_score_fn = relevance_score_fn
-        self._dimension = dimension if dimension is not None else (embedding.dimension if embedding else None)
+        self._dimension = (
+            dimension if dimension is not None else (embedding.dimension if embedding else None)
+        )
         self._model_id = embedding.model_id if embedding is not None else None
         self._index: Any = None
         self._flat: np.ndarray | None = None
@@ -110,13 +117,21 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
     def _need_embedding(self) -> Embeddings:
         if self._embedding is None:
-            raise ValueError("this FaissStore has no embedding model; pass embedding= when creating or loading "
-                             "it, or use the *_by_vector methods")
+            raise ValueError(
+                "this FaissStore has no embedding model; pass embedding= when creating or loading "
+                "it, or use the *_by_vector methods"
+            )
         return self._embedding
 
     # -- adding -------------------------------------------------------------------
-    def add_texts(self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, *,
-                  ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
         """Embed ``texts`` and add them; returns their ids (new random ids unless given)."""
         texts = list(texts)
         self._docs.validate_new(texts, metadatas, ids)
@@ -125,9 +140,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         vectors = self._need_embedding().embed_documents_array(texts)
         return self._add(texts, vectors, metadatas, ids)
 
-    def add_embeddings(self, text_embeddings: Iterable[tuple[str, Sequence[float]]],
-                       metadatas: Sequence[dict[str, Any]] | None = None, *,
-                       ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
+    def add_embeddings(
+        self,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
         """Add precomputed ``(text, vector)`` pairs."""
         pairs = list(text_embeddings)
         texts = [t for t, _ in pairs]
@@ -136,8 +156,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             return []
         return self._add(texts, [v for _, v in pairs], metadatas, ids)
 
-    def add_vectors(self, texts: Sequence[str], vectors: Any, metadatas: Sequence[dict[str, Any]] | None = None, *,
-                    ids: Sequence[str] | None = None) -> list[str]:
+    def add_vectors(
+        self,
+        texts: Sequence[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
         """Add texts with a precomputed ``(n, d)`` matrix (the fast path of ``add_embeddings``)."""
         texts = list(texts)
         self._docs.validate_new(texts, metadatas, ids)
@@ -145,8 +171,13 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             return []
         return self._add(texts, vectors, metadatas, ids)
 
-    def _add(self, texts: list[str], vectors: Any, metadatas: Sequence[dict[str, Any] | None] | None,
-             ids: Sequence[str] | None) -> list[str]:
+    def _add(
+        self,
+        texts: list[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any] | None] | None,
+        ids: Sequence[str] | None,
+    ) -> list[str]:
         matrix = fx.as_matrix(vectors, self._dimension, what="embeddings", unit=self._unit)
         if matrix.shape[0] != len(texts):
             raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
@@ -183,9 +214,11 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         try:
             self._index.train(matrix)
         except RuntimeError as err:
-            raise ValueError(f"could not train index_factory={self.index_factory!r} on {matrix.shape[0]} vectors "
-                             f"({fx._faiss_message(err)}); call store.train(...) with more vectors first, "
-                             "or use a smaller IVF list count") from None
+            raise ValueError(
+                f"could not train index_factory={self.index_factory!r} on {matrix.shape[0]} vectors "
+                f"({fx._faiss_message(err)}); call store.train(...) with more vectors first, "
+                "or use a smaller IVF list count"
+            ) from None
 
     # -- deleting and reading by id -----------------------------------------------
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
@@ -195,8 +228,10 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         wanted = list(dict.fromkeys(ids))
         missing = [x for x in wanted if x not in self._docs.position]
         if missing:
-            raise ValueError(f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
-                             "nothing was deleted")
+            raise ValueError(
+                f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
+                "nothing was deleted"
+            )
         if not wanted:
             return True
         keep = np.ones(len(self._docs), dtype=bool)
@@ -217,14 +252,30 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         embedding = self._need_embedding()
         if len(queries) == 1:
-            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(1, -1)
+            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(
+                1, -1
+            )
         return embedding.embed_queries_array(list(queries))
 
-    def _search(self, queries: np.ndarray, k: int, filter: MetadataFilter | None, fetch_k: int,
-                score_threshold: float | None = None) -> list[list[Hit]]:
+    def _search(
+        self,
+        queries: np.ndarray,
+        k: int,
+        filter: MetadataFilter | None,
+        fetch_k: int,
+        score_threshold: float | None = None,
+    ) -> list[list[Hit]]:
         pred = compile_filter(filter) if filter is not None else None
-        return search_hits(self._index, self._docs.metadata_view, queries, k, pred, fetch_k, score_threshold,
-                           fx.higher_is_better(self.distance_strategy))
+        return search_hits(
+            self._index,
+            self._docs.metadata_view,
+            queries,
+            k,
+            pred,
+            fetch_k,
+            score_threshold,
+            fx.higher_is_better(self.distance_strategy),
+        )
 
     def _view(self) -> np.ndarray | None:
         """Zero-copy view of a flat index's vectors, cached while the index memory is unchanged."""
@@ -240,28 +291,61 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         document = self._docs.document
         return [(document(p), s) for p, s in hits]
 
-    def similarity_search_with_score_by_vector(self, embedding: Sequence[float], k: int = 4,
-                                               filter: MetadataFilter | None = None, fetch_k: int = 20,
-                                               **kwargs: Any) -> list[tuple[Document, float]]:
+    def similarity_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[tuple[Document, float]]:
         """Documents nearest ``embedding`` with raw scores (see the module doc for their meaning)."""
-        hits = self._search(self._query_matrix([embedding]), k, filter, fetch_k, kwargs.get("score_threshold"))
+        hits = self._search(
+            self._query_matrix([embedding]), k, filter, fetch_k, kwargs.get("score_threshold")
+        )
         return self._with_docs(hits[0])
 
-    def similarity_search_by_vector(self, embedding: Sequence[float], k: int = 4,
-                                    filter: MetadataFilter | None = None, fetch_k: int = 20,
-                                    **kwargs: Any) -> list[Document]:
-        return [d for d, _ in self.similarity_search_with_score_by_vector(embedding, k, filter, fetch_k, **kwargs)]
+    def similarity_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return [
+            d
+            for d, _ in self.similarity_search_with_score_by_vector(
+                embedding, k, filter, fetch_k, **kwargs
+            )
+        ]
 
-    def similarity_search_with_score(self, query: str, k: int = 4, filter: MetadataFilter | None = None,
-                                     fetch_k: int = 20, **kwargs: Any) -> list[tuple[Document, float]]:
+    def similarity_search_with_score(
+        self,
+        query: str,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[tuple[Document, float]]:
         vector = self._embed_queries([query])
-        hits = self._search(self._query_matrix(vector), k, filter, fetch_k, kwargs.get("score_threshold"))
+        hits = self._search(
+            self._query_matrix(vector), k, filter, fetch_k, kwargs.get("score_threshold")
+        )
         return self._with_docs(hits[0])
 
-    def similarity_search(self, query: str, k: int = 4, filter: MetadataFilter | None = None,
-                          fetch_k: int = 20, **kwargs: Any) -> list[Document]:
+    def similarity_search(
+        self,
+        query: str,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Document]:
         """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
-        return [d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)]
+        return [
+            d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)
+        ]
 
     def _relevance_score(self, score: float) -> float:
         if self.override_relevance_score_fn is not None:
@@ -269,40 +353,74 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         return fx.relevance(self.distance_strategy, score)
 
     # -- batched search ---------------------------------------------------------------
-    def similarity_search_with_score_by_vector_batch(self, embeddings: Any, k: int = 4,
-                                                     filter: MetadataFilter | None = None, fetch_k: int = 20,
-                                                     **kwargs: Any) -> list[list[tuple[Document, float]]]:
+    def similarity_search_with_score_by_vector_batch(
+        self,
+        embeddings: Any,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[tuple[Document, float]]]:
         """One FAISS call for many query vectors; one result list per row."""
         matrix = self._query_matrix(embeddings)
         if matrix.shape[0] == 0:
             return []
-        return [self._with_docs(h) for h in self._search(matrix, k, filter, fetch_k, kwargs.get("score_threshold"))]
+        return [
+            self._with_docs(h)
+            for h in self._search(matrix, k, filter, fetch_k, kwargs.get("score_threshold"))
+        ]
 
-    def similarity_search_by_vector_batch(self, embeddings: Any, k: int = 4, filter: MetadataFilter | None = None,
-                                          fetch_k: int = 20, **kwargs: Any) -> list[list[Document]]:
-        rows = self.similarity_search_with_score_by_vector_batch(embeddings, k, filter, fetch_k, **kwargs)
+    def similarity_search_by_vector_batch(
+        self,
+        embeddings: Any,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
+        rows = self.similarity_search_with_score_by_vector_batch(
+            embeddings, k, filter, fetch_k, **kwargs
+        )
         return [[d for d, _ in row] for row in rows]
 
-    def similarity_search_with_score_batch(self, queries: Sequence[str], k: int = 4,
-                                           filter: MetadataFilter | None = None, fetch_k: int = 20,
-                                           **kwargs: Any) -> list[list[tuple[Document, float]]]:
+    def similarity_search_with_score_batch(
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[tuple[Document, float]]]:
         """Embed all ``queries`` in one model call and search them in one FAISS call."""
         queries = list(queries)
         if not queries:
             return []
-        return self.similarity_search_with_score_by_vector_batch(self._embed_queries(queries), k, filter,
-                                                                 fetch_k, **kwargs)
+        return self.similarity_search_with_score_by_vector_batch(
+            self._embed_queries(queries), k, filter, fetch_k, **kwargs
+        )
 
-    def similarity_search_batch(self, queries: Sequence[str], k: int = 4, filter: MetadataFilter | None = None,
-                                fetch_k: int = 20, **kwargs: Any) -> list[list[Document]]:
+    def similarity_search_batch(
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
         """``similarity_search`` for many queries at once (much faster than a loop)."""
         rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
         return [[d for d, _ in row] for row in rows]
 
     # -- MMR --------------------------------------------------------------------------
     def max_marginal_relevance_search_with_score_by_vector(
-        self, embedding: Sequence[float], *, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None, **kwargs: Any,
+        self,
+        embedding: Sequence[float],
+        *,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
     ) -> list[tuple[Document, float]]:
         """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw similarity scores."""
         if not 0.0 <= lambda_mult <= 1.0:
@@ -312,52 +430,86 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         if not hits:
             return []
         candidates = fx.vectors_at(self._index, [p for p, _ in hits], self._view())
-        picks = maximal_marginal_relevance(query[0], candidates, lambda_mult, k, normalized=self._unit)
+        picks = maximal_marginal_relevance(
+            query[0], candidates, lambda_mult, k, normalized=self._unit
+        )
         return self._with_docs([hits[i] for i in picks])
 
-    def max_marginal_relevance_search_by_vector(self, embedding: Sequence[float], k: int = 4, fetch_k: int = 20,
-                                                lambda_mult: float = 0.5, filter: MetadataFilter | None = None,
-                                                **kwargs: Any) -> list[Document]:
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
         pairs = self.max_marginal_relevance_search_with_score_by_vector(
-            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter)
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter
+        )
         return [d for d, _ in pairs]
 
-    def max_marginal_relevance_search(self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
-                                      filter: MetadataFilter | None = None, **kwargs: Any) -> list[Document]:
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
         """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``: 1 = similarity only)."""
         vector = self._embed_queries([query])[0]
         return self.max_marginal_relevance_search_by_vector(vector, k, fetch_k, lambda_mult, filter)
 
     # -- construction -----------------------------------------------------------------
     @classmethod
-    def from_texts(cls, texts: Sequence[str], embedding: Embeddings,
-                   metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
-                   **kwargs: Any) -> FaissStore:
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> FaissStore:
         """Embed ``texts`` and build a store (kwargs go to the constructor)."""
         store = cls(embedding, **kwargs)
         store.add_texts(texts, metadatas, ids=ids)
         return store
 
     @classmethod
-    def from_embeddings(cls, text_embeddings: Iterable[tuple[str, Sequence[float]]], embedding: Embeddings,
-                        metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
-                        **kwargs: Any) -> FaissStore:
+    def from_embeddings(
+        cls,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> FaissStore:
         """Build a store from precomputed ``(text, vector)`` pairs."""
         store = cls(embedding, **kwargs)
         store.add_embeddings(text_embeddings, metadatas, ids=ids)
         return store
 
     @classmethod
-    def from_vectors(cls, texts: Sequence[str], vectors: Any, embedding: Embeddings | None = None,
-                     metadatas: Sequence[dict[str, Any]] | None = None, ids: Sequence[str] | None = None,
-                     **kwargs: Any) -> FaissStore:
+    def from_vectors(
+        cls,
+        texts: Sequence[str],
+        vectors: Any,
+        embedding: Embeddings | None = None,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> FaissStore:
         """Build a store from texts and a precomputed ``(n, d)`` matrix (the fastest way in)."""
         store = cls(embedding, **kwargs)
         store.add_vectors(texts, vectors, metadatas, ids=ids)
         return store
 
     @classmethod
-    def from_documents(cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any) -> FaissStore:
+    def from_documents(
+        cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
+    ) -> FaissStore:
         store = super().from_documents(documents, embedding, **kwargs)
         assert isinstance(store, FaissStore)
         return store
@@ -365,10 +517,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     def merge_from(self, target: FaissStore) -> None:
         """Append every document and vector of ``target`` (same model, dimension and distance)."""
         if target.distance_strategy != self.distance_strategy:
-            raise ValueError(f"cannot merge a {target.distance_strategy} store into a {self.distance_strategy} one")
+            raise ValueError(
+                f"cannot merge a {target.distance_strategy} store into a {self.distance_strategy} one"
+            )
         if self._model_id and target.model_id and self._model_id != target.model_id:
-            raise EmbeddingMismatchError(f"cannot merge vectors of model {target.model_id!r} into a store of "
-                                         f"model {self._model_id!r}")
+            raise EmbeddingMismatchError(
+                f"cannot merge vectors of model {target.model_id!r} into a store of "
+                f"model {self._model_id!r}"
+            )
         if target._index is None or len(target) == 0:
             return
         vectors = fx.vectors_at(target._index, np.arange(len(target)))
@@ -384,7 +540,9 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         save_store(self, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any) -> FaissStore:
+    def load(
+        cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any
+    ) -> FaissStore:
         """Load a store saved by :meth:`save`; refuses indexes built by another model."""
         from ragkit.stores.persist import load_store
 
@@ -395,7 +553,12 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         self.save(folder_path)
 
     @classmethod
-    def load_local(cls, folder_path: str | os.PathLike[str], embeddings: Embeddings | None = None,
-                   allow_dangerous_deserialization: bool = False, **kwargs: Any) -> FaissStore:
+    def load_local(
+        cls,
+        folder_path: str | os.PathLike[str],
+        embeddings: Embeddings | None = None,
+        allow_dangerous_deserialization: bool = False,
+        **kwargs: Any,
+    ) -> FaissStore:
         """LangChain's name for :meth:`load` (nothing is deserialised unsafely, so the flag is ignored)."""
         return cls.load(folder_path, embeddings, **kwargs)

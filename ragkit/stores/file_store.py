@@ -46,8 +46,15 @@ class LocalFileStore(BaseStore[str, bytes]):
             latest writes on power loss).
     """
 
-    def __init__(self, root_path: str | os.PathLike[str], *, chmod_file: int | None = None,
-                 chmod_dir: int | None = None, update_atime: bool = False, fsync: bool = True) -> None:
+    def __init__(
+        self,
+        root_path: str | os.PathLike[str],
+        *,
+        chmod_file: int | None = None,
+        chmod_dir: int | None = None,
+        update_atime: bool = False,
+        fsync: bool = True,
+    ) -> None:
         self.root_path = Path(root_path).absolute()
         self.chmod_file = chmod_file
         self.chmod_dir = chmod_dir
@@ -62,7 +69,9 @@ class LocalFileStore(BaseStore[str, bytes]):
         """The file of ``key``; raises InvalidKeyError for keys that are malformed or escape the root."""
         problem = _key_problem(key)
         if problem:
-            raise InvalidKeyError(f"LocalFileStore({str(self.root_path)!r}): invalid key {key!r}: {problem}")
+            raise InvalidKeyError(
+                f"LocalFileStore({str(self.root_path)!r}): invalid key {key!r}: {problem}"
+            )
         path = self.root_path / key
         root = self.root_path.resolve()
         resolved = path.resolve()
@@ -115,7 +124,9 @@ class LocalFileStore(BaseStore[str, bytes]):
         pairs = list(key_value_pairs)
         for key, value in pairs:
             if not isinstance(value, (bytes, bytearray, memoryview)):
-                raise TypeError(f"LocalFileStore values must be bytes, got {type(value).__name__} for key {key!r}")
+                raise TypeError(
+                    f"LocalFileStore values must be bytes, got {type(value).__name__} for key {key!r}"
+                )
         paths = self._paths([key for key, _ in pairs])
         touched: set[Path] = set()
         for path, (_, value) in zip(paths, pairs):

@@ -29,7 +29,10 @@ Predicate = Callable[[dict[str, Any]], bool]
 MetadataFilter = Mapping[str, Any] | Callable[[dict[str, Any]], Any]
 
 _ORDERING: dict[str, Callable[[Any, Any], bool]] = {
-    "$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le,
+    "$gt": operator.gt,
+    "$gte": operator.ge,
+    "$lt": operator.lt,
+    "$lte": operator.le,
 }
 _FIELD_OPS = frozenset({"$eq", "$ne", "$neq", "$in", "$nin", *_ORDERING})
 _LOGIC_OPS = frozenset({"$and", "$or", "$not"})
@@ -41,7 +44,9 @@ def compile_filter(filter: MetadataFilter) -> Predicate:
         user = filter
         return lambda metadata: bool(user(metadata))
     if not isinstance(filter, Mapping):
-        raise ValueError(f"filter must be a dict or a callable, got {type(filter).__name__}: {filter!r}")
+        raise ValueError(
+            f"filter must be a dict or a callable, got {type(filter).__name__}: {filter!r}"
+        )
     return _compile_dict(filter, "filter")
 
 
@@ -61,16 +66,22 @@ def _compile_dict(spec: Mapping[str, Any], where: str) -> Predicate:
 
 def _compile_logic(op: str, condition: Any, where: str) -> Predicate:
     if op not in _LOGIC_OPS:
-        hint = " (field operators go inside a key: {'page': {'$gt': 1}})" if op in _FIELD_OPS else ""
-        raise ValueError(f"{where}: unsupported operator {op!r}; top-level operators are "
-                         f"{sorted(_LOGIC_OPS)}{hint}")
+        hint = (
+            " (field operators go inside a key: {'page': {'$gt': 1}})" if op in _FIELD_OPS else ""
+        )
+        raise ValueError(
+            f"{where}: unsupported operator {op!r}; top-level operators are "
+            f"{sorted(_LOGIC_OPS)}{hint}"
+        )
     if op == "$not":
         if not isinstance(condition, Mapping):
             raise ValueError(f"{where}: '$not' takes one filter dict, got {condition!r}")
         inner = _compile_dict(condition, f"{where}['$not']")
         return lambda metadata: not inner(metadata)
     if not isinstance(condition, (list, tuple)) or not condition:
-        raise ValueError(f"{where}: {op!r} takes a non-empty list of filter dicts, got {condition!r}")
+        raise ValueError(
+            f"{where}: {op!r} takes a non-empty list of filter dicts, got {condition!r}"
+        )
     subs = []
     for i, sub in enumerate(condition):
         if not isinstance(sub, Mapping):
@@ -85,7 +96,9 @@ def _compile_field(key: str, condition: Any, where: str) -> Predicate:
     if isinstance(condition, Mapping):
         tests = [_field_test(op, value, where) for op, value in condition.items()]
         if not tests:
-            raise ValueError(f"{where}: empty operator dict; use {{'$eq': value}} to match a dict value")
+            raise ValueError(
+                f"{where}: empty operator dict; use {{'$eq': value}} to match a dict value"
+            )
         return lambda metadata: all(test(metadata.get(key)) for test in tests)
     if isinstance(condition, (list, tuple, set, frozenset)):
         test = _field_test("$in", condition, where)

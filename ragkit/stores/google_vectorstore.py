@@ -40,7 +40,12 @@ from ragkit.stores.base import VectorStore
 if TYPE_CHECKING:
     from ragkit.retrievers.google_aqa import GoogleAQA
 
-__all__ = ["DoesNotExistsException", "GoogleUploadError", "GoogleVectorStore", "ServerSideEmbedding"]
+__all__ = [
+    "DoesNotExistsException",
+    "GoogleUploadError",
+    "GoogleVectorStore",
+    "ServerSideEmbedding",
+]
 MAX_BATCH = 100
 
 
@@ -52,10 +57,14 @@ class ServerSideEmbedding(Embeddings):
         return "google:server-side"
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        raise NotImplementedError("GoogleVectorStore embeds on the server; there are no client-side vectors")
+        raise NotImplementedError(
+            "GoogleVectorStore embeds on the server; there are no client-side vectors"
+        )
 
     def embed_query(self, text: str) -> list[float]:
-        raise NotImplementedError("GoogleVectorStore embeds on the server; there are no client-side vectors")
+        raise NotImplementedError(
+            "GoogleVectorStore embeds on the server; there are no client-side vectors"
+        )
 
 
 def _client(kwargs: dict[str, Any]) -> GoogleClient:
@@ -72,7 +81,10 @@ def _get(client: GoogleClient, kind: str, name: str) -> dict[str, Any]:
         if e.status_code in (403, 404):
             raise DoesNotExistsException(
                 f"{kind} {name} does not exist (or this API key may not access it); create it with "
-                f"GoogleVectorStore.create_{kind}(...)", status_code=e.status_code, status=e.status, rpc=e.rpc,
+                f"GoogleVectorStore.create_{kind}(...)",
+                status_code=e.status_code,
+                status=e.status,
+                rpc=e.rpc,
             ) from None
         raise
 
@@ -87,7 +99,9 @@ class GoogleVectorStore(VectorStore):
 
     def __init__(self, corpus_id: str, document_id: str | None = None, **kwargs: Any) -> None:
         self._corpus_id = check_id(corpus_id, "corpus_id")
-        self._document_id = check_id(document_id, "document_id") if document_id is not None else None
+        self._document_id = (
+            check_id(document_id, "document_id") if document_id is not None else None
+        )
         self._client = _client(kwargs)
         _get(self._client, "corpus", f"corpora/{corpus_id}")
         if self._document_id is not None:
@@ -120,29 +134,45 @@ class GoogleVectorStore(VectorStore):
 
     # -- creation ----------------------------------------------------------------------
     @classmethod
-    def create_corpus(cls, corpus_id: str | None = None, display_name: str | None = None,
-                      **kwargs: Any) -> GoogleVectorStore:
+    def create_corpus(
+        cls, corpus_id: str | None = None, display_name: str | None = None, **kwargs: Any
+    ) -> GoogleVectorStore:
         """Create a corpus (an id is made up if none is given); an existing one is reused."""
-        corpus_id = check_id(corpus_id, "corpus_id") if corpus_id else f"corpus-{uuid.uuid4().hex[:24]}"
+        corpus_id = (
+            check_id(corpus_id, "corpus_id") if corpus_id else f"corpus-{uuid.uuid4().hex[:24]}"
+        )
         client = _client(kwargs)
         try:
-            client.create_corpus({"name": f"corpora/{corpus_id}", "display_name": display_name or corpus_id})
+            client.create_corpus(
+                {"name": f"corpora/{corpus_id}", "display_name": display_name or corpus_id}
+            )
         except GoogleAPIError as e:
             if e.status_code != 409:
                 raise
         return cls(corpus_id, client=client)
 
     @classmethod
-    def create_document(cls, corpus_id: str, document_id: str | None = None, display_name: str | None = None,
-                        metadata: dict[str, Any] | None = None, **kwargs: Any) -> GoogleVectorStore:
+    def create_document(
+        cls,
+        corpus_id: str,
+        document_id: str | None = None,
+        display_name: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> GoogleVectorStore:
         """Create a document in ``corpus_id`` (an existing one is reused) and bind a store to it."""
         check_id(corpus_id, "corpus_id")
-        document_id = check_id(document_id, "document_id") if document_id else f"doc-{uuid.uuid4().hex[:24]}"
+        document_id = (
+            check_id(document_id, "document_id") if document_id else f"doc-{uuid.uuid4().hex[:24]}"
+        )
         client = _client(kwargs)
         parent = f"corpora/{corpus_id}"
         _get(client, "corpus", parent)
-        document = {"name": f"{parent}/documents/{document_id}", "display_name": display_name or document_id,
-                    "custom_metadata": to_custom_metadata(metadata or {}, "document metadata")}
+        document = {
+            "name": f"{parent}/documents/{document_id}",
+            "display_name": display_name or document_id,
+            "custom_metadata": to_custom_metadata(metadata or {}, "document metadata"),
+        }
         try:
             client.create_document(parent, document)
         except GoogleAPIError as e:
@@ -151,17 +181,26 @@ class GoogleVectorStore(VectorStore):
         return cls(corpus_id, document_id, client=client)
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str], embedding: Embeddings | None = None,
-                   metadatas: Sequence[dict[str, Any]] | None = None, *, corpus_id: str | None = None,
-                   document_id: str | None = None, ids: Sequence[str] | None = None,
-                   **kwargs: Any) -> GoogleVectorStore:
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        embedding: Embeddings | None = None,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        corpus_id: str | None = None,
+        document_id: str | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> GoogleVectorStore:
         """Upload ``texts`` into ``corpus_id``/``document_id``, creating either when missing.
 
         ``embedding`` is ignored: the service embeds the chunks.
         """
         if embedding is not None and not isinstance(embedding, Embeddings):
-            raise TypeError(f"from_texts(texts, embedding, metadatas): the second argument is the embedding "
-                            f"(unused, the service embeds), got {type(embedding).__name__}; pass metadatas=...")
+            raise TypeError(
+                f"from_texts(texts, embedding, metadatas): the second argument is the embedding "
+                f"(unused, the service embeds), got {type(embedding).__name__}; pass metadatas=..."
+            )
         client = _client(kwargs)
         if corpus_id is None:
             corpus_id = cls.create_corpus(client=client).corpus_id
@@ -190,9 +229,16 @@ class GoogleVectorStore(VectorStore):
         self._client.delete_corpus(f"corpora/{self._corpus_id}", force=force)
 
     # -- writing -------------------------------------------------------------------------
-    def add_texts(self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, *,
-                  ids: Sequence[str] | None = None, document_id: str | None = None,
-                  batch_size: int = MAX_BATCH, **kwargs: Any) -> list[str]:
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        document_id: str | None = None,
+        batch_size: int = MAX_BATCH,
+        **kwargs: Any,
+    ) -> list[str]:
         """Store ``texts`` as chunks of the document; returns their chunk names.
 
         Batches of ``batch_size`` (at most 100) go out with batchCreate. Chunk names come
@@ -204,21 +250,33 @@ class GoogleVectorStore(VectorStore):
         texts = list(texts)
         document = document_id or self._document_id
         if document is None:
-            raise ValueError("add_texts needs a document: pass document_id=... or use a store bound to one "
-                             "(GoogleVectorStore.create_document(corpus_id, document_id))")
+            raise ValueError(
+                "add_texts needs a document: pass document_id=... or use a store bound to one "
+                "(GoogleVectorStore.create_document(corpus_id, document_id))"
+            )
         parent = f"corpora/{self._corpus_id}/documents/{check_id(document, 'document_id')}"
         if not 1 <= batch_size <= MAX_BATCH:
             raise ValueError(f"batch_size must be between 1 and {MAX_BATCH}, got {batch_size}")
         metas = [dict(m) for m in metadatas] if metadatas is not None else [{} for _ in texts]
         if len(metas) != len(texts) or (ids is not None and len(ids) != len(texts)):
-            raise ValueError(f"got {len(texts)} texts, {len(metas)} metadatas and "
-                             f"{len(ids) if ids is not None else 'no'} ids; they must match one to one")
-        short = [check_id(i, "chunk id") for i in ids] if ids is not None else chunk_ids(texts, metas)
+            raise ValueError(
+                f"got {len(texts)} texts, {len(metas)} metadatas and "
+                f"{len(ids) if ids is not None else 'no'} ids; they must match one to one"
+            )
+        short = (
+            [check_id(i, "chunk id") for i in ids] if ids is not None else chunk_ids(texts, metas)
+        )
         if len(set(short)) != len(short):
             raise ValueError("ids contain duplicates; every chunk needs its own id")
         names = [f"{parent}/chunks/{c}" for c in short]
-        chunks = [{"name": n, "data": {"string_value": t}, "custom_metadata": to_custom_metadata(m, f"metadatas[{i}]")}
-                  for i, (n, t, m) in enumerate(zip(names, texts, metas, strict=True))]
+        chunks = [
+            {
+                "name": n,
+                "data": {"string_value": t},
+                "custom_metadata": to_custom_metadata(m, f"metadatas[{i}]"),
+            }
+            for i, (n, t, m) in enumerate(zip(names, texts, metas, strict=True))
+        ]
         return self._upload(parent, chunks, batch_size)
 
     def _upload(self, parent: str, chunks: list[dict[str, Any]], batch_size: int) -> list[str]:
@@ -226,7 +284,7 @@ class GoogleVectorStore(VectorStore):
         failed: list[str] = []
         errors: list[GoogleAPIError] = []
         for start in range(0, len(chunks), batch_size):
-            batch = chunks[start:start + batch_size]
+            batch = chunks[start : start + batch_size]
             if existing is not None:
                 batch = [c for c in batch if c["name"] not in existing]
             while batch:
@@ -248,7 +306,10 @@ class GoogleVectorStore(VectorStore):
             raise GoogleUploadError(
                 f"uploaded {len(written)} of {len(names)} chunks to {parent}; {len(errors)} batch(es) failed, "
                 f"first: {errors[0]}. Rerun the same add_texts call to upload the rest (nothing is duplicated)",
-                written_ids=written, failed_ids=failed, errors=errors)
+                written_ids=written,
+                failed_ids=failed,
+                errors=errors,
+            )
         return names
 
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
@@ -259,15 +320,17 @@ class GoogleVectorStore(VectorStore):
         for chunk in ids:
             if "/chunks/" not in chunk:
                 if self._document_id is None:
-                    raise ValueError(f"chunk id {chunk!r} needs a document: pass full chunk names "
-                                     "(corpora/.../documents/.../chunks/...) or bind the store to a document")
+                    raise ValueError(
+                        f"chunk id {chunk!r} needs a document: pass full chunk names "
+                        "(corpora/.../documents/.../chunks/...) or bind the store to a document"
+                    )
                 chunk = f"{self.name}/chunks/{chunk}"
             if not chunk.startswith(f"corpora/{self._corpus_id}/"):
                 raise ValueError(f"chunk {chunk!r} is not in corpus {self._corpus_id!r}")
             by_document.setdefault(chunk.split("/chunks/")[0], []).append(chunk)
         for parent, names in by_document.items():
             for start in range(0, len(names), MAX_BATCH):
-                batch = names[start:start + MAX_BATCH]
+                batch = names[start : start + MAX_BATCH]
                 try:
                     self._client.batch_delete_chunks(parent, batch)
                 except GoogleAPIError as e:
@@ -296,33 +359,55 @@ class GoogleVectorStore(VectorStore):
         return out
 
     # -- searching --------------------------------------------------------------------------
-    def similarity_search_with_score(self, query: str, k: int = 4, filter: dict[str, Any] | None = None,
-                                     **kwargs: Any) -> list[tuple[Document, float]]:
+    def similarity_search_with_score(
+        self, query: str, k: int = 4, filter: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
         """Chunks most relevant to ``query`` with the service's relevance score (higher is better)."""
         if not 1 <= k <= 100:
             raise ValueError(f"k must be between 1 and 100 for the Semantic Retriever, got {k}")
-        request = {"name": self.name, "query": query, "results_count": k,
-                   "metadata_filters": to_metadata_filters(filter)}
-        found = (self._client.query_document(request) if self._document_id
-                 else self._client.query_corpus(request))
+        request = {
+            "name": self.name,
+            "query": query,
+            "results_count": k,
+            "metadata_filters": to_metadata_filters(filter),
+        }
+        found = (
+            self._client.query_document(request)
+            if self._document_id
+            else self._client.query_corpus(request)
+        )
         return [(_document(r["chunk"]), float(r.get("chunk_relevance_score", 0.0))) for r in found]
 
-    def similarity_search(self, query: str, k: int = 4, filter: dict[str, Any] | None = None,
-                          **kwargs: Any) -> list[Document]:
+    def similarity_search(
+        self, query: str, k: int = 4, filter: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[Document]:
         return [doc for doc, _ in self.similarity_search_with_score(query, k, filter, **kwargs)]
 
     def _relevance_score(self, score: float) -> float:
         return min(1.0, max(0.0, score))
 
-    def as_aqa(self, answer_style: str = "ABSTRACTIVE", safety_settings: dict[Any, Any] | None = None,
-               temperature: float | None = None, **kwargs: Any) -> GoogleAQA:
+    def as_aqa(
+        self,
+        answer_style: str = "ABSTRACTIVE",
+        safety_settings: dict[Any, Any] | None = None,
+        temperature: float | None = None,
+        **kwargs: Any,
+    ) -> GoogleAQA:
         """A runnable ``question -> AqaOutput`` answering from this corpus/document (generateAnswer)."""
         from ragkit.retrievers.google_aqa import GoogleAQA
 
-        return GoogleAQA(vectorstore=self, answer_style=answer_style, safety_settings=safety_settings,
-                         temperature=temperature, **kwargs)
+        return GoogleAQA(
+            vectorstore=self,
+            answer_style=answer_style,
+            safety_settings=safety_settings,
+            temperature=temperature,
+            **kwargs,
+        )
 
 
 def _document(chunk: dict[str, Any]) -> Document:
-    return Document(page_content=(chunk.get("data") or {}).get("string_value", ""),
-                    metadata=from_custom_metadata(chunk.get("custom_metadata") or []), id=chunk.get("name"))
+    return Document(
+        page_content=(chunk.get("data") or {}).get("string_value", ""),
+        metadata=from_custom_metadata(chunk.get("custom_metadata") or []),
+        id=chunk.get("name"),
+    )

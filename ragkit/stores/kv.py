@@ -131,8 +131,12 @@ class InMemoryByteStore(InMemoryBaseStore[bytes]):
         pairs = list(key_value_pairs)
         for key, value in pairs:
             if not isinstance(key, str):
-                raise TypeError(f"InMemoryByteStore keys must be str, got {type(key).__name__} for {key!r}")
+                raise TypeError(
+                    f"InMemoryByteStore keys must be str, got {type(key).__name__} for {key!r}"
+                )
             if not isinstance(value, (bytes, bytearray, memoryview)):
-                raise TypeError(f"InMemoryByteStore values must be bytes, got {type(value).__name__} for key {key!r}")
+                raise TypeError(
+                    f"InMemoryByteStore values must be bytes, got {type(value).__name__} for key {key!r}"
+                )
         for key, value in pairs:
             self.store[key] = bytes(value)

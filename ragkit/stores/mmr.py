@@ -29,8 +29,14 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
 
-def maximal_marginal_relevance(query_embedding: np.ndarray, embedding_list: np.ndarray | list[list[float]],
-                               lambda_mult: float = 0.5, k: int = 4, *, normalized: bool = False) -> list[int]:
+def maximal_marginal_relevance(
+    query_embedding: np.ndarray,
+    embedding_list: np.ndarray | list[list[float]],
+    lambda_mult: float = 0.5,
+    k: int = 4,
+    *,
+    normalized: bool = False,
+) -> list[int]:
     """Indices into ``embedding_list`` of the ``k`` MMR picks, in pick order.
 
     ``normalized=True`` promises that the query and candidates are unit vectors (skips rescaling).

@@ -71,7 +71,9 @@ def save_store(store: FaissStore, path: str | os.PathLike[str]) -> None:
     """Write ``store`` to directory ``path`` (created if needed) atomically."""
     directory = Path(path)
     if directory.exists() and not directory.is_dir():
-        raise StoreError(f"cannot save a FaissStore to {str(directory)!r}: it is a file, not a directory")
+        raise StoreError(
+            f"cannot save a FaissStore to {str(directory)!r}: it is a file, not a directory"
+        )
     directory.mkdir(parents=True, exist_ok=True)
     generation = _next_generation(directory)
     index = store.index
@@ -101,8 +103,10 @@ def _next_generation(directory: Path) -> int:
     names = [p.name for p in directory.iterdir()]
     ours = [n for n in names if n == MANIFEST or _DATA_FILE.fullmatch(n) or n.endswith(TEMP_SUFFIX)]
     if names and not ours:
-        raise StoreError(f"refusing to save a FaissStore into {str(directory)!r}: the directory holds other files "
-                         "and no ragkit index; choose a new or empty directory")
+        raise StoreError(
+            f"refusing to save a FaissStore into {str(directory)!r}: the directory holds other files "
+            "and no ragkit index; choose a new or empty directory"
+        )
     generations = [int(m.group(2)) for n in names if (m := _DATA_FILE.fullmatch(n))]
     return max(generations, default=0) + 1
 
@@ -173,43 +177,67 @@ def _remove_stale(directory: Path, generation: int) -> None:
 
 
 # -- loading -------------------------------------------------------------------------------
-def load_store(cls: type[S], path: str | os.PathLike[str], embeddings: Embeddings | None, **kwargs: Any) -> S:
+def load_store(
+    cls: type[S], path: str | os.PathLike[str], embeddings: Embeddings | None, **kwargs: Any
+) -> S:
     """Load and verify the store saved at ``path``."""
     directory = Path(path)
     manifest_path = directory / MANIFEST
     if not directory.is_dir():
-        raise IndexNotFoundError(f"no saved FaissStore at {str(directory)!r}: the directory does not exist")
+        raise IndexNotFoundError(
+            f"no saved FaissStore at {str(directory)!r}: the directory does not exist"
+        )
     if not manifest_path.is_file():
         pickles = sorted(p.name for p in directory.glob("*.pkl"))
         if pickles:
             raise IndexNotFoundError(
                 f"{str(directory)!r} holds {pickles} but no {MANIFEST}: it looks like a LangChain FAISS.save_local "
                 "directory. ragkit never unpickles files (they can run code); rebuild the store from your "
-                "documents with FaissStore.from_documents(...).save(path)")
-        raise IndexNotFoundError(f"{str(manifest_path)!r} is missing: {str(directory)!r} is not a saved FaissStore")
+                "documents with FaissStore.from_documents(...).save(path)"
+            )
+        raise IndexNotFoundError(
+            f"{str(manifest_path)!r} is missing: {str(directory)!r} is not a saved FaissStore"
+        )
     manifest = _read_manifest(manifest_path)
     count, dimension = manifest["count"], manifest["dimension"]
     _check_model(manifest, manifest_path, embeddings)
     has_index = manifest["files"].get("index") is not None
     if not has_index and count:
-        raise IndexCorruptedError(f"{str(manifest_path)!r} lists {count} documents but no index file")
+        raise IndexCorruptedError(
+            f"{str(manifest_path)!r} lists {count} documents but no index file"
+        )
     # The index file (the big one) is checksummed in a worker thread while this thread reads,
     # checks and parses the docstore; hashlib releases the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        index_check = pool.submit(_verified_file, directory, manifest, "index", manifest_path) if has_index else None
+        index_check = (
+            pool.submit(_verified_file, directory, manifest, "index", manifest_path)
+            if has_index
+            else None
+        )
         doc_file, data = _verified_bytes(directory, manifest, "docstore", manifest_path)
         try:
             docs = DocColumns.from_json_obj(json.loads(data.decode("utf-8")), count, str(doc_file))
         except (ValueError, UnicodeDecodeError) as err:
-            raise IndexCorruptedError(f"{str(doc_file)!r} is not a valid ragkit docstore: {err}") from None
+            raise IndexCorruptedError(
+                f"{str(doc_file)!r} is not a valid ragkit docstore: {err}"
+            ) from None
         index_file = index_check.result() if index_check is not None else None
     index = _read_index(index_file, manifest) if index_file is not None else None
-    if "distance_strategy" in kwargs and fx.distance_strategy(kwargs.pop("distance_strategy")) != \
-            manifest["distance_strategy"]:
-        raise ValueError(f"{str(manifest_path)!r} was built with distance {manifest['distance_strategy']!r}; "
-                         "the distance cannot change at load time")
-    store = cls(embeddings, distance_strategy=manifest["distance_strategy"],
-                index_factory=manifest["index_factory"], dimension=dimension, **kwargs)
+    if (
+        "distance_strategy" in kwargs
+        and fx.distance_strategy(kwargs.pop("distance_strategy")) != manifest["distance_strategy"]
+    ):
+        raise ValueError(
+            f"{str(manifest_path)!r} was built with distance {manifest['distance_strategy']!r}; "
+            "the distance cannot change at load time"
+        )
+    store = cls(
+        embeddings,
+        distance_strategy=manifest["distance_strategy"],
+        index_factory=manifest["index_factory"],
+        dimension=dimension,
+        **kwargs,
+    )
     store._index = index
     store._docs = docs
     store._model_id = manifest["model_id"]
@@ -220,27 +248,36 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(path.read_bytes().decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as err:
-        raise IndexCorruptedError(f"{str(path)!r} is not valid JSON ({err}); the save was damaged") from None
+        raise IndexCorruptedError(
+            f"{str(path)!r} is not valid JSON ({err}); the save was damaged"
+        ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise IndexCorruptedError(f"{str(path)!r} is not a ragkit FaissStore manifest (format must be {FORMAT!r})")
+        raise IndexCorruptedError(
+            f"{str(path)!r} is not a ragkit FaissStore manifest (format must be {FORMAT!r})"
+        )
     version = manifest.get("format_version")
     if not isinstance(version, int) or version < 1:
         raise IndexCorruptedError(f"{str(path)!r}: invalid format_version {version!r}")
     if version > FORMAT_VERSION:
-        raise StoreError(f"{str(path)!r} was written in format version {version} by a newer ragkit; this ragkit "
-                         f"reads up to version {FORMAT_VERSION}: upgrade ragkit")
+        raise StoreError(
+            f"{str(path)!r} was written in format version {version} by a newer ragkit; this ragkit "
+            f"reads up to version {FORMAT_VERSION}: upgrade ragkit"
+        )
     checks = {
         "count": lambda v: isinstance(v, int) and v >= 0,
         "dimension": lambda v: v is None or (isinstance(v, int) and v > 0),
         "model_id": lambda v: v is None or isinstance(v, str),
         "index_factory": lambda v: v is None or isinstance(v, str),
-        "distance_strategy": lambda v: isinstance(v, str) and v in (fx.COSINE, fx.MAX_INNER_PRODUCT, fx.EUCLIDEAN),
+        "distance_strategy": lambda v: (
+            isinstance(v, str) and v in (fx.COSINE, fx.MAX_INNER_PRODUCT, fx.EUCLIDEAN)
+        ),
         "files": lambda v: isinstance(v, dict) and isinstance(v.get("docstore"), dict),
     }
     for field, ok in checks.items():
         if not ok(manifest.get(field)):
-            raise IndexCorruptedError(f"{str(path)!r}: field {field!r} is missing or invalid "
-                                      f"({manifest.get(field)!r})")
+            raise IndexCorruptedError(
+                f"{str(path)!r}: field {field!r} is missing or invalid ({manifest.get(field)!r})"
+            )
     return manifest
 
 
@@ -251,25 +288,32 @@ def _check_model(manifest: dict[str, Any], path: Path, embeddings: Embeddings | 
     if saved is not None and saved != ours:
         raise EmbeddingMismatchError(
             f"{str(path)!r}: the index was built with embedding model {saved!r}, but is being loaded with {ours!r}; "
-            "load it with the same model (and settings), or rebuild it with the new one")
+            "load it with the same model (and settings), or rebuild it with the new one"
+        )
     if manifest["dimension"] is not None:
         fx.check_dimension(embeddings.dimension, manifest["dimension"], repr(str(path)))
 
 
-def _entry(directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path) -> tuple[Path, dict[str, Any]]:
+def _entry(
+    directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path
+) -> tuple[Path, dict[str, Any]]:
     """The file the manifest names for ``role``, checked to be a plain name that exists with the right size."""
     entry = manifest["files"].get(role)
     name = entry.get("name") if isinstance(entry, dict) else None
     if not isinstance(name, str) or not _DATA_FILE.fullmatch(name) or not name.startswith(role):
-        raise IndexCorruptedError(f"{str(manifest_path)!r}: the {role} entry is invalid ({entry!r})")
+        raise IndexCorruptedError(
+            f"{str(manifest_path)!r}: the {role} entry is invalid ({entry!r})"
+        )
     assert isinstance(entry, dict)
     path = directory / name
     if not path.is_file():
         raise IndexCorruptedError(f"{str(path)!r} is missing (named by {str(manifest_path)!r})")
     size = path.stat().st_size
     if size != entry.get("size"):
-        raise IndexCorruptedError(f"{str(path)!r} has {size} bytes, the manifest says {entry.get('size')}: "
-                                  "the file is truncated or was replaced")
+        raise IndexCorruptedError(
+            f"{str(path)!r} has {size} bytes, the manifest says {entry.get('size')}: "
+            "the file is truncated or was replaced"
+        )
     return path, entry
 
 
@@ -277,7 +321,9 @@ def _checksum_error(path: Path) -> IndexCorruptedError:
     return IndexCorruptedError(f"{str(path)!r} fails its sha256 check: the file is corrupted")
 
 
-def _verified_file(directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path) -> Path:
+def _verified_file(
+    directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path
+) -> Path:
     """The file for ``role`` after a streaming sha256 check (for the big index file)."""
     path, entry = _entry(directory, manifest, role, manifest_path)
     digest = hashlib.sha256()
@@ -289,8 +335,9 @@ def _verified_file(directory: Path, manifest: dict[str, Any], role: str, manifes
     return path
 
 
-def _verified_bytes(directory: Path, manifest: dict[str, Any], role: str,
-                    manifest_path: Path) -> tuple[Path, bytes]:
+def _verified_bytes(
+    directory: Path, manifest: dict[str, Any], role: str, manifest_path: Path
+) -> tuple[Path, bytes]:
     """The content of the file for ``role``, read once and sha256-checked."""
     path, entry = _entry(directory, manifest, role, manifest_path)
     data = path.read_bytes()
@@ -304,14 +351,26 @@ def _read_index(path: Path, manifest: dict[str, Any]) -> Any:
     try:
         index = faiss.read_index(str(path))
     except RuntimeError as err:
-        raise IndexCorruptedError(f"{str(path)!r} is not a readable FAISS index: {fx._faiss_message(err)}") from None
+        raise IndexCorruptedError(
+            f"{str(path)!r} is not a readable FAISS index: {fx._faiss_message(err)}"
+        ) from None
     if manifest["dimension"] is not None and index.d != manifest["dimension"]:
-        raise IndexCorruptedError(f"{str(path)!r} holds vectors of dimension {index.d}, "
-                                  f"the manifest says {manifest['dimension']}")
+        raise IndexCorruptedError(
+            f"{str(path)!r} holds vectors of dimension {index.d}, "
+            f"the manifest says {manifest['dimension']}"
+        )
     if index.ntotal != manifest["count"]:
-        raise IndexCorruptedError(f"{str(path)!r} holds {index.ntotal} vectors, the manifest says {manifest['count']}")
-    expected = faiss.METRIC_L2 if manifest["distance_strategy"] == fx.EUCLIDEAN else faiss.METRIC_INNER_PRODUCT
+        raise IndexCorruptedError(
+            f"{str(path)!r} holds {index.ntotal} vectors, the manifest says {manifest['count']}"
+        )
+    expected = (
+        faiss.METRIC_L2
+        if manifest["distance_strategy"] == fx.EUCLIDEAN
+        else faiss.METRIC_INNER_PRODUCT
+    )
     if index.metric_type != expected:
-        raise IndexCorruptedError(f"{str(path)!r} uses another metric than {manifest['distance_strategy']!r}")
+        raise IndexCorruptedError(
+            f"{str(path)!r} uses another metric than {manifest['distance_strategy']!r}"
+        )
     fx.prepare_index(index)
     return index

@@ -51,13 +51,22 @@ def tool(
     ``tool(SomeModel)`` gives :meth:`Tool.from_model`. With ``parse_docstring``
     the ``Args:`` section of a Google-style docstring describes the parameters.
     """
+
     def make(func: Any, name: str | None) -> Tool:
         if isinstance(func, type) and issubclass(func, BaseModel):
             return Tool.from_model(func, name=name, description=description, timeout=timeout)
         if not callable(func):
-            raise ConfigurationError(f"@tool needs a function or a pydantic model, got {type(func).__name__}")
-        return Tool.from_function(func, name, description, args_schema=args_schema, timeout=timeout,
-                                  parse_docstring=parse_docstring)
+            raise ConfigurationError(
+                f"@tool needs a function or a pydantic model, got {type(func).__name__}"
+            )
+        return Tool.from_function(
+            func,
+            name,
+            description,
+            args_schema=args_schema,
+            timeout=timeout,
+            parse_docstring=parse_docstring,
+        )
 
     if name_or_func is not None and not isinstance(name_or_func, str):
         return make(name_or_func, None)
@@ -69,4 +78,3 @@ def as_tool(obj: Any) -> Tool:
     if isinstance(obj, Tool):
         return obj
     return tool(obj)
-

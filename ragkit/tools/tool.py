@@ -56,7 +56,9 @@ def _to_content(result: Any) -> str:
     if isinstance(result, BaseModel):
         return result.model_dump_json()
     try:
-        return json.dumps(result, default=lambda o: o.model_dump() if isinstance(o, BaseModel) else str(o))
+        return json.dumps(
+            result, default=lambda o: o.model_dump() if isinstance(o, BaseModel) else str(o)
+        )
     except (TypeError, ValueError):
         return str(result)
 
@@ -162,8 +164,12 @@ class Tool(Runnable[Any, Any]):
             schema = with_descriptions(schema, arg_docs)
         is_async = inspect.iscoroutinefunction(func)
         return cls(
-            name=fname, description=desc, func=None if is_async else func,
-            coroutine=func if is_async else None, args_schema=schema, timeout=timeout,
+            name=fname,
+            description=desc,
+            func=None if is_async else func,
+            coroutine=func if is_async else None,
+            args_schema=schema,
+            timeout=timeout,
         )
 
     @classmethod
@@ -195,8 +201,14 @@ class Tool(Runnable[Any, Any]):
             def wrapped(**fields: Any) -> Any:
                 return target(model(**fields))
 
-        return cls(name=name or spec["name"], description=desc, func=wrapped, args_schema=model,
-                   timeout=timeout, returns_model=func is None)
+        return cls(
+            name=name or spec["name"],
+            description=desc,
+            func=wrapped,
+            args_schema=model,
+            timeout=timeout,
+            returns_model=func is None,
+        )
 
     # -- schema ------------------------------------------------------------------
     def tool_schema(self) -> dict[str, Any]:
@@ -256,7 +268,9 @@ class Tool(Runnable[Any, Any]):
             ) from e
 
     # -- running -----------------------------------------------------------------
-    def _kwargs(self, args: BaseModel, custom_context: Any, config: RunnableConfig) -> dict[str, Any]:
+    def _kwargs(
+        self, args: BaseModel, custom_context: Any, config: RunnableConfig
+    ) -> dict[str, Any]:
         kwargs = {k: getattr(args, k) for k in type(args).model_fields}
         if self._wants_context:
             kwargs["custom_context"] = custom_context
@@ -280,7 +294,9 @@ class Tool(Runnable[Any, Any]):
         finally:
             current_config.reset(token)
 
-    async def _call_async(self, args: BaseModel, custom_context: Any, config: RunnableConfig) -> Any:
+    async def _call_async(
+        self, args: BaseModel, custom_context: Any, config: RunnableConfig
+    ) -> Any:
         if self.returns_model:
             return args
         if self.coroutine is None:
@@ -299,7 +315,9 @@ class Tool(Runnable[Any, Any]):
             "try simpler arguments or another tool (callers can raise the timeout)"
         )
 
-    def _execute(self, value: Any, config: RunnableConfig, custom_context: Any, timeout: float | None) -> Any:
+    def _execute(
+        self, value: Any, config: RunnableConfig, custom_context: Any, timeout: float | None
+    ) -> Any:
         args = self.validate_args(value)
         if timeout is None:
             return self._call_sync(args, custom_context, config)
@@ -309,7 +327,9 @@ class Tool(Runnable[Any, Any]):
         except concurrent.futures.TimeoutError:
             raise self._timeout_error(timeout) from None
 
-    async def _aexecute(self, value: Any, config: RunnableConfig, custom_context: Any, timeout: float | None) -> Any:
+    async def _aexecute(
+        self, value: Any, config: RunnableConfig, custom_context: Any, timeout: float | None
+    ) -> Any:
         args = self.validate_args(value)
         try:
             return await asyncio.wait_for(self._call_async(args, custom_context, config), timeout)
@@ -321,21 +341,45 @@ class Tool(Runnable[Any, Any]):
             return custom_context
         return ensure_config(config).get("configurable", {}).get("custom_context")
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, *, custom_context: Any = None,
-               timeout: float | None = None, **kwargs: Any) -> Any:
+    def invoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        custom_context: Any = None,
+        timeout: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """Run the tool on ``input`` (arguments dict, JSON text, or a ``ToolCall``)."""
         ctx = self._context(config, custom_context)
         limit = timeout if timeout is not None else self.timeout
         if _is_tool_call(input):
             return self._call_with_config(
-                lambda call, cfg: self._answer(call, lambda: self._execute(call["args"], cfg, ctx, limit)),
-                input, config, run_type="tool", name=self.name,
+                lambda call, cfg: self._answer(
+                    call, lambda: self._execute(call["args"], cfg, ctx, limit)
+                ),
+                input,
+                config,
+                run_type="tool",
+                name=self.name,
             )
-        return self._call_with_config(lambda v, cfg: self._execute(v, cfg, ctx, limit), input, config,
-                                      run_type="tool", name=self.name)
+        return self._call_with_config(
+            lambda v, cfg: self._execute(v, cfg, ctx, limit),
+            input,
+            config,
+            run_type="tool",
+            name=self.name,
+        )
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, custom_context: Any = None,
-                      timeout: float | None = None, **kwargs: Any) -> Any:
+    async def ainvoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        custom_context: Any = None,
+        timeout: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
         ctx = self._context(config, custom_context)
         limit = timeout if timeout is not None else self.timeout
 
@@ -361,9 +405,16 @@ class Tool(Runnable[Any, Any]):
     def result_message(self, call: dict[str, Any], result: Any) -> ToolMessage:
         """The ToolMessage answering ``call`` with ``result``."""
         if isinstance(result, ToolMessage):
-            return result.model_copy(update={"tool_call_id": call.get("id") or "", "name": self.name})
-        return ToolMessage(content=_to_content(result), tool_call_id=call.get("id") or "", name=self.name,
-                           artifact=result, status="success")
+            return result.model_copy(
+                update={"tool_call_id": call.get("id") or "", "name": self.name}
+            )
+        return ToolMessage(
+            content=_to_content(result),
+            tool_call_id=call.get("id") or "",
+            name=self.name,
+            artifact=result,
+            status="success",
+        )
 
     def error_message(self, call: dict[str, Any], error: BaseException) -> ToolMessage:
         """An error ToolMessage telling the model what went wrong with ``call``."""
@@ -371,8 +422,13 @@ class Tool(Runnable[Any, Any]):
             text = f"ERROR: {error}"
         else:
             text = f"ERROR: tool {self.name!r} raised {type(error).__name__}: {error}"
-        return ToolMessage(content=text, tool_call_id=call.get("id") or "", name=self.name,
-                           status="error", artifact=error)
+        return ToolMessage(
+            content=text,
+            tool_call_id=call.get("id") or "",
+            name=self.name,
+            status="error",
+            artifact=error,
+        )
 
 
 def _empty_model() -> type[BaseModel]:

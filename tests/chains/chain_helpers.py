@@ -43,11 +43,15 @@ class Recorder:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_python(code: str, *args: str, wait: bool = True) -> subprocess.Popen | subprocess.CompletedProcess:
+def run_python(
+    code: str, *args: str, wait: bool = True
+) -> subprocess.Popen | subprocess.CompletedProcess:
     cmd = [sys.executable, "-c", textwrap.dedent(code), *args]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     if not wait:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done

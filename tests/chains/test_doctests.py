@@ -8,11 +8,24 @@ import importlib
 import pytest
 
 MODULES = [
-    "ragkit.tools", "ragkit.tools.tool", "ragkit.tools.decorator", "ragkit.tools.docstrings",
-    "ragkit.chains.llm_chain", "ragkit.chains.chain_state", "ragkit.chains.modes", "ragkit.chains.deltas", "ragkit.chains.processors",
-    "ragkit.chains.tool_execution", "ragkit.chains.run_support", "ragkit.chains.callbacks",
-    "ragkit.chains.history", "ragkit.chains.history_base", "ragkit.chains.history_file",
-    "ragkit.chains.history_sqlite", "ragkit.chains.history_runnable", "ragkit.chains.rag",
+    "ragkit.tools",
+    "ragkit.tools.tool",
+    "ragkit.tools.decorator",
+    "ragkit.tools.docstrings",
+    "ragkit.chains.llm_chain",
+    "ragkit.chains.chain_state",
+    "ragkit.chains.modes",
+    "ragkit.chains.deltas",
+    "ragkit.chains.processors",
+    "ragkit.chains.tool_execution",
+    "ragkit.chains.run_support",
+    "ragkit.chains.callbacks",
+    "ragkit.chains.history",
+    "ragkit.chains.history_base",
+    "ragkit.chains.history_file",
+    "ragkit.chains.history_sqlite",
+    "ragkit.chains.history_runnable",
+    "ragkit.chains.rag",
 ]
 
 

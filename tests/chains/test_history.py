@@ -37,8 +37,11 @@ def test_file_history_round_trips_every_message_kind(tmp_path: Path):
     assert json.loads(path.read_text()) == []
     msgs = [
         HumanMessage("Größe?"),
-        AIMessage(content="", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "c1"}],
-                  usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}),
+        AIMessage(
+            content="",
+            tool_calls=[{"name": "f", "args": {"x": 1}, "id": "c1"}],
+            usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+        ),
         ToolMessage(content="42", tool_call_id="c1", status="error"),
     ]
     h.add_messages(msgs)
@@ -67,11 +70,15 @@ def test_file_history_is_readable_by_langchain_and_the_other_way_round(tmp_path:
     theirs = LCFile(str(tmp_path / "lc.json"))
     theirs.add_messages([LCHuman(content="q"), LCAI(content="a")])
     assert [(m.type, m.content) for m in FileChatMessageHistory(tmp_path / "lc.json").messages] == [
-        ("human", "q"), ("ai", "a")]
+        ("human", "q"),
+        ("ai", "a"),
+    ]
     ours = FileChatMessageHistory(tmp_path / "ours.json")
     ours.add_messages([HumanMessage("q2"), AIMessage(content="a2")])
     assert [(m.type, m.content) for m in LCFile(str(tmp_path / "ours.json")).messages] == [
-        ("human", "q2"), ("ai", "a2")]
+        ("human", "q2"),
+        ("ai", "a2"),
+    ]
 
 
 WRITER = """
@@ -94,14 +101,22 @@ print("done")
 @pytest.mark.parametrize("kind", ["file", "sqlite"])
 def test_concurrent_writer_processes_lose_nothing(tmp_path: Path, kind: str):
     target = tmp_path / ("chat.json" if kind == "file" else "chats.sqlite")
-    (FileChatMessageHistory(target) if kind == "file" else SQLiteChatMessageHistory("shared", target))
+    (
+        FileChatMessageHistory(target)
+        if kind == "file"
+        else SQLiteChatMessageHistory("shared", target)
+    )
     go = tmp_path / "go"
     procs = [run_python(WRITER, kind, str(target), str(go), f"w{n}", wait=False) for n in range(4)]
     go.touch()
     for p in procs:
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-    history = FileChatMessageHistory(target) if kind == "file" else SQLiteChatMessageHistory("shared", target)
+    history = (
+        FileChatMessageHistory(target)
+        if kind == "file"
+        else SQLiteChatMessageHistory("shared", target)
+    )
     contents = [m.content for m in history.messages]
     assert len(contents) == 60
     for n in range(4):  # every writer's messages are all there, in its own order
@@ -121,7 +136,10 @@ def test_concurrent_writer_threads_on_sqlite_lose_nothing(tmp_path: Path):
         t.start()
     for t in threads:
         t.join()
-    s0, s1 = SQLiteChatMessageHistory("s0", db).messages, SQLiteChatMessageHistory("s1", db).messages
+    s0, s1 = (
+        SQLiteChatMessageHistory("s0", db).messages,
+        SQLiteChatMessageHistory("s1", db).messages,
+    )
     assert len(s0) == len(s1) == 80
     # the pair written in one call stays adjacent
     for msgs in (s0, s1):
@@ -158,7 +176,8 @@ def test_history_written_in_one_process_is_read_in_another(tmp_path: Path):
         for h in (SQLiteChatMessageHistory("s", sys.argv[1]), FileChatMessageHistory(sys.argv[2])):
             h.add_messages([HumanMessage("from child"), AIMessage(content="child reply")])
         """,
-        str(db), str(path),
+        str(db),
+        str(path),
     )
     for h in (SQLiteChatMessageHistory("s", db), FileChatMessageHistory(path)):
         assert [m.content for m in h.messages] == ["from child", "child reply"]
@@ -170,6 +189,7 @@ def test_history_written_in_one_process_is_read_in_another(tmp_path: Path):
         print(json.dumps([[m.content for m in h.messages] for h in
               (SQLiteChatMessageHistory("s", sys.argv[1]), FileChatMessageHistory(sys.argv[2]))]))
         """,
-        str(db), str(path),
+        str(db),
+        str(path),
     )
     assert json.loads(out.stdout) == [["from child", "child reply", "from parent"]] * 2

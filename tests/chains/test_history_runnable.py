@@ -42,28 +42,37 @@ def test_message_input_gets_the_history_in_front():
 
 def prompt_chain(model: FakeChatModel):
     prompt = ChatPromptTemplate.from_messages(
-        [("system", "Be brief."), MessagesPlaceholder("history"), ("human", "{question}")])
+        [("system", "Be brief."), MessagesPlaceholder("history"), ("human", "{question}")]
+    )
     return prompt | model | StrOutputParser()
 
 
 def test_dict_input_with_history_key_and_string_output():
     store, get = memory_store()
     model = FakeChatModel(["Hi Ann.", "Your name is Ann."])
-    chat = RunnableWithMessageHistory(prompt_chain(model), get, input_messages_key="question",
-                                      history_messages_key="history")
+    chat = RunnableWithMessageHistory(
+        prompt_chain(model), get, input_messages_key="question", history_messages_key="history"
+    )
     assert chat.invoke({"question": "I am Ann."}, cfg("u")) == "Hi Ann."
     assert chat.invoke({"question": "Who am I?"}, cfg("u")) == "Your name is Ann."
     assert [m.type for m in model.calls[1]] == ["system", "human", "ai", "human"]
-    assert [(m.type, m.content) for m in store["u"].messages][-2:] == [("human", "Who am I?"),
-                                                                      ("ai", "Your name is Ann.")]
+    assert [(m.type, m.content) for m in store["u"].messages][-2:] == [
+        ("human", "Who am I?"),
+        ("ai", "Your name is Ann."),
+    ]
 
 
 def test_dict_output_key_and_streaming_saves_the_whole_reply():
     store, get = memory_store()
     model = FakeChatModel(["a streamed reply"])
     inner = {"answer": prompt_chain(model), "n": lambda d: len(d["question"])}
-    chat = RunnableWithMessageHistory(inner, get, input_messages_key="question",
-                                      history_messages_key="history", output_messages_key="answer")
+    chat = RunnableWithMessageHistory(
+        inner,
+        get,
+        input_messages_key="question",
+        history_messages_key="history",
+        output_messages_key="answer",
+    )
     chunks = list(chat.stream({"question": "q?"}, cfg("s")))
     assert len([c for c in chunks if "answer" in c]) == 3  # streamed word by word
     assert [m.content for m in store["s"].messages] == ["q?", "a streamed reply"]
@@ -95,8 +104,9 @@ def test_missing_session_id_and_custom_factory_keys():
         seen.append((user_id, conversation_id))
         return ChatMessageHistory()
 
-    keyed = RunnableWithMessageHistory(FakeChatModel(["x"]), by_user,
-                                       history_factory_config=["user_id", "conversation_id"])
+    keyed = RunnableWithMessageHistory(
+        FakeChatModel(["x"]), by_user, history_factory_config=["user_id", "conversation_id"]
+    )
     keyed.invoke("hi", {"configurable": {"user_id": "u1", "conversation_id": "c9"}})
     assert seen == [("u1", "c9")]
     with pytest.raises(ConfigurationError, match="conversation_id"):
@@ -119,11 +129,17 @@ def test_a_conversation_continues_across_processes(tmp_path: Path):
     second = run_python(script, str(db), "What is my name?", "Ann.")
     assert second.stdout.strip() == "3"  # the second process saw the first turn
     assert [m.content for m in SQLiteChatMessageHistory("conv", db).messages] == [
-        "My name is Ann.", "Nice to meet you, Ann.", "What is my name?", "Ann."]
+        "My name is Ann.",
+        "Nice to meet you, Ann.",
+        "What is my name?",
+        "Ann.",
+    ]
 
 
 def test_dict_input_without_a_messages_key_is_reported():
     _, get = memory_store()
-    chat = RunnableWithMessageHistory(prompt_chain(FakeChatModel(["x"])), get, history_messages_key="history")
+    chat = RunnableWithMessageHistory(
+        prompt_chain(FakeChatModel(["x"])), get, history_messages_key="history"
+    )
     with pytest.raises(ConfigurationError, match="input_messages_key"):
         chat.invoke({"question": "q", "lang": "en"}, cfg("s"))

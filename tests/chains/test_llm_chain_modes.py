@@ -25,7 +25,11 @@ def weather_tool(rec: Recorder):
 
 def test_default_mode_makes_one_call_and_leaves_the_original_chain_unchanged():
     model = FakeChatModel(["Paris."])
-    chain = LLMChain(model).add_message(SystemMessage("Be brief.")).add_message(HumanMessage("Capital of France?"))
+    chain = (
+        LLMChain(model)
+        .add_message(SystemMessage("Be brief."))
+        .add_message(HumanMessage("Capital of France?"))
+    )
     done = chain.run()
     assert model.call_count == 1
     assert [m.type for m in model.calls[0]] == ["system", "human"]
@@ -41,7 +45,10 @@ def test_default_mode_does_not_execute_tool_calls():
     done = LLMChain(model, tools=[weather_tool(rec)]).add_message(HumanMessage("Weather?")).run()
     assert rec.counts == {}
     assert done.needs_response is True
-    assert isinstance(done.last_message, AIMessage) and done.last_message.tool_calls[0]["name"] == "get_weather"
+    assert (
+        isinstance(done.last_message, AIMessage)
+        and done.last_message.tool_calls[0]["name"] == "get_weather"
+    )
 
 
 def test_while_needs_response_runs_tools_until_a_final_answer():
@@ -94,8 +101,11 @@ def test_step_mode_does_one_model_call_and_its_tools_per_run():
 def test_step_mode_executes_pending_tool_calls_first():
     rec = Recorder()
     model = FakeChatModel(["Done."])
-    pending = LLMChain(model, tools=[weather_tool(rec)],
-                       messages=[HumanMessage("w?"), calls(("get_weather", {"city": "Oslo"}))])
+    pending = LLMChain(
+        model,
+        tools=[weather_tool(rec)],
+        messages=[HumanMessage("w?"), calls(("get_weather", {"city": "Oslo"}))],
+    )
     done = pending.run(mode="step")
     assert rec.counts == {"get_weather": 1}
     assert model.calls[0][-1].type == "tool"

@@ -20,10 +20,26 @@ from ragkit.prompts import ChatPromptTemplate, PromptTemplate
 from ragkit.retrievers import BaseRetriever
 
 DOCS = [
-    Document("Green tea is steamed or pan-fired soon after picking.", metadata={"source": "green.md"}, id="g"),
-    Document("Black tea leaves are fully oxidised before drying.", metadata={"source": "black.md"}, id="b"),
-    Document("Oolong tea is partly oxidised, between green and black.", metadata={"source": "oolong.md"}, id="o"),
-    Document("Coffee beans are roasted seeds of the coffee plant.", metadata={"source": "coffee.md"}, id="c"),
+    Document(
+        "Green tea is steamed or pan-fired soon after picking.",
+        metadata={"source": "green.md"},
+        id="g",
+    ),
+    Document(
+        "Black tea leaves are fully oxidised before drying.",
+        metadata={"source": "black.md"},
+        id="b",
+    ),
+    Document(
+        "Oolong tea is partly oxidised, between green and black.",
+        metadata={"source": "oolong.md"},
+        id="o",
+    ),
+    Document(
+        "Coffee beans are roasted seeds of the coffee plant.",
+        metadata={"source": "coffee.md"},
+        id="c",
+    ),
 ]
 
 
@@ -38,7 +54,10 @@ class KeywordRetriever(BaseRetriever):
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         self.queries.append(query)
         words = set(re.findall(r"\w+", query.lower()))
-        scored = [(len(words & set(re.findall(r"\w+", d.page_content.lower()))), i) for i, d in enumerate(self.docs)]
+        scored = [
+            (len(words & set(re.findall(r"\w+", d.page_content.lower()))), i)
+            for i, d in enumerate(self.docs)
+        ]
         ranked = sorted((s for s in scored if s[0] > 0), key=lambda t: (-t[0], t[1]))
         return [self.docs[i] for _, i in ranked[: kwargs.get("k", self.k)]]
 
@@ -74,12 +93,19 @@ def test_context_matches_langchain_stuff_documents_chain():
     doc_template = "{source}: {page_content}"
     docs = DOCS[:3]
     model = FakeChatModel(["x"])
-    create_rag_chain(lambda q: docs, model, prompt=ChatPromptTemplate.from_messages(template),
-                     document_prompt=PromptTemplate.from_template(doc_template),
-                     document_separator="\n--\n").invoke({"question": "q"})
+    create_rag_chain(
+        lambda q: docs,
+        model,
+        prompt=ChatPromptTemplate.from_messages(template),
+        document_prompt=PromptTemplate.from_template(doc_template),
+        document_separator="\n--\n",
+    ).invoke({"question": "q"})
     lc_chain = create_stuff_documents_chain(
-        FakeListChatModel(responses=["x"]), LCPrompt.from_messages(template),
-        document_prompt=LCPromptTemplate.from_template(doc_template), document_separator="\n--\n")
+        FakeListChatModel(responses=["x"]),
+        LCPrompt.from_messages(template),
+        document_prompt=LCPromptTemplate.from_template(doc_template),
+        document_separator="\n--\n",
+    )
     lc_docs = [LCDocument(page_content=d.page_content, metadata=d.metadata) for d in docs]
     lc_chain.invoke({"context": lc_docs, "question": "q"}, {"callbacks": [Capture()]})
     assert [m.content for m in model.calls[0]] == [m.content for m in seen[0]]
@@ -94,7 +120,9 @@ class GatedModel(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop=None, **kwargs: Any) -> AIMessage:
         return AIMessage(content="Hello world")
 
-    def _stream(self, messages: list[BaseMessage], stop=None, **kwargs: Any) -> Iterator[AIMessageChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop=None, **kwargs: Any
+    ) -> Iterator[AIMessageChunk]:
         yield AIMessageChunk(content="Hello")
         if not self.gate.wait(10):
             raise RuntimeError("the consumer never saw the first token: the stream was buffered")
@@ -119,40 +147,63 @@ def test_astream_events_show_retriever_prompt_model_and_parser():
     chain = create_rag_chain(KeywordRetriever(DOCS), FakeChatModel(["Green tea is steamed."]))
 
     async def collect() -> list[tuple[str, str]]:
-        return [(e["event"], e["name"]) async for e in chain.astream_events({"question": "green tea"}, version="v2")]
+        return [
+            (e["event"], e["name"])
+            async for e in chain.astream_events({"question": "green tea"}, version="v2")
+        ]
 
     events = asyncio.run(collect())
-    for expected in [("on_retriever_start", "KeywordRetriever"), ("on_retriever_end", "KeywordRetriever"),
-                     ("on_prompt_start", "ChatPromptTemplate"), ("on_chat_model_stream", "FakeChatModel"),
-                     ("on_parser_stream", "StrOutputParser"), ("on_chain_end", "rag_chain")]:
+    for expected in [
+        ("on_retriever_start", "KeywordRetriever"),
+        ("on_retriever_end", "KeywordRetriever"),
+        ("on_prompt_start", "ChatPromptTemplate"),
+        ("on_chat_model_stream", "FakeChatModel"),
+        ("on_parser_stream", "StrOutputParser"),
+        ("on_chain_end", "rag_chain"),
+    ]:
         assert expected in events
     order = [name for _, name in events]
-    assert order.index("KeywordRetriever") < order.index("ChatPromptTemplate") < order.index("FakeChatModel")
+    assert (
+        order.index("KeywordRetriever")
+        < order.index("ChatPromptTemplate")
+        < order.index("FakeChatModel")
+    )
 
 
 def test_async_invoke_and_return_sources_off():
-    chain = create_rag_chain(KeywordRetriever(DOCS), FakeChatModel(["Roasted seeds."]), return_sources=False)
+    chain = create_rag_chain(
+        KeywordRetriever(DOCS), FakeChatModel(["Roasted seeds."]), return_sources=False
+    )
     out = asyncio.run(chain.ainvoke("what are coffee beans"))
     assert out == {"question": "what are coffee beans", "answer": "Roasted seeds."}
 
 
 def test_document_prompt_metadata_and_its_errors():
     model = FakeChatModel(["x"])
-    chain = create_rag_chain(KeywordRetriever(DOCS), model,
-                             document_prompt=PromptTemplate.from_template("<{source}> {page_content}"),
-                             document_separator="\n---\n")
+    chain = create_rag_chain(
+        KeywordRetriever(DOCS),
+        model,
+        document_prompt=PromptTemplate.from_template("<{source}> {page_content}"),
+        document_separator="\n---\n",
+    )
     chain.invoke({"question": "coffee plant"})
     assert f"<coffee.md> {DOCS[3].page_content}" in model.calls[0][0].content
-    bad = create_rag_chain(KeywordRetriever(DOCS), model,
-                           document_prompt=PromptTemplate.from_template("{author}: {page_content}"))
+    bad = create_rag_chain(
+        KeywordRetriever(DOCS),
+        model,
+        document_prompt=PromptTemplate.from_template("{author}: {page_content}"),
+    )
     with pytest.raises(ConfigurationError, match=r"needs metadata \['author'\].*id='c'"):
         bad.invoke({"question": "coffee plant"})
 
 
 def test_bad_prompt_and_bad_input_are_reported():
     with pytest.raises(ConfigurationError, match=r"lacks \['context'\]"):
-        create_rag_chain(KeywordRetriever(DOCS), FakeChatModel(["x"]),
-                         prompt=ChatPromptTemplate.from_messages([("human", "{question}")]))
+        create_rag_chain(
+            KeywordRetriever(DOCS),
+            FakeChatModel(["x"]),
+            prompt=ChatPromptTemplate.from_messages([("human", "{question}")]),
+        )
     chain = create_rag_chain(KeywordRetriever(DOCS), FakeChatModel(["x"]))
     with pytest.raises(ConfigurationError, match="question"):
         chain.invoke({"query": "tea"})
@@ -185,22 +236,31 @@ def test_citations_number_sources_and_map_back():
     system = model.calls[0][0].content
     # oolong matches three query words, green two: they are sources [1] and [2]
     assert f"[1] {DOCS[2].page_content}\n\n[2] {DOCS[0].page_content}" in system
-    assert [(c["number"], c["document"].id if c["document"] else None) for c in out["citations"]] == [
-        (1, "o"), (2, "g"), (7, None)]
+    assert [
+        (c["number"], c["document"].id if c["document"] else None) for c in out["citations"]
+    ] == [(1, "o"), (2, "g"), (7, None)]
 
 
 def test_rag_chat_with_file_history_across_turns(tmp_path: Path):
     retriever = KeywordRetriever(DOCS)
     model = FakeChatModel(["Steamed or pan-fired.", "What about black tea?", "Fully oxidised."])
     rag = create_rag_chain(retriever, model, history_aware=True)
-    chat = RunnableWithMessageHistory(rag, lambda sid: FileChatMessageHistory(tmp_path / f"{sid}.json"),
-                                      input_messages_key="question", history_messages_key="chat_history",
-                                      output_messages_key="answer")
+    chat = RunnableWithMessageHistory(
+        rag,
+        lambda sid: FileChatMessageHistory(tmp_path / f"{sid}.json"),
+        input_messages_key="question",
+        history_messages_key="chat_history",
+        output_messages_key="answer",
+    )
     cfg = {"configurable": {"session_id": "tea"}}
     chat.invoke({"question": "How is green tea made?"}, cfg)
     out = chat.invoke({"question": "And black?"}, cfg)
     assert retriever.queries == ["How is green tea made?", "What about black tea?"]
     assert out["answer"] == "Fully oxidised." and out["sources"][0].id == "b"
     stored = FileChatMessageHistory(tmp_path / "tea.json").messages
-    assert [m.content for m in stored] == ["How is green tea made?", "Steamed or pan-fired.", "And black?",
-                                           "Fully oxidised."]
+    assert [m.content for m in stored] == [
+        "How is green tea made?",
+        "Steamed or pan-fired.",
+        "And black?",
+        "Fully oxidised.",
+    ]

@@ -15,8 +15,15 @@ EXAMPLE = ROOT / "examples" / "rag_chat.py"
 def run_example(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "GOOGLE_API_KEY"}
     env.pop("PYTHONPATH", None)  # the example must find ragkit by itself
-    done = subprocess.run([sys.executable, str(EXAMPLE), *args], env=env, input=stdin, capture_output=True,
-                          text=True, timeout=120, cwd="/")
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+    )
     assert done.returncode == 0, done.stderr
     return done
 
@@ -38,6 +45,11 @@ def test_demo_conversation_runs_offline_and_keeps_history(tmp_path: Path):
 
 
 def test_interactive_mode_reads_questions_until_an_empty_line(tmp_path: Path):
-    out = run_example("--offline", "--history", str(tmp_path / "h.json"),
-                      "--interactive", stdin="How is black tea made?\n\n").stdout
+    out = run_example(
+        "--offline",
+        "--history",
+        str(tmp_path / "h.json"),
+        "--interactive",
+        stdin="How is black tea made?\n\n",
+    ).stdout
     assert out.count("\nQ: ") == 1 and "black_tea.md" in out and "(2 messages)" in out

@@ -12,15 +12,20 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def env(**extra: str) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("RAGKIT_") and k != "GOOGLE_API_KEY"}
+    base = {
+        k: v for k, v in os.environ.items() if not k.startswith("RAGKIT_") and k != "GOOGLE_API_KEY"
+    }
     base["PYTHONPATH"] = str(REPO) + os.pathsep + base.get("PYTHONPATH", "")
     return {**base, **extra}
 
 
-def ragkit(*args: object, check_json: bool = False, timeout: float = 120, **env_extra: str
-           ) -> subprocess.CompletedProcess[str]:
+def ragkit(
+    *args: object, check_json: bool = False, timeout: float = 120, **env_extra: str
+) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "ragkit", *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env(**env_extra))
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, env=env(**env_extra)
+    )
     if check_json:
         proc.data = json.loads(proc.stdout)  # type: ignore[attr-defined]
     return proc
@@ -28,4 +33,6 @@ def ragkit(*args: object, check_json: bool = False, timeout: float = 120, **env_
 
 def start(*args: object, **env_extra: str) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "ragkit", *map(str, args)]
-    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(**env_extra))
+    return subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(**env_extra)
+    )

@@ -18,9 +18,18 @@ from ragkit.models import ChatGoogleGenerativeAI  # noqa: E402
 def test_answer_with_gemini_over_loopback():
     emu = Emulator(api_key=API_KEY).start()
     try:
-        model = ChatGoogleGenerativeAI(model="gemini-1.5-flash", google_api_key=API_KEY, client_options=emu.client_options, timeout=5.0,
-                                       **FAST_RETRY)
-        docs = [Document("Top up tubeless sealant every three months.", metadata={"source": "manual.pdf"})]
+        model = ChatGoogleGenerativeAI(
+            model="gemini-1.5-flash",
+            google_api_key=API_KEY,
+            client_options=emu.client_options,
+            timeout=5.0,
+            **FAST_RETRY,
+        )
+        docs = [
+            Document(
+                "Top up tubeless sealant every three months.", metadata={"source": "manual.pdf"}
+            )
+        ]
         text = answer("How often is sealant topped up?", docs, model=model)
         # the emulator echoes the last user turn: our prompt reached Gemini with the numbered passage
         assert text is not None and text.startswith("echo:")

@@ -31,33 +31,68 @@ def test_index_edit_delete_add_and_query(tmp_path, folder):
     first = ragkit("index", root, "--index", idx, "--embedding", "hash", "--json", check_json=True)
     assert first.returncode == 1, first.stderr  # the broken PDF failed, the rest was indexed
     data = first.data
-    assert names(f["path"] for f in data["failures"]) == ["broken.pdf"] and data["failures"][0]["error"]
+    assert (
+        names(f["path"] for f in data["failures"]) == ["broken.pdf"]
+        and data["failures"][0]["error"]
+    )
     assert [os.path.basename(i["path"]) for i in data["ignored"]] == ["escape.txt"]
-    assert data["files_loaded"] == 6 and data["num_added"] == data["chunks"] >= 7  # CSV gives one per row
+    assert (
+        data["files_loaded"] == 6 and data["num_added"] == data["chunks"] >= 7
+    )  # CSV gives one per row
     assert data["num_skipped"] == data["num_deleted"] == 0 and data["timings"]["seconds"] > 0
 
     info = ragkit("info", idx, "--json", check_json=True).data
-    assert info["documents"] == 6 and info["chunks"] == data["chunks"] and info["model"] == "hash-256"
+    assert (
+        info["documents"] == 6 and info["chunks"] == data["chunks"] and info["model"] == "hash-256"
+    )
 
-    clean = ragkit("index", root, "--index", idx, "--exclude", "broken.pdf", "--json", check_json=True)
+    clean = ragkit(
+        "index", root, "--index", idx, "--exclude", "broken.pdf", "--json", check_json=True
+    )
     assert clean.returncode == 0 and clean.data["failures"] == []
     assert clean.data["num_skipped"] == data["chunks"] and clean.data["num_added"] == 0
 
-    files["txt"].write_text("Saddle setback is adjusted on the rails, not with the seatpost height.\n")
+    files["txt"].write_text(
+        "Saddle setback is adjusted on the rails, not with the seatpost height.\n"
+    )
     files["md"].unlink()
     (root / "new.txt").write_text("Wax lubricant keeps a chain clean in dry weather.")
-    changed = ragkit("index", root, "--index", idx, "--exclude", "broken.pdf", "--json", check_json=True).data
-    assert changed["num_added"] == 2 and changed["num_deleted"] == 2  # old notes.txt chunk + guide.md
+    changed = ragkit(
+        "index", root, "--index", idx, "--exclude", "broken.pdf", "--json", check_json=True
+    ).data
+    assert (
+        changed["num_added"] == 2 and changed["num_deleted"] == 2
+    )  # old notes.txt chunk + guide.md
     assert changed["num_skipped"] == data["chunks"] - 2
 
-    hit = ragkit("query", idx, "wax lubricant dry weather", "--retriever", "bm25", "-k", "1", "--json",
-                 check_json=True).data["results"][0]
-    assert hit["source"].endswith("new.txt") and hit["rank"] == 1 and isinstance(hit["score"], float)
+    hit = ragkit(
+        "query",
+        idx,
+        "wax lubricant dry weather",
+        "--retriever",
+        "bm25",
+        "-k",
+        "1",
+        "--json",
+        check_json=True,
+    ).data["results"][0]
+    assert (
+        hit["source"].endswith("new.txt") and hit["rank"] == 1 and isinstance(hit["score"], float)
+    )
     for kind in ("similarity", "hybrid", "mmr"):
-        results = ragkit("query", idx, "disc brakes pads bedded descents", "--retriever", kind, "--json",
-                         check_json=True).data["results"]
+        results = ragkit(
+            "query",
+            idx,
+            "disc brakes pads bedded descents",
+            "--retriever",
+            kind,
+            "--json",
+            check_json=True,
+        ).data["results"]
         assert results and not any(r["source"].endswith("guide.md") for r in results), kind
-    setback = ragkit("query", idx, "saddle setback rails", "-k", "1", "--json", check_json=True).data
+    setback = ragkit(
+        "query", idx, "saddle setback rails", "-k", "1", "--json", check_json=True
+    ).data
     assert "setback" in setback["results"][0]["text"]
 
 
@@ -67,7 +102,9 @@ def test_plain_output_has_summary_and_snippets(tmp_path, folder):
     assert out.returncode == 1
     assert "added" in out.stdout and "broken.pdf" in out.stdout and "1 failed" in out.stdout
     query = ragkit("query", tmp_path / "idx", "tubeless sealant", "-k", "2", "--retriever", "bm25")
-    assert query.returncode == 0 and "manual.pdf" in query.stdout and "sealant" in query.stdout.lower()
+    assert (
+        query.returncode == 0 and "manual.pdf" in query.stdout and "sealant" in query.stdout.lower()
+    )
     info = ragkit("info", tmp_path / "idx")
     assert "hash-256" in info.stdout and "chunks" in info.stdout
 
@@ -77,19 +114,33 @@ def test_filters_and_config_precedence(tmp_path, folder):
     idx = tmp_path / "idx"
     ragkit("index", root, "--index", idx, "--embedding", "hash")
     csv_source = str(files["csv"])
-    only_csv = ragkit("query", idx, "chain price", "--filter", f"source={csv_source}", "--json",
-                      check_json=True).data["results"]
+    only_csv = ragkit(
+        "query", idx, "chain price", "--filter", f"source={csv_source}", "--json", check_json=True
+    ).data["results"]
     assert only_csv and all(r["source"] == csv_source for r in only_csv)
-    rows = ragkit("query", idx, "chain price", "--filter", f"source={csv_source}", "--filter", "row=1",
-                  "--retriever", "bm25", "--json", check_json=True).data["results"]
+    rows = ragkit(
+        "query",
+        idx,
+        "chain price",
+        "--filter",
+        f"source={csv_source}",
+        "--filter",
+        "row=1",
+        "--retriever",
+        "bm25",
+        "--json",
+        check_json=True,
+    ).data["results"]
     assert [r["metadata"]["row"] for r in rows] == [1]
 
     def count(*extra, **env):
-        return len(ragkit("query", idx, "brakes", "--json", *extra, check_json=True, **env).data["results"])
+        return len(
+            ragkit("query", idx, "brakes", "--json", *extra, check_json=True, **env).data["results"]
+        )
 
     assert count() == 4
     with open(idx / "ragkit.toml", "a") as fh:
-        fh.write("\n[defaults]\nk = 2\nretriever = \"mmr\"\n")
+        fh.write('\n[defaults]\nk = 2\nretriever = "mmr"\n')
     assert count() == 2
     assert count(RAGKIT_K="3") == 3
     assert count("-k", "1", RAGKIT_K="3") == 1
@@ -108,10 +159,23 @@ def test_usage_errors_exit_2(tmp_path, folder):
     assert not_index.returncode == 2 and "is not a ragkit index" in not_index.stderr
     ragkit("index", root, "--index", tmp_path / "idx", "--embedding", "hash")
     other = ragkit("index", root, "--index", tmp_path / "idx", "--embedding", "hash-32")
-    assert other.returncode == 2 and "idx was built with the embedding model 'hash-256'" in other.stderr
+    assert (
+        other.returncode == 2
+        and "idx was built with the embedding model 'hash-256'" in other.stderr
+    )
     assert "new directory" in other.stderr
-    bad_overlap = ragkit("index", root, "--index", tmp_path / "idx2", "--embedding", "hash",
-                         "--chunk-size", "100", "--chunk-overlap", "200")
+    bad_overlap = ragkit(
+        "index",
+        root,
+        "--index",
+        tmp_path / "idx2",
+        "--embedding",
+        "hash",
+        "--chunk-size",
+        "100",
+        "--chunk-overlap",
+        "200",
+    )
     assert bad_overlap.returncode == 2 and "chunk_overlap" in bad_overlap.stderr
     assert ragkit("query", tmp_path / "idx", "   ").returncode == 2
 
@@ -147,8 +211,22 @@ def test_corrupted_index_is_reported_with_the_file_and_the_fix(tmp_path, folder)
 
 def test_eval_on_the_bundled_dataset(tmp_path):
     dataset = REPO / "datasets" / "bicycle-care"
-    out = ragkit("eval", "--dataset", dataset, "--retrievers", "bm25,dense,hybrid", "-k", "1,5,10",
-                 "--embedding", "hash", "--output", tmp_path / "report.md", "--plot", "--json", check_json=True)
+    out = ragkit(
+        "eval",
+        "--dataset",
+        dataset,
+        "--retrievers",
+        "bm25,dense,hybrid",
+        "-k",
+        "1,5,10",
+        "--embedding",
+        "hash",
+        "--output",
+        tmp_path / "report.md",
+        "--plot",
+        "--json",
+        check_json=True,
+    )
     assert out.returncode == 0, out.stderr
     results = {r["name"]: r for r in out.data["results"]}
     assert set(results) == {"bm25", "dense", "hybrid"}

@@ -32,7 +32,9 @@ def write_corpus(root, version):
         sub = root / f"part{i % 20:02d}"
         sub.mkdir(parents=True, exist_ok=True)
         topic = TOPICS[i % len(TOPICS)]
-        text = f"Note {i} (v{version}) about {topic}: " + " ".join(f"{topic}{(i * 7 + j) % 97}" for j in range(40))
+        text = f"Note {i} (v{version}) about {topic}: " + " ".join(
+            f"{topic}{(i * 7 + j) % 97}" for j in range(40)
+        )
         (sub / f"note{i:05d}.txt").write_text(text + "\n")
 
 
@@ -45,7 +47,10 @@ def content(index_dir, corpus):
     docs = store.get_by_ids(store.ids)
     snap = index_dir / (index_dir / "CURRENT").read_text().strip()
     conn = sqlite3.connect(f"file:{snap / RECORDS}?mode=ro", uri=True)
-    keys = {r[0] for r in conn.execute("SELECT key FROM upsertion_record WHERE namespace = ?", (NAMESPACE,))}
+    keys = {
+        r[0]
+        for r in conn.execute("SELECT key FROM upsertion_record WHERE namespace = ?", (NAMESPACE,))
+    }
     conn.close()
     assert keys == set(store.ids), "records and vector store disagree"
     assert idx.retriever("bm25", k=3).invoke("brakes") and idx.search("chains", k=3)
@@ -84,7 +89,9 @@ def test_kill_9_at_random_moments(tmp_path):
         proc.wait()
         now = content(index_dir, corpus)  # loads and answers after every kill
         assert now in (states[0], states[1])  # the previous index or the finished one: never a mix
-        if now == states[target]:  # this run finished: change the corpus back so the next one has work
+        if (
+            now == states[target]
+        ):  # this run finished: change the corpus back so the next one has work
             target = 1 - target
             write_corpus(corpus, target)
     final = ragkit("index", corpus, "--index", index_dir, "--json", check_json=True, timeout=300)

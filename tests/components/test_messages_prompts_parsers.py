@@ -6,7 +6,6 @@ import asyncio
 import json
 import subprocess
 import sys
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -25,29 +24,51 @@ from ragkit.messages import (
     messages_to_dict,
 )
 from ragkit.models import FakeChatModel
-from ragkit.parsers import CommaSeparatedListOutputParser, JsonOutputParser, PydanticOutputParser, StrOutputParser
+from ragkit.parsers import (
+    CommaSeparatedListOutputParser,
+    JsonOutputParser,
+    PydanticOutputParser,
+    StrOutputParser,
+)
 from ragkit.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
 
 
 def test_chunk_merging_joins_text_tool_calls_and_usage() -> None:
-    a = AIMessageChunk(content="Hel", tool_call_chunks=[{"name": "search", "args": '{"q": "pa', "id": "c1", "index": 0}])
-    b = AIMessageChunk(content="lo", tool_call_chunks=[{"name": None, "args": 'ris"}', "id": None, "index": 0}])
-    c = AIMessageChunk(content="", usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5})
+    a = AIMessageChunk(
+        content="Hel",
+        tool_call_chunks=[{"name": "search", "args": '{"q": "pa', "id": "c1", "index": 0}],
+    )
+    b = AIMessageChunk(
+        content="lo", tool_call_chunks=[{"name": None, "args": 'ris"}', "id": None, "index": 0}]
+    )
+    c = AIMessageChunk(
+        content="", usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}
+    )
     merged = a + b + c
     assert merged.content == "Hello"
-    assert merged.tool_calls == [{"name": "search", "args": {"q": "paris"}, "id": "c1", "type": "tool_call"}]
+    assert merged.tool_calls == [
+        {"name": "search", "args": {"q": "paris"}, "id": "c1", "type": "tool_call"}
+    ]
     assert merged.usage_metadata == {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}
     final = message_chunk_to_message(merged)
-    assert isinstance(final, AIMessage) and final.type == "ai" and final.tool_calls[0]["args"] == {"q": "paris"}
+    assert (
+        isinstance(final, AIMessage)
+        and final.type == "ai"
+        and final.tool_calls[0]["args"] == {"q": "paris"}
+    )
 
 
 def test_bad_tool_call_arguments_become_invalid_tool_calls() -> None:
-    msg = AIMessageChunk(content="", tool_call_chunks=[{"name": "f", "args": "[1, 2]", "id": "x", "index": 0}])
+    msg = AIMessageChunk(
+        content="", tool_call_chunks=[{"name": "f", "args": "[1, 2]", "id": "x", "index": 0}]
+    )
     assert msg.tool_calls == [] and msg.invalid_tool_calls[0]["name"] == "f"
 
 
 def test_message_conversion_and_round_trip() -> None:
-    msgs = convert_to_messages([("system", "s"), "hi", {"role": "assistant", "content": "yo"}, HumanMessage("again")])
+    msgs = convert_to_messages(
+        [("system", "s"), "hi", {"role": "assistant", "content": "yo"}, HumanMessage("again")]
+    )
     assert [m.type for m in msgs] == ["system", "human", "ai", "human"]
     assert get_buffer_string(msgs) == "System: s\nHuman: hi\nAI: yo\nHuman: again"
     data = messages_to_dict([*msgs, ToolMessage("42", tool_call_id="t1", status="error")])
@@ -64,21 +85,33 @@ def test_prompt_template_fstring_mustache_partial_and_add() -> None:
     assert p.input_variables == ["greeting", "name"]
     assert p.partial(greeting="Hello").format(name="Ada") == "Hello, Ada!"
     assert (p + " Bye {name}.").format(greeting="Hi", name="Bo") == "Hi, Bo! Bye Bo."
-    m = PromptTemplate.from_template("{{#items}}<{{.}}>{{/items}} {{who}}", template_format="mustache")
+    m = PromptTemplate.from_template(
+        "{{#items}}<{{.}}>{{/items}} {{who}}", template_format="mustache"
+    )
     assert m.input_variables == ["items", "who"]
     assert m.format(items=["a", "b"], who="x & y") == "<a><b> x &amp; y"
     assert PromptTemplate.from_template("{x}").invoke("solo").to_string() == "solo"
 
 
 def test_chat_prompt_roles_placeholders_and_multimodal_blocks() -> None:
-    prompt = ChatPromptTemplate.from_messages([
-        SystemMessage("fixed"),
-        ("system", "You are {role}."),
-        MessagesPlaceholder("history", optional=True),
-        ("human", [{"type": "text", "text": "{q}"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,{img}"}}]),
-    ])
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            SystemMessage("fixed"),
+            ("system", "You are {role}."),
+            MessagesPlaceholder("history", optional=True),
+            (
+                "human",
+                [
+                    {"type": "text", "text": "{q}"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,{img}"}},
+                ],
+            ),
+        ]
+    )
     assert prompt.input_variables == ["img", "q", "role"]
-    value = prompt.invoke({"role": "terse", "q": "what?", "img": "AAAA", "history": [("ai", "earlier")]})
+    value = prompt.invoke(
+        {"role": "terse", "q": "what?", "img": "AAAA", "history": [("ai", "earlier")]}
+    )
     msgs = value.to_messages()
     assert [m.type for m in msgs] == ["system", "system", "ai", "human"]
     assert msgs[1].content == "You are terse."
@@ -108,18 +141,30 @@ def test_pydantic_and_list_parsers() -> None:
         population: int
 
     parser = PydanticOutputParser(City)
-    assert parser.invoke('{"name": "Oslo", "population": 700000}') == City(name="Oslo", population=700000)
+    assert parser.invoke('{"name": "Oslo", "population": 700000}') == City(
+        name="Oslo", population=700000
+    )
     with pytest.raises(OutputParserException) as err:
         parser.invoke('{"name": "Oslo"}')
     assert err.value.llm_output == '{"name": "Oslo"}'
     assert "population" in parser.get_format_instructions()
     lst = CommaSeparatedListOutputParser()
     assert lst.invoke('red, "green, light", blue') == ["red", "green, light", "blue"]
-    assert list((FakeChatModel(["red, green, blue"]) | lst).stream("x")) == [["red"], ["green"], ["blue"]]
+    assert list((FakeChatModel(["red, green, blue"]) | lst).stream("x")) == [
+        ["red"],
+        ["green"],
+        ["blue"],
+    ]
 
 
 def test_fake_model_cycles_records_and_raises() -> None:
-    model = FakeChatModel(["a", AIMessage(content="", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "1"}]), RuntimeError("boom")])
+    model = FakeChatModel(
+        [
+            "a",
+            AIMessage(content="", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "1"}]),
+            RuntimeError("boom"),
+        ]
+    )
     assert model.invoke("q1").content == "a"
     assert model.invoke([("human", "q2")]).tool_calls[0]["args"] == {"x": 1}
     with pytest.raises(RuntimeError, match="boom"):
@@ -129,8 +174,11 @@ def test_fake_model_cycles_records_and_raises() -> None:
 
 
 def test_fake_model_stream_carries_tool_calls_and_usage_on_last_chunk() -> None:
-    reply = AIMessage(content="calling now", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "1"}],
-                      usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3})
+    reply = AIMessage(
+        content="calling now",
+        tool_calls=[{"name": "f", "args": {"x": 1}, "id": "1"}],
+        usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+    )
     chunks = list(FakeChatModel([reply]).stream("q"))
     assert [c.content for c in chunks] == ["calling", " now"]
     total = chunks[0]
@@ -154,18 +202,34 @@ def test_bind_tools_and_structured_output() -> None:
         """Add two integers."""
         return a + b
 
-    model = FakeChatModel([AIMessage(content="", tool_calls=[{"name": "Weather", "args": {"city": "Rome"}, "id": "1"}])])
-    bound = model.bind_tools([Weather, add, {"name": "raw", "parameters": {"type": "object", "properties": {}}}], tool_choice="any")
+    model = FakeChatModel(
+        [
+            AIMessage(
+                content="", tool_calls=[{"name": "Weather", "args": {"city": "Rome"}, "id": "1"}]
+            )
+        ]
+    )
+    bound = model.bind_tools(
+        [Weather, add, {"name": "raw", "parameters": {"type": "object", "properties": {}}}],
+        tool_choice="any",
+    )
     bound.invoke("weather?")
     tools = model.call_kwargs[-1]["tools"]
     assert [t["name"] for t in tools] == ["Weather", "add", "raw"]
-    assert tools[1]["parameters"]["required"] == ["a", "b"] and tools[0]["description"] == "Weather for a city."
+    assert (
+        tools[1]["parameters"]["required"] == ["a", "b"]
+        and tools[0]["description"] == "Weather for a city."
+    )
     assert model.call_kwargs[-1]["tool_choice"] == "any"
     with pytest.raises(ValueError, match="tool_choice"):
         model.bind_tools([Weather], tool_choice="missing")
     structured = model.with_structured_output(Weather)
     assert structured.invoke("q") == Weather(city="Rome")
-    raw = FakeChatModel(["no tool call"]).with_structured_output(Weather, include_raw=True).invoke("q")
+    raw = (
+        FakeChatModel(["no tool call"])
+        .with_structured_output(Weather, include_raw=True)
+        .invoke("q")
+    )
     assert raw["parsed"] is None and isinstance(raw["parsing_error"], OutputParserException)
 
 
@@ -177,5 +241,3 @@ def test_import_ragkit_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import ragkit pulled heavy modules: {out.stdout.strip()}"
-
-

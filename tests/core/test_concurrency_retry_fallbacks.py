@@ -75,7 +75,9 @@ def test_parallel_branches_run_concurrently_and_honour_limit() -> None:
 
 
 def test_nested_parallel_inside_batch_does_not_deadlock() -> None:
-    inner = RunnableParallel({f"k{i}": RunnableLambda(lambda x: (time.sleep(0.001), x)[1]) for i in range(8)})
+    inner = RunnableParallel(
+        {f"k{i}": RunnableLambda(lambda x: (time.sleep(0.001), x)[1]) for i in range(8)}
+    )
     out = inner.batch(list(range(100)), {"max_concurrency": 64})
     assert out[99] == {f"k{i}": 99 for i in range(8)}
 
@@ -100,13 +102,17 @@ def test_retry_counts_attempts() -> None:
     assert flaky.calls == 3
     flaky2 = Flaky(failures=5)
     with pytest.raises(ConnectionError, match="failure 3"):
-        RunnableLambda(flaky2).with_retry(stop_after_attempt=3, wait_exponential_jitter=False).invoke("x")
+        RunnableLambda(flaky2).with_retry(
+            stop_after_attempt=3, wait_exponential_jitter=False
+        ).invoke("x")
     assert flaky2.calls == 3
 
 
 def test_retry_only_on_listed_exception_types() -> None:
     flaky = Flaky(failures=1, exc=KeyError)
-    r = RunnableLambda(flaky).with_retry(retry_if_exception_type=(ConnectionError,), wait_exponential_jitter=False)
+    r = RunnableLambda(flaky).with_retry(
+        retry_if_exception_type=(ConnectionError,), wait_exponential_jitter=False
+    )
     with pytest.raises(KeyError):
         r.invoke("x")
     assert flaky.calls == 1
@@ -150,11 +156,15 @@ def test_fallbacks_tried_in_order_and_first_error_raised() -> None:
         return RunnableLambda(f)
 
     ok = RunnableLambda(lambda x: order.append("ok") or "done")
-    r = failing("a", ValueError("a")).with_fallbacks([failing("b", ValueError("b")), ok, failing("c", ValueError("c"))])
+    r = failing("a", ValueError("a")).with_fallbacks(
+        [failing("b", ValueError("b")), ok, failing("c", ValueError("c"))]
+    )
     assert r.invoke(1) == "done"
     assert order == ["a", "b", "ok"]
     order.clear()
-    all_fail = failing("a", ValueError("first")).with_fallbacks([failing("b", ValueError("second"))])
+    all_fail = failing("a", ValueError("first")).with_fallbacks(
+        [failing("b", ValueError("second"))]
+    )
     with pytest.raises(ValueError, match="first"):
         all_fail.invoke(1)
     assert order == ["a", "b"]
@@ -164,11 +174,14 @@ def test_fallbacks_respect_exceptions_to_handle_and_exception_key() -> None:
     def boom(x: Any) -> Any:
         raise KeyError("boom")
 
-    not_handled = RunnableLambda(boom).with_fallbacks([RunnableLambda(lambda x: "fb")], exceptions_to_handle=(ValueError,))
+    not_handled = RunnableLambda(boom).with_fallbacks(
+        [RunnableLambda(lambda x: "fb")], exceptions_to_handle=(ValueError,)
+    )
     with pytest.raises(KeyError):
         not_handled.invoke({})
     keyed = RunnableLambda(boom).with_fallbacks(
-        [RunnableLambda(lambda d: f"recovered from {type(d['error']).__name__}")], exception_key="error"
+        [RunnableLambda(lambda d: f"recovered from {type(d['error']).__name__}")],
+        exception_key="error",
     )
     assert keyed.invoke({"q": 1}) == "recovered from KeyError"
 
@@ -239,11 +252,17 @@ def test_callbacks_receive_start_end_error_and_tokens() -> None:
     from ragkit.models import FakeChatModel
 
     rec = Recorder()
-    seq = RunnableLambda(lambda x: x + 1).with_config(run_name="inc") | RunnableLambda(lambda x: x * 2)
+    seq = RunnableLambda(lambda x: x + 1).with_config(run_name="inc") | RunnableLambda(
+        lambda x: x * 2
+    )
     assert seq.invoke(1, {"callbacks": [rec]}) == 4
     assert rec.events == [
-        ("start", "RunnableSequence", 1), ("start", "inc", 1), ("end", "inc", 2),
-        ("start", "RunnableLambda", 2), ("end", "RunnableLambda", 4), ("end", "RunnableSequence", 4),
+        ("start", "RunnableSequence", 1),
+        ("start", "inc", 1),
+        ("end", "inc", 2),
+        ("start", "RunnableLambda", 2),
+        ("end", "RunnableLambda", 4),
+        ("end", "RunnableSequence", 4),
     ]
     rec2 = Recorder()
 

@@ -34,10 +34,14 @@ class WordFake(LCBaseChatModel):
     def _llm_type(self) -> str:
         return "word-fake"
 
-    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=LCAIMessage(content=self.reply))])
 
-    def _stream(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
         for word in re.findall(r"\s*\S+", self.reply):
             chunk = ChatGenerationChunk(message=LCAIMessageChunk(content=word))
             if run_manager:
@@ -62,23 +66,47 @@ def words(chunks: Iterator[dict[str, Any]]) -> Iterator[str]:
 def _cases() -> list[tuple[str, Callable[[Any], Any], Any]]:
     return [
         ("sequence", lambda ns: ns.RunnableLambda(add_one) | ns.RunnableLambda(double), 3),
-        ("parallel", lambda ns: ns.RunnableLambda(add_one) | {"a": ns.RunnableLambda(double), "b": ns.RunnablePassthrough()}, 1),
-        ("assign", lambda ns: ns.RunnablePassthrough.assign(n=ns.RunnableLambda(lambda d: len(d["text"]))), {"text": "hello"}),
-        ("pick", lambda ns: ns.RunnablePassthrough.assign(n=ns.RunnableLambda(lambda d: 7)).pick("n"), {"text": "x"}),
+        (
+            "parallel",
+            lambda ns: (
+                ns.RunnableLambda(add_one)
+                | {"a": ns.RunnableLambda(double), "b": ns.RunnablePassthrough()}
+            ),
+            1,
+        ),
+        (
+            "assign",
+            lambda ns: ns.RunnablePassthrough.assign(n=ns.RunnableLambda(lambda d: len(d["text"]))),
+            {"text": "hello"},
+        ),
+        (
+            "pick",
+            lambda ns: ns.RunnablePassthrough.assign(n=ns.RunnableLambda(lambda d: 7)).pick("n"),
+            {"text": "x"},
+        ),
         (
             "branch",
             lambda ns: ns.RunnableBranch(
-                (ns.RunnableLambda(lambda x: x > 5), ns.RunnableLambda(double)), ns.RunnableLambda(add_one)
+                (ns.RunnableLambda(lambda x: x > 5), ns.RunnableLambda(double)),
+                ns.RunnableLambda(add_one),
             ),
             9,
         ),
         (
             "fallbacks",
-            lambda ns: ns.RunnableLambda(lambda x: 1 / 0).with_fallbacks([ns.RunnableLambda(add_one)]),
+            lambda ns: ns.RunnableLambda(lambda x: 1 / 0).with_fallbacks(
+                [ns.RunnableLambda(add_one)]
+            ),
             1,
         ),
         ("generator", lambda ns: ns.RunnableLambda(lambda d: d) | words, {"text": "a b c"}),
-        ("config_name", lambda ns: (ns.RunnableLambda(add_one) | ns.RunnableLambda(double)).with_config(run_name="outer"), 2),
+        (
+            "config_name",
+            lambda ns: (ns.RunnableLambda(add_one) | ns.RunnableLambda(double)).with_config(
+                run_name="outer"
+            ),
+            2,
+        ),
     ]
 
 
@@ -112,10 +140,16 @@ def test_invoke_batch_stream_agree(case: tuple[str, Callable[[Any], Any], Any]) 
 
 def _is_empty_chunk(event: dict[str, Any]) -> bool:
     chunk = event["data"].get("chunk", None) if event["event"].endswith("_stream") else None
-    return chunk == "" or (hasattr(chunk, "content") and chunk.content == "" and not getattr(chunk, "tool_call_chunks", None))
+    return chunk == "" or (
+        hasattr(chunk, "content")
+        and chunk.content == ""
+        and not getattr(chunk, "tool_call_chunks", None)
+    )
 
 
-async def _events(chain: Any, value: Any, drop_empty: bool = False) -> list[tuple[str, str, tuple[str, ...]]]:
+async def _events(
+    chain: Any, value: Any, drop_empty: bool = False
+) -> list[tuple[str, str, tuple[str, ...]]]:
     out = []
     async for e in chain.astream_events(value, version="v2"):
         if drop_empty and _is_empty_chunk(e):
@@ -141,8 +175,13 @@ def _strip_state(state: dict[str, Any]) -> dict[str, Any]:
         key: {k: v for k, v in entry.items() if k not in ("id", "start_time", "end_time")}
         for key, entry in state["logs"].items()
     }
-    return {"streamed_output": state["streamed_output"], "final_output": state["final_output"],
-            "name": state["name"], "type": state["type"], "logs": logs}
+    return {
+        "streamed_output": state["streamed_output"],
+        "final_output": state["final_output"],
+        "name": state["name"],
+        "type": state["type"],
+        "logs": logs,
+    }
 
 
 async def _final_log(chain: Any, value: Any) -> dict[str, Any]:
@@ -155,15 +194,23 @@ async def _final_log(chain: Any, value: Any) -> dict[str, Any]:
     return _strip_state(state.state)
 
 
-@pytest.mark.parametrize("case", [c for c in ASYNC_CASES if c[0] != "parallel"], ids=[i for i in ASYNC_IDS if i != "parallel"])
+@pytest.mark.parametrize(
+    "case",
+    [c for c in ASYNC_CASES if c[0] != "parallel"],
+    ids=[i for i in ASYNC_IDS if i != "parallel"],
+)
 def test_astream_log_final_state_agrees(case: tuple[str, Callable[[Any], Any], Any]) -> None:
-    assert asyncio.run(_final_log(_build(case, "rk"), case[2])) == asyncio.run(_final_log(_build(case, "lc"), case[2]))
+    assert asyncio.run(_final_log(_build(case, "rk"), case[2])) == asyncio.run(
+        _final_log(_build(case, "lc"), case[2])
+    )
 
 
 def _rag_like(lib: str) -> Any:
     reply = "Paris is the capital of France"
     if lib == "lc":
-        prompt = LCChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{question}")])
+        prompt = LCChatPromptTemplate.from_messages(
+            [("system", "Be brief."), ("human", "{question}")]
+        )
         return prompt | WordFake(reply=reply, name="FakeChatModel") | LCStrOutputParser()
     prompt = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{question}")])
     return prompt | FakeChatModel([reply]) | StrOutputParser()
@@ -188,6 +235,8 @@ def test_prompt_model_parser_log_outputs_agree() -> None:
     assert sorted(ours["logs"]) == sorted(theirs["logs"])
     for key in ("StrOutputParser",):
         assert ours["logs"][key]["final_output"] == theirs["logs"][key]["final_output"]
-        assert ours["logs"][key]["streamed_output"] == [c for c in theirs["logs"][key]["streamed_output"] if c != ""]
+        assert ours["logs"][key]["streamed_output"] == [
+            c for c in theirs["logs"][key]["streamed_output"] if c != ""
+        ]
     their_tokens = [t for t in theirs["logs"]["FakeChatModel"]["streamed_output_str"] if t != ""]
     assert ours["logs"]["FakeChatModel"]["streamed_output_str"] == their_tokens

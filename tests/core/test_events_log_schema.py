@@ -10,7 +10,12 @@ import pytest
 from ragkit import RunnableLambda, RunnableParallel
 from ragkit.core import dispatch_custom_event
 from ragkit.core.log import RunLog, RunLogPatch, apply_patch
-from ragkit.errors import InvalidRunnableError, MissingVariablesError, OutputParserException, RecursionLimitError
+from ragkit.errors import (
+    InvalidRunnableError,
+    MissingVariablesError,
+    OutputParserException,
+    RecursionLimitError,
+)
 from ragkit.models import FakeChatModel
 from ragkit.parsers import JsonOutputParser, StrOutputParser
 from ragkit.prompts import ChatPromptTemplate, PromptTemplate
@@ -29,11 +34,23 @@ def test_event_sequence_of_prompt_model_parser() -> None:
     events = asyncio.run(_events(_rag_chain(), {"question": "Where?"}))
     names = [e["event"] for e in events]
     assert names == [
-        "on_chain_start", "on_prompt_start", "on_prompt_end", "on_chat_model_start",
-        "on_chat_model_stream", "on_parser_start", "on_parser_stream", "on_chain_stream",
-        "on_chat_model_stream", "on_parser_stream", "on_chain_stream",
-        "on_chat_model_stream", "on_parser_stream", "on_chain_stream",
-        "on_chat_model_end", "on_parser_end", "on_chain_end",
+        "on_chain_start",
+        "on_prompt_start",
+        "on_prompt_end",
+        "on_chat_model_start",
+        "on_chat_model_stream",
+        "on_parser_start",
+        "on_parser_stream",
+        "on_chain_stream",
+        "on_chat_model_stream",
+        "on_parser_stream",
+        "on_chain_stream",
+        "on_chat_model_stream",
+        "on_parser_stream",
+        "on_chain_stream",
+        "on_chat_model_end",
+        "on_parser_end",
+        "on_chain_end",
     ]
     root = events[0]
     assert root["data"]["input"] == {"question": "Where?"} and root["parent_ids"] == []
@@ -51,10 +68,16 @@ def test_event_sequence_of_prompt_model_parser() -> None:
 def test_event_filters_and_tags_metadata() -> None:
     chain_ = _rag_chain()
     only_model = asyncio.run(_events(chain_, {"question": "q"}, include_types=["chat_model"]))
-    assert {e["event"] for e in only_model} == {"on_chat_model_start", "on_chat_model_stream", "on_chat_model_end"}
+    assert {e["event"] for e in only_model} == {
+        "on_chat_model_start",
+        "on_chat_model_stream",
+        "on_chat_model_end",
+    }
     no_parser = asyncio.run(_events(chain_, {"question": "q"}, exclude_names=["StrOutputParser"]))
     assert not any(e["name"] == "StrOutputParser" for e in no_parser)
-    tagged = asyncio.run(_events(chain_, {"question": "q"}, config={"tags": ["mine"], "metadata": {"user": "u1"}}))
+    tagged = asyncio.run(
+        _events(chain_, {"question": "q"}, config={"tags": ["mine"], "metadata": {"user": "u1"}})
+    )
     assert all("mine" in e["tags"] and e["metadata"]["user"] == "u1" for e in tagged)
 
 
@@ -75,7 +98,9 @@ def test_nested_invoke_inside_lambda_appears_as_child_event() -> None:
     outer = RunnableLambda(lambda x: inner.invoke(x) * 2).with_config(run_name="outer")
     events = asyncio.run(_events(outer, 1))
     by_name = {(e["name"], e["event"]): e for e in events}
-    assert by_name[("inner", "on_chain_start")]["parent_ids"] == [by_name[("outer", "on_chain_start")]["run_id"]]
+    assert by_name[("inner", "on_chain_start")]["parent_ids"] == [
+        by_name[("outer", "on_chain_start")]["run_id"]
+    ]
     assert by_name[("outer", "on_chain_end")]["data"]["output"] == 4
 
 
@@ -101,7 +126,9 @@ def test_astream_log_builds_run_state() -> None:
 def test_astream_log_diff_false_and_name_filter() -> None:
     async def last_state() -> RunLog:
         out = None
-        async for log in _rag_chain().astream_log({"question": "q"}, diff=False, include_names=["StrOutputParser"]):
+        async for log in _rag_chain().astream_log(
+            {"question": "q"}, diff=False, include_names=["StrOutputParser"]
+        ):
             out = log
         assert isinstance(out, RunLog)
         return out
@@ -112,7 +139,11 @@ def test_astream_log_diff_false_and_name_filter() -> None:
 
 
 def test_repeated_names_get_numbered_log_keys() -> None:
-    seq = RunnableLambda(lambda x: x + 1) | RunnableLambda(lambda x: x + 1) | RunnableLambda(lambda x: x + 1)
+    seq = (
+        RunnableLambda(lambda x: x + 1)
+        | RunnableLambda(lambda x: x + 1)
+        | RunnableLambda(lambda x: x + 1)
+    )
 
     async def final() -> dict[str, Any]:
         st: Any = None
@@ -120,19 +151,31 @@ def test_repeated_names_get_numbered_log_keys() -> None:
             st = p if st is None else st + p
         return st.state
 
-    assert sorted(asyncio.run(final())["logs"]) == ["RunnableLambda", "RunnableLambda:2", "RunnableLambda:3"]
+    assert sorted(asyncio.run(final())["logs"]) == [
+        "RunnableLambda",
+        "RunnableLambda:2",
+        "RunnableLambda:3",
+    ]
 
 
 def test_apply_patch_supports_add_replace_remove() -> None:
     doc = apply_patch(None, [{"op": "replace", "path": "", "value": {"a": [], "b": 1}}])
-    doc = apply_patch(doc, [{"op": "add", "path": "/a/-", "value": 5}, {"op": "replace", "path": "/b", "value": 2},
-                            {"op": "add", "path": "/c~1d", "value": 3}])
+    doc = apply_patch(
+        doc,
+        [
+            {"op": "add", "path": "/a/-", "value": 5},
+            {"op": "replace", "path": "/b", "value": 2},
+            {"op": "add", "path": "/c~1d", "value": 3},
+        ],
+    )
     assert doc == {"a": [5], "b": 2, "c/d": 3}
     assert apply_patch(doc, [{"op": "remove", "path": "/b"}]) == {"a": [5], "c/d": 3}
 
 
 def test_prompt_input_schema_lists_variables() -> None:
-    prompt = ChatPromptTemplate.from_messages([("system", "{persona}"), ("placeholder", "{history}"), ("human", "{q}")])
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "{persona}"), ("placeholder", "{history}"), ("human", "{q}")]
+    )
     schema = prompt.input_schema.model_json_schema()
     assert set(schema["properties"]) == {"persona", "history", "q"}
     assert sorted(schema["required"]) == ["persona", "q"]

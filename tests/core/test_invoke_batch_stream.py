@@ -14,7 +14,9 @@ from ragkit.core.config import RunnableConfig
 
 
 def test_pipe_in_both_directions_and_coercion() -> None:
-    seq = (lambda x: x + 1) | RunnableLambda(lambda x: x * 2) | {"a": lambda x: x, "b": lambda x: -x}
+    seq = (
+        (lambda x: x + 1) | RunnableLambda(lambda x: x * 2) | {"a": lambda x: x, "b": lambda x: -x}
+    )
     assert isinstance(seq, RunnableSequence)
     assert isinstance(seq.steps[-1], RunnableParallel)
     assert seq.invoke(1) == {"a": 4, "b": -4}
@@ -168,7 +170,9 @@ def test_parallel_stream_yields_dict_chunks_per_branch() -> None:
 
     par = RunnableParallel(letters=RunnableLambda(gen), length=lambda x: len(x))
     chunks = list(par.stream("ab"))
-    assert sorted(map(repr, chunks)) == sorted(map(repr, [{"letters": "a"}, {"letters": "b"}, {"length": 2}]))
+    assert sorted(map(repr, chunks)) == sorted(
+        map(repr, [{"letters": "a"}, {"letters": "b"}, {"length": 2}])
+    )
     total = chunks[0]
     for c in chunks[1:]:
         total = total + c
@@ -199,7 +203,11 @@ def test_branch_picks_first_true_condition_and_streams() -> None:
         yield "big"
         yield "!"
 
-    b = RunnableBranch((lambda x: x > 10, RunnableLambda(gen)), (lambda x: x > 0, lambda x: "small"), lambda x: "neg")
+    b = RunnableBranch(
+        (lambda x: x > 10, RunnableLambda(gen)),
+        (lambda x: x > 0, lambda x: "small"),
+        lambda x: "neg",
+    )
     assert [b.invoke(v) for v in (20, 5, -1)] == ["big!", "small", "neg"]
     assert list(b.stream(20)) == ["big", "!"]
     assert asyncio.run(b.ainvoke(5)) == "small"

@@ -44,7 +44,11 @@ def test_second_pass_reads_cache_and_equals_underlying(store) -> None:
     emb = CacheBackedEmbeddings.from_bytes_store(under, store)
     texts = ["alpha beta", "gamma", "alpha beta", "delta \udcff surrogate"]
     first = emb.embed_documents(texts)
-    assert under.seen == ["alpha beta", "gamma", "delta \udcff surrogate"]  # duplicates embedded once
+    assert under.seen == [
+        "alpha beta",
+        "gamma",
+        "delta \udcff surrogate",
+    ]  # duplicates embedded once
     under.seen.clear()
     second = emb.embed_documents(texts + ["new one"])
     assert under.seen == ["new one"]
@@ -60,7 +64,9 @@ def test_keys_are_namespace_plus_hash_and_values_raw_float32(store) -> None:
     assert key.startswith("hash-16/") and len(key) == len("hash-16/") + 64
     raw = store.mget([key])[0]
     assert len(raw) == 16 * 4
-    np.testing.assert_array_equal(np.frombuffer(raw, dtype="<f4"), HashEmbeddings(16).embed_query_array("hello world"))
+    np.testing.assert_array_equal(
+        np.frombuffer(raw, dtype="<f4"), HashEmbeddings(16).embed_query_array("hello world")
+    )
 
 
 def test_other_model_other_namespace_never_mixes(store) -> None:
@@ -72,7 +78,9 @@ def test_other_model_other_namespace_never_mixes(store) -> None:
 
 def test_explicit_namespace_is_used_verbatim() -> None:
     store = InMemoryByteStore()
-    emb = CacheBackedEmbeddings.from_bytes_store(HashEmbeddings(8), store, namespace="myns_", key_encoder="blake2b")
+    emb = CacheBackedEmbeddings.from_bytes_store(
+        HashEmbeddings(8), store, namespace="myns_", key_encoder="blake2b"
+    )
     emb.embed_documents(["t"])
     (key,) = list(store.yield_keys())
     assert key.startswith("myns_") and len(key) == len("myns_") + 128

@@ -38,7 +38,9 @@ def test_int8_model_agrees_with_fp32_reference(vectors: np.ndarray) -> None:
     assert reference.shape == (len(SENTENCES), 384)
     cosines = (vectors * reference).sum(axis=1)
     worst = int(np.argmin(cosines))
-    assert cosines.min() >= 0.99, f"sentence {worst} {SENTENCES[worst][:40]!r}: cosine {cosines[worst]:.4f}"
+    assert cosines.min() >= 0.99, (
+        f"sentence {worst} {SENTENCES[worst][:40]!r}: cosine {cosines[worst]:.4f}"
+    )
     assert np.median(cosines) >= 0.999
     # each vector is closest to its own reference, not merely to "some sentence"
     assert ((vectors @ reference.T).argmax(axis=1) == np.arange(len(SENTENCES))).all()
@@ -47,7 +49,9 @@ def test_int8_model_agrees_with_fp32_reference(vectors: np.ndarray) -> None:
 def test_tokenizer_matches_the_models_tokenizer(emb: LocalEmbeddings) -> None:
     expected = json.loads((DATA / "token_ids.json").read_text())
     assert emb.tokenize(SENTENCES) == expected
-    assert max(len(ids) for ids in expected) == 256  # the long sentence is truncated at 256, not 128
+    assert (
+        max(len(ids) for ids in expected) == 256
+    )  # the long sentence is truncated at 256, not 128
 
 
 def test_vocab_is_the_packaged_file() -> None:
@@ -114,7 +118,12 @@ def test_model_path_override(vectors: np.ndarray) -> None:
 
 
 def test_bad_settings_are_configuration_errors(tmp_path: Path) -> None:
-    for kwargs in ({"max_seq_length": 1000}, {"max_seq_length": 0}, {"batch_size": 0}, {"threads": 0}):
+    for kwargs in (
+        {"max_seq_length": 1000},
+        {"max_seq_length": 0},
+        {"batch_size": 0},
+        {"threads": 0},
+    ):
         with pytest.raises(ConfigurationError):
             LocalEmbeddings(**kwargs)
     with pytest.raises(ConfigurationError, match="does not exist"):
@@ -125,17 +134,20 @@ def test_bad_settings_are_configuration_errors(tmp_path: Path) -> None:
         LocalEmbeddings(model_path=junk).embed_query("x")
 
 
-def test_faiss_store_end_to_end_refuses_other_settings(emb: LocalEmbeddings, vectors: np.ndarray,
-                                                        tmp_path: Path) -> None:
-    store = FaissStore.from_embeddings(list(zip(SENTENCES, vectors.tolist())), emb,
-                                       ids=[str(i) for i in range(len(SENTENCES))])
+def test_faiss_store_end_to_end_refuses_other_settings(
+    emb: LocalEmbeddings, vectors: np.ndarray, tmp_path: Path
+) -> None:
+    store = FaissStore.from_embeddings(
+        list(zip(SENTENCES, vectors.tolist())), emb, ids=[str(i) for i in range(len(SENTENCES))]
+    )
     store.add_texts(["A chef is cooking dinner."], ids=["chef"])
     hits = store.similarity_search("Which city is the capital of France?", k=2)
     assert "9" in [d.id for d in hits]
     assert store.similarity_search("someone eats a meal", k=1)[0].id in {"0", "1"}
     store.save(tmp_path / "idx")
     loaded = FaissStore.load(tmp_path / "idx", LocalEmbeddings())
-    assert [d.id for d in loaded.similarity_search("capital of France", k=2)] == \
-        [d.id for d in store.similarity_search("capital of France", k=2)]
+    assert [d.id for d in loaded.similarity_search("capital of France", k=2)] == [
+        d.id for d in store.similarity_search("capital of France", k=2)
+    ]
     with pytest.raises(EmbeddingMismatchError, match="seq128"):
         FaissStore.load(tmp_path / "idx", LocalEmbeddings(max_seq_length=128))

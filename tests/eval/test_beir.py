@@ -21,10 +21,15 @@ def _write(root: Path, corpus, queries, qrels_lines, gz=False, split="test"):
     else:
         (root / "corpus.jsonl").write_text(text)
     (root / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in queries))
-    (root / "qrels" / f"{split}.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(qrels_lines))
+    (root / "qrels" / f"{split}.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(qrels_lines)
+    )
 
 
-CORPUS = [{"_id": "d1", "title": "Brakes", "text": "Pads wear."}, {"_id": "d2", "title": "", "text": "Chains."}]
+CORPUS = [
+    {"_id": "d1", "title": "Brakes", "text": "Pads wear."},
+    {"_id": "d2", "title": "", "text": "Chains."},
+]
 QUERIES = [{"_id": "q1", "text": "worn pads"}, {"_id": "q2", "text": "not judged"}]
 
 
@@ -54,17 +59,30 @@ def test_subset_keeps_judged_documents(bikes):
     assert len(small.corpus) == 20
     judged = {d for q in small.qrels.values() for d in q}
     assert judged <= set(small.corpus) and len(judged) == 14
-    assert set(bikes.subset(num_queries=5, num_docs=3).corpus) == judged  # judged documents always stay
+    assert (
+        set(bikes.subset(num_queries=5, num_docs=3).corpus) == judged
+    )  # judged documents always stay
 
 
-@pytest.mark.parametrize("mutate, fragment", [
-    (lambda root: (root / "corpus.jsonl").write_text('{"_id": "d1", "text": "x"}\n{broken\n'), "corpus.jsonl:2"),
-    (lambda root: (root / "corpus.jsonl").write_text('{"title": "no id", "text": "x"}\n'), "'_id'"),
-    (lambda root: (root / "corpus.jsonl").unlink(), "no corpus.jsonl"),
-    (lambda root: (root / "qrels" / "test.tsv").write_text("q1\td1\tyes\n"), "not an integer"),
-    (lambda root: (root / "qrels" / "test.tsv").write_text("q1 d1 1\n"), "test.tsv:1"),
-    (lambda root: (root / "qrels" / "test.tsv").write_text("q9\td1\t1\n"), "q9"),
-])
+@pytest.mark.parametrize(
+    "mutate, fragment",
+    [
+        (
+            lambda root: (root / "corpus.jsonl").write_text(
+                '{"_id": "d1", "text": "x"}\n{broken\n'
+            ),
+            "corpus.jsonl:2",
+        ),
+        (
+            lambda root: (root / "corpus.jsonl").write_text('{"title": "no id", "text": "x"}\n'),
+            "'_id'",
+        ),
+        (lambda root: (root / "corpus.jsonl").unlink(), "no corpus.jsonl"),
+        (lambda root: (root / "qrels" / "test.tsv").write_text("q1\td1\tyes\n"), "not an integer"),
+        (lambda root: (root / "qrels" / "test.tsv").write_text("q1 d1 1\n"), "test.tsv:1"),
+        (lambda root: (root / "qrels" / "test.tsv").write_text("q9\td1\t1\n"), "q9"),
+    ],
+)
 def test_malformed_files_name_file_and_line(tmp_path, mutate, fragment):
     _write(tmp_path, CORPUS, QUERIES, ["q1\td1\t1\n"])
     mutate(tmp_path)

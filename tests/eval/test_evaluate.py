@@ -39,8 +39,11 @@ def test_search_kwargs_reach_the_retriever(bikes):
 
 def test_id_key_matches_chunks_to_their_source_and_counts_each_once(bikes):
     def chunky(query):
-        return [Document("part 1", metadata={"doc": "bc01"}), Document("part 2", metadata={"doc": "bc01"}),
-                Document("other", metadata={"doc": "bc41"})]
+        return [
+            Document("part 1", metadata={"doc": "bc01"}),
+            Document("part 2", metadata={"doc": "bc01"}),
+            Document("other", metadata={"doc": "bc41"}),
+        ]
 
     result = evaluate(chunky, bikes, k_values=(2,), id_key="doc")
     assert result.run["q02"] == ["bc01", "bc41"]
@@ -69,6 +72,9 @@ def test_tables_and_dict(bikes):
     assert bm25.to_markdown().splitlines()[2] == lines[2]
     data = json.loads(bm25.to_json())
     assert data["scores"]["ndcg@10"] == bm25.scores["ndcg@10"] and len(data["per_query"]) == 26
-    assert set(bm25.scores) == {f"{m}@{k}" for m in ("ndcg", "recall", "mrr", "map", "precision")
-                                for k in (1, 3, 5, 10, 100)}
+    assert set(bm25.scores) == {
+        f"{m}@{k}"
+        for m in ("ndcg", "recall", "mrr", "map", "precision")
+        for k in (1, 3, 5, 10, 100)
+    }
     assert isinstance(bm25, EvalResult)

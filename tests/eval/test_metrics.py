@@ -14,14 +14,19 @@ from ragkit.retrievers.bm25 import BM25Retriever
 K_VALUES = (1, 3, 5, 10, 20)
 
 
-def _pytrec(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
+def _pytrec(
+    run: dict[str, list[str]], qrels: dict[str, dict[str, int]]
+) -> dict[str, dict[str, float]]:
     cuts = ",".join(map(str, K_VALUES))
     measures = {f"ndcg_cut.{cuts}", f"recall.{cuts}", f"P.{cuts}", f"map_cut.{cuts}"}
     scored_run = {q: {d: float(len(ids) - i) for i, d in enumerate(ids)} for q, ids in run.items()}
     out = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored_run)
     # trec_eval's recip_rank has no cut-off: compute it on runs truncated to k
     for k in K_VALUES:
-        cut = {q: {d: s for d, s in docs.items() if s > len(run[q]) - k} for q, docs in scored_run.items()}
+        cut = {
+            q: {d: s for d, s in docs.items() if s > len(run[q]) - k}
+            for q, docs in scored_run.items()
+        }
         rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(cut)
         for q in out:
             out[q][f"recip_rank_{k}"] = rr[q]["recip_rank"] if q in rr else 0.0
@@ -31,13 +36,20 @@ def _pytrec(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict
 def _compare(run, qrels):
     ours = score_run(run, qrels, K_VALUES, ("ndcg", "recall", "precision", "map", "mrr"))
     theirs = _pytrec(run, qrels)
-    names = {"ndcg": "ndcg_cut_{k}", "recall": "recall_{k}", "precision": "P_{k}", "map": "map_cut_{k}",
-             "mrr": "recip_rank_{k}"}
+    names = {
+        "ndcg": "ndcg_cut_{k}",
+        "recall": "recall_{k}",
+        "precision": "P_{k}",
+        "map": "map_cut_{k}",
+        "mrr": "recip_rank_{k}",
+    }
     checked = 0
     for q in theirs:
         for metric, pattern in names.items():
             for k in K_VALUES:
-                assert ours[q][f"{metric}@{k}"] == pytest.approx(theirs[q][pattern.format(k=k)], abs=1e-9), (q, metric, k)
+                assert ours[q][f"{metric}@{k}"] == pytest.approx(
+                    theirs[q][pattern.format(k=k)], abs=1e-9
+                ), (q, metric, k)
                 checked += 1
     return checked
 
@@ -57,8 +69,10 @@ def test_random_graded_runs_match_pytrec_eval():
 def test_evaluate_on_the_shipped_dataset_matches_pytrec_eval(bikes):
     result = evaluate(BM25Retriever.from_documents(bikes.documents, k=20), bikes, k_values=K_VALUES)
     assert _compare(result.run, bikes.qrels) > 0
-    means = {key: sum(s[key] for s in result.per_query.values()) / len(result.per_query)
-             for key in result.scores}
+    means = {
+        key: sum(s[key] for s in result.per_query.values()) / len(result.per_query)
+        for key in result.scores
+    }
     assert result.scores == pytest.approx(means)
 
 

@@ -26,7 +26,12 @@ def emulator() -> Iterator[Emulator]:
 @pytest.fixture
 def google_kwargs(emulator: Emulator) -> dict:
     """Keyword arguments that point any ragkit Google class at the emulator."""
-    return {"google_api_key": API_KEY, "client_options": emulator.client_options, "timeout": 5.0, **FAST_RETRY}
+    return {
+        "google_api_key": API_KEY,
+        "client_options": emulator.client_options,
+        "timeout": 5.0,
+        **FAST_RETRY,
+    }
 
 
 @pytest.fixture(autouse=True)

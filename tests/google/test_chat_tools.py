@@ -34,8 +34,15 @@ def multiply(a: int, b: float) -> float:
     return a * b
 
 
-LOOKUP = {"name": "lookup", "description": "Look a word up.",
-          "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}}
+LOOKUP = {
+    "name": "lookup",
+    "description": "Look a word up.",
+    "parameters": {
+        "type": "object",
+        "properties": {"word": {"type": "string"}},
+        "required": ["word"],
+    },
+}
 
 
 @pytest.fixture
@@ -60,17 +67,23 @@ def test_bind_tools_converts_models_functions_and_dicts(llm, emulator):
     assert address["type"] == 6 and address["required"] == ["street"]
     assert address["properties"]["number"] == {"type": 3, "nullable": True}  # Optional -> nullable
     assert mult["parameters"]["properties"] == {"a": {"type": 3}, "b": {"type": 2}}
-    assert lookup == {"name": "lookup", "description": "Look a word up.",
-                      "parameters": {"type": 6, "properties": {"word": {"type": 1}}, "required": ["word"]}}
+    assert lookup == {
+        "name": "lookup",
+        "description": "Look a word up.",
+        "parameters": {"type": 6, "properties": {"word": {"type": 1}}, "required": ["word"]},
+    }
     assert "toolConfig" not in emulator.requests()[-1].body
 
 
-@pytest.mark.parametrize("choice, config", [
-    ("auto", {"mode": 1}),
-    ("any", {"mode": 2}),
-    ("none", {"mode": 3}),
-    ("multiply", {"mode": 2, "allowedFunctionNames": ["multiply"]}),
-])
+@pytest.mark.parametrize(
+    "choice, config",
+    [
+        ("auto", {"mode": 1}),
+        ("any", {"mode": 2}),
+        ("none", {"mode": 3}),
+        ("multiply", {"mode": 2, "allowedFunctionNames": ["multiply"]}),
+    ],
+)
 def test_tool_choice(llm, emulator, choice, config):
     llm.bind_tools([multiply, LOOKUP], tool_choice=choice).invoke("hi")
     assert emulator.requests()[-1].body["toolConfig"] == {"functionCallingConfig": config}
@@ -91,24 +104,41 @@ def test_tool_round_trip_sends_calls_and_results(llm, emulator):
     final = bound.invoke([HumanMessage("please call multiply"), first, result])
     assert final.content == "echo: multiply -> {'result': 3.0}"
     contents = emulator.requests()[-1].body["contents"]
-    assert contents[1] == {"role": "model", "parts": [{"functionCall": {"name": "multiply", "args": {"a": 2, "b": 1.5}}}]}
-    assert contents[2] == {"role": "user", "parts": [{"functionResponse": {"name": "multiply",
-                                                                           "response": {"result": 3.0}}}]}
+    assert contents[1] == {
+        "role": "model",
+        "parts": [{"functionCall": {"name": "multiply", "args": {"a": 2, "b": 1.5}}}],
+    }
+    assert contents[2] == {
+        "role": "user",
+        "parts": [{"functionResponse": {"name": "multiply", "response": {"result": 3.0}}}],
+    }
 
 
 def test_parallel_tool_results_share_one_turn(llm, emulator):
-    calls = [{"name": "lookup", "args": {"word": "a"}, "id": "1"}, {"name": "lookup", "args": {"word": "b"}, "id": "2"}]
-    llm.invoke([HumanMessage("q"), AIMessage(content="", tool_calls=calls),
-                ToolMessage(content='{"meaning": "first"}', tool_call_id="1"),
-                ToolMessage(content="plain", tool_call_id="2")])
+    calls = [
+        {"name": "lookup", "args": {"word": "a"}, "id": "1"},
+        {"name": "lookup", "args": {"word": "b"}, "id": "2"},
+    ]
+    llm.invoke(
+        [
+            HumanMessage("q"),
+            AIMessage(content="", tool_calls=calls),
+            ToolMessage(content='{"meaning": "first"}', tool_call_id="1"),
+            ToolMessage(content="plain", tool_call_id="2"),
+        ]
+    )
     contents = emulator.requests()[-1].body["contents"]
     assert len(contents) == 3
-    assert [p["functionResponse"]["response"] for p in contents[2]["parts"]] == [{"meaning": "first"},
-                                                                                {"result": "plain"}]
+    assert [p["functionResponse"]["response"] for p in contents[2]["parts"]] == [
+        {"meaning": "first"},
+        {"result": "plain"},
+    ]
 
 
 def test_tool_message_without_a_known_call_raises(llm, emulator):
-    with pytest.raises(ChatGoogleGenerativeAIError, match="tool_call_id 'nope' answers no earlier tool call"):
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="tool_call_id 'nope' answers no earlier tool call"
+    ):
         llm.invoke([HumanMessage("q"), ToolMessage(content="x", tool_call_id="nope")])
     assert emulator.requests() == []
 
@@ -118,15 +148,23 @@ def test_with_structured_output_pydantic(llm, emulator):
     assert isinstance(person, Person)
     assert person.address.street == "text" and person.age == 2 and person.role == "admin"
     assert emulator.requests()[-1].body["toolConfig"]["functionCallingConfig"] == {
-        "mode": 2, "allowedFunctionNames": ["Person"]}
+        "mode": 2,
+        "allowedFunctionNames": ["Person"],
+    }
 
 
 def test_with_structured_output_include_raw_and_dict_schema(llm, emulator):
     out = llm.with_structured_output(LOOKUP, include_raw=True).invoke("x")
     assert out["parsed"] == {"word": "text"} and out["parsing_error"] is None
     assert isinstance(out["raw"], AIMessage) and out["raw"].tool_calls
-    emulator.reply("generateContent", {"candidates": [{"content": {"role": "model", "parts": [{"text": "no"}]},
-                                                       "finishReason": 1}]})
+    emulator.reply(
+        "generateContent",
+        {
+            "candidates": [
+                {"content": {"role": "model", "parts": [{"text": "no"}]}, "finishReason": 1}
+            ]
+        },
+    )
     failed = llm.with_structured_output(LOOKUP, include_raw=True).invoke("x")
     assert failed["parsed"] is None and "did not call 'lookup'" in str(failed["parsing_error"])
 

@@ -44,13 +44,16 @@ def test_api_key_alias_and_wrong_key(emulator):
     assert "wrong-key" not in str(info.value)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"transport": "carrier-pigeon"}, "transport must be one of"),
-    ({"client_options": {"api_key": "x"}}, "not in client_options\\['api_key'\\]"),
-    ({"client_options": {"api_endpoint": 8080}}, "api_endpoint'\\] must be a string"),
-    ({"timeout": 0}, "timeout must be a positive number"),
-    ({"max_retries": -1}, "max_retries must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"transport": "carrier-pigeon"}, "transport must be one of"),
+        ({"client_options": {"api_key": "x"}}, "not in client_options\\['api_key'\\]"),
+        ({"client_options": {"api_endpoint": 8080}}, "api_endpoint'\\] must be a string"),
+        ({"timeout": 0}, "timeout must be a positive number"),
+        ({"max_retries": -1}, "max_retries must be >= 0"),
+    ],
+)
 def test_bad_settings(kwargs, message):
     with pytest.raises(ConfigurationError, match=message):
         make_chat(google_api_key="k", **kwargs)
@@ -59,7 +62,13 @@ def test_bad_settings(kwargs, message):
 def test_key_never_in_repr_str_or_dump(google_kwargs):
     llm = make_chat(**google_kwargs)
     llm.invoke("warm up")  # the SDK client now exists too
-    for text in (repr(llm), str(llm), repr(llm._google_client()), str(llm.model_dump()), llm.model_dump_json()):
+    for text in (
+        repr(llm),
+        str(llm),
+        repr(llm._google_client()),
+        str(llm.model_dump()),
+        llm.model_dump_json(),
+    ):
         assert API_KEY not in text
     assert llm.google_api_key.get_secret_value() == API_KEY
 
@@ -67,16 +76,22 @@ def test_key_never_in_repr_str_or_dump(google_kwargs):
 def test_key_never_in_logs_or_errors(google_kwargs, emulator, caplog):
     caplog.set_level(logging.DEBUG)
     llm = make_chat(**{**google_kwargs, "max_retries": 2})
-    emulator.fail("generateContent", status=503, message=f"overloaded; your key {API_KEY} is fine", times=3)
+    emulator.fail(
+        "generateContent", status=503, message=f"overloaded; your key {API_KEY} is fine", times=3
+    )
     with pytest.raises(ChatGoogleGenerativeAIError) as info:
         llm.invoke("hello")
     assert "overloaded; your key *** is fine" in str(info.value)
     assert API_KEY not in str(info.value) and API_KEY not in repr(info.value)
-    assert info.value.__cause__ is None and info.value.__context__ is None  # the SDK error (echoing the key) is not kept
+    assert (
+        info.value.__cause__ is None and info.value.__context__ is None
+    )  # the SDK error (echoing the key) is not kept
     assert len(caplog.records) > 0
     assert all(API_KEY not in r.getMessage() for r in caplog.records)
     assert API_KEY not in caplog.text
-    assert any("retry 2 of 2" in r.getMessage() for r in caplog.records if r.name == "ragkit.google")
+    assert any(
+        "retry 2 of 2" in r.getMessage() for r in caplog.records if r.name == "ragkit.google"
+    )
 
 
 def test_only_the_sdk_future_warnings_are_filtered():
@@ -93,12 +108,20 @@ print(json.dumps({"warnings": [str(w.message) for w in caught], "sdk": google.ge
                   "client": glm.GenerativeServiceClient.__name__}))
 """
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
     result = json.loads(out.stdout)
     assert result["sdk"] == "0.8.6" and result["client"] == "GenerativeServiceClient"
     assert "unrelated" in result["warnings"]
-    assert not any("google.generativeai" in w or "Google will stop supporting" in w for w in result["warnings"])
+    assert not any(
+        "google.generativeai" in w or "Google will stop supporting" in w for w in result["warnings"]
+    )
 
 
 def test_importing_ragkit_does_not_import_the_sdk():
@@ -109,8 +132,14 @@ import ragkit.models.google, ragkit.embeddings.google
 print(json.dumps(sorted(m for m in sys.modules if m.startswith(("google.generativeai", "google.ai", "grpc")))))
 """
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
     assert json.loads(out.stdout) == []
 
 
@@ -131,8 +160,14 @@ print(json.dumps({"before": before, "same": GoogleAQA is google_aqa.GoogleAQA an
                   "sdk": sdk, "missing": missing, "all": "GoogleAQA" in ragkit.retrievers.__all__}))
 """
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
     result = json.loads(out.stdout)
     assert result["before"] == [] and result["same"] is True and result["all"] is True
     assert result["sdk"] == []  # the SDK itself loads only when a request is made

@@ -46,7 +46,9 @@ def test_retry_after_header_is_honoured(google_kwargs, emulator):
 
 
 @pytest.mark.parametrize("status", [429, 500, 503, 504])
-def test_transient_statuses_are_retried_with_growing_jittered_backoff(google_kwargs, emulator, status):
+def test_transient_statuses_are_retried_with_growing_jittered_backoff(
+    google_kwargs, emulator, status
+):
     llm, waits = make_llm(google_kwargs, retry_initial_delay=1.0, retry_max_delay=6.0)
     emulator.fail("generateContent", status=status, times=4)
     llm.invoke("hi")
@@ -68,7 +70,9 @@ def test_permanent_statuses_are_not_retried(google_kwargs, emulator, status):
 def test_retries_give_up_after_max_retries(google_kwargs, emulator):
     llm, waits = make_llm(google_kwargs, max_retries=2)
     emulator.fail("generateContent", status=503, times=5)
-    with pytest.raises(ChatGoogleGenerativeAIError, match="failed after 3 attempts: HTTP 503 UNAVAILABLE") as info:
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="failed after 3 attempts: HTTP 503 UNAVAILABLE"
+    ) as info:
         llm.invoke("hi")
     assert info.value.attempts == 3 and info.value.status == "UNAVAILABLE"
     assert len(emulator.requests("generateContent")) == 3 and len(waits) == 2
@@ -92,9 +96,17 @@ def test_dropped_connection_is_retried(google_kwargs, emulator):
 def test_unreachable_endpoint_names_it(emulator):
     url = emulator.url
     emulator.stop()
-    llm = ChatGoogleGenerativeAI(model=MODEL, google_api_key="k", client_options={"api_endpoint": url},
-                                 max_retries=1, retry_initial_delay=0.001, retry_max_delay=0.001)
-    with pytest.raises(ChatGoogleGenerativeAIError, match=f"CONNECTION.*check that {url} is reachable") as info:
+    llm = ChatGoogleGenerativeAI(
+        model=MODEL,
+        google_api_key="k",
+        client_options={"api_endpoint": url},
+        max_retries=1,
+        retry_initial_delay=0.001,
+        retry_max_delay=0.001,
+    )
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match=f"CONNECTION.*check that {url} is reachable"
+    ) as info:
         llm.invoke("hi")
     assert info.value.attempts == 2 and info.value.status_code is None
 
@@ -109,7 +121,9 @@ def test_timeout_then_success(google_kwargs, emulator):
 def test_timeouts_exhaust_retries(google_kwargs, emulator):
     llm, _ = make_llm(google_kwargs, timeout=0.2, max_retries=1)
     emulator.fail("generateContent", delay=1.0, times=2)
-    with pytest.raises(ChatGoogleGenerativeAIError, match="TIMEOUT.*raise timeout \\(now 0.2s\\)") as info:
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="TIMEOUT.*raise timeout \\(now 0.2s\\)"
+    ) as info:
         llm.invoke("hi")
     assert info.value.status == "TIMEOUT" and info.value.attempts == 2
     assert len(emulator.requests("generateContent")) == 2
@@ -118,22 +132,32 @@ def test_timeouts_exhaust_retries(google_kwargs, emulator):
 def test_malformed_json_is_reported_not_retried(google_kwargs, emulator):
     llm, waits = make_llm(google_kwargs)
     emulator.fail("generateContent", malformed=True)
-    with pytest.raises(ChatGoogleGenerativeAIError, match="MALFORMED_RESPONSE: the service sent a reply that is not "
-                                                          "valid JSON") as info:
+    with pytest.raises(
+        ChatGoogleGenerativeAIError,
+        match="MALFORMED_RESPONSE: the service sent a reply that is not valid JSON",
+    ) as info:
         llm.invoke("hi")
-    assert info.value.status == "MALFORMED_RESPONSE" and len(emulator.requests()) == 1 and waits == []
+    assert (
+        info.value.status == "MALFORMED_RESPONSE" and len(emulator.requests()) == 1 and waits == []
+    )
 
 
 def test_mid_stream_error_raises_after_the_pieces_before_it(google_kwargs, emulator):
     llm, waits = make_llm(google_kwargs)
-    emulator.fail("streamGenerateContent", stream_error_after=2, status=500, message="backend fell over")
+    emulator.fail(
+        "streamGenerateContent", stream_error_after=2, status=500, message="backend fell over"
+    )
     received = []
-    with pytest.raises(ChatGoogleGenerativeAIError, match="backend fell over.*broke off after partial output") as info:
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="backend fell over.*broke off after partial output"
+    ) as info:
         for chunk in llm.stream("one two three four"):
             received.append(chunk.content)
     assert received == ["echo: ", "one "]
     assert info.value.status_code == 500
-    assert len(emulator.requests("streamGenerateContent")) == 1 and waits == []  # no retry once output was given
+    assert (
+        len(emulator.requests("streamGenerateContent")) == 1 and waits == []
+    )  # no retry once output was given
 
 
 def test_mid_stream_error_is_detected_without_the_sdk_hook(google_kwargs, emulator, monkeypatch):
@@ -157,7 +181,9 @@ def test_stream_stalling_mid_way_times_out(google_kwargs, emulator):
     llm, _ = make_llm(google_kwargs, timeout=0.2)
     emulator.fail("streamGenerateContent", stall_after=1, delay=1.0)
     received = []
-    with pytest.raises(ChatGoogleGenerativeAIError, match="TIMEOUT.*broke off after partial output"):
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="TIMEOUT.*broke off after partial output"
+    ):
         for chunk in llm.stream("one two three"):
             received.append(chunk.content)
     assert received == ["echo: "]
@@ -211,4 +237,8 @@ def test_server_delay_parsing():
     assert server_retry_delay([{"@type": "other"}, info]) == 1.5
     assert server_retry_delay([], {"Retry-After": "7"}) == 7.0
     assert server_retry_delay([], {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
-    assert parse_duration("30s") == 30.0 and parse_duration("soon") is None and parse_duration(None) is None
+    assert (
+        parse_duration("30s") == 30.0
+        and parse_duration("soon") is None
+        and parse_duration(None) is None
+    )

@@ -12,21 +12,36 @@ from ragkit.messages import AIMessage, HumanMessage, SystemMessage
 
 
 def test_schema_keywords():
-    schema = {"type": "object", "title": "T", "additionalProperties": False, "properties": {
-        "when": {"type": "string", "format": "date-time", "default": "now"},
-        "uri": {"type": "string", "format": "uri"},
-        "ratio": {"type": ["number", "null"], "format": "double"},
-        "ids": {"type": "array", "items": {"type": "integer", "format": "int64"}, "minItems": 1, "maxItems": 3},
-        "colour": {"enum": ["red", "green"]},
-        "free": {"type": "array"},
-    }, "required": ["when", "ghost"]}
+    schema = {
+        "type": "object",
+        "title": "T",
+        "additionalProperties": False,
+        "properties": {
+            "when": {"type": "string", "format": "date-time", "default": "now"},
+            "uri": {"type": "string", "format": "uri"},
+            "ratio": {"type": ["number", "null"], "format": "double"},
+            "ids": {
+                "type": "array",
+                "items": {"type": "integer", "format": "int64"},
+                "minItems": 1,
+                "maxItems": 3,
+            },
+            "colour": {"enum": ["red", "green"]},
+            "free": {"type": "array"},
+        },
+        "required": ["when", "ghost"],
+    }
     out = to_gemini_schema(schema)
     props = out["properties"]
     assert props["when"] == {"type_": "STRING", "format_": "date-time"}
     assert props["uri"] == {"type_": "STRING"}  # unsupported formats are dropped
     assert props["ratio"] == {"type_": "NUMBER", "nullable": True, "format_": "double"}
-    assert props["ids"] == {"type_": "ARRAY", "items": {"type_": "INTEGER", "format_": "int64"},
-                            "min_items": 1, "max_items": 3}
+    assert props["ids"] == {
+        "type_": "ARRAY",
+        "items": {"type_": "INTEGER", "format_": "int64"},
+        "min_items": 1,
+        "max_items": 3,
+    }
     assert props["colour"] == {"type_": "STRING", "enum": ["red", "green"], "format_": "enum"}
     assert props["free"]["items"] == {"type_": "STRING"}
     assert out["required"] == ["when"]  # only properties that exist
@@ -34,14 +49,25 @@ def test_schema_keywords():
 
 def test_schema_references():
     defs = {"Node": {"type": "object", "properties": {"label": {"type": "string"}}}}
-    schema = {"type": "object", "$defs": defs, "properties": {
-        "a": {"$ref": "#/$defs/Node", "description": "first"},
-        "b": {"allOf": [{"$ref": "#/$defs/Node"}], "description": "second"},
-        "c": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
-    }}
+    schema = {
+        "type": "object",
+        "$defs": defs,
+        "properties": {
+            "a": {"$ref": "#/$defs/Node", "description": "first"},
+            "b": {"allOf": [{"$ref": "#/$defs/Node"}], "description": "second"},
+            "c": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+        },
+    }
     props = to_gemini_schema(schema)["properties"]
-    assert props["a"] == {"type_": "OBJECT", "description": "first", "properties": {"label": {"type_": "STRING"}}}
-    assert props["b"]["description"] == "second" and props["b"]["properties"] == props["a"]["properties"]
+    assert props["a"] == {
+        "type_": "OBJECT",
+        "description": "first",
+        "properties": {"label": {"type_": "STRING"}},
+    }
+    assert (
+        props["b"]["description"] == "second"
+        and props["b"]["properties"] == props["a"]["properties"]
+    )
     assert props["c"]["nullable"] is True
     with pytest.raises(ValueError, match="cannot resolve schema reference '#/\\$defs/Missing'"):
         to_gemini_schema({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}})
@@ -62,29 +88,50 @@ def test_tool_config_values():
 
 
 def test_content_blocks():
-    system, contents = to_contents([HumanMessage(content=["plain", {"type": "media", "mime_type": "audio/wav",
-                                                                    "data": b"RIFF"}])])
+    system, contents = to_contents(
+        [
+            HumanMessage(
+                content=["plain", {"type": "media", "mime_type": "audio/wav", "data": b"RIFF"}]
+            )
+        ]
+    )
     assert system is None
-    assert contents[0]["parts"] == [{"text": "plain"}, {"inline_data": {"mime_type": "audio/wav", "data": b"RIFF"}}]
-    with pytest.raises(ChatGoogleGenerativeAIError, match="block 0: a content block must be a str or dict, got int"):
+    assert contents[0]["parts"] == [
+        {"text": "plain"},
+        {"inline_data": {"mime_type": "audio/wav", "data": b"RIFF"}},
+    ]
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="block 0: a content block must be a str or dict, got int"
+    ):
         to_contents([HumanMessage(content=[7])])
-    with pytest.raises(ChatGoogleGenerativeAIError, match="the 'image' block needs base64 'data' and a 'mime_type'"):
+    with pytest.raises(
+        ChatGoogleGenerativeAIError, match="the 'image' block needs base64 'data' and a 'mime_type'"
+    ):
         to_contents([HumanMessage(content=[{"type": "image", "data": "AAAA"}])])
 
 
 def test_system_message_before_a_model_turn_becomes_its_own_user_turn():
-    system, contents = to_contents([SystemMessage("Rules."), AIMessage("Hello, how can I help?")],
-                                   convert_system_message_to_human=True)
+    system, contents = to_contents(
+        [SystemMessage("Rules."), AIMessage("Hello, how can I help?")],
+        convert_system_message_to_human=True,
+    )
     assert system is None
-    assert contents == [{"role": "user", "parts": [{"text": "Rules."}]},
-                        {"role": "model", "parts": [{"text": "Hello, how can I help?"}]}]
+    assert contents == [
+        {"role": "user", "parts": [{"text": "Rules."}]},
+        {"role": "model", "parts": [{"text": "Hello, how can I help?"}]},
+    ]
 
 
 def test_custom_metadata_round_trip():
     metadata = {"year": 2024, "score": 0.5, "title": "x", "tags": ["a", "b"], "skip": None}
     entries = to_custom_metadata(metadata)
     assert [e["key"] for e in entries] == ["year", "score", "title", "tags"]
-    assert from_custom_metadata(entries) == {"year": 2024, "score": 0.5, "title": "x", "tags": ["a", "b"]}
+    assert from_custom_metadata(entries) == {
+        "year": 2024,
+        "score": 0.5,
+        "title": "x",
+        "tags": ["a", "b"],
+    }
     assert from_custom_metadata([{"key": "n", "numeric_value": 3.0}]) == {"n": 3}
 
 

@@ -26,7 +26,9 @@ def minimal_pdf(lines: list[str]) -> bytes:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     return bytes(out)
 
 
@@ -42,15 +44,23 @@ def write_mixed_folder(root: Path, outside: Path) -> dict[str, Path]:
         "pdf": root / "manual.pdf",
         "bad": root / "broken.pdf",
     }
-    files["txt"].write_text("Saddle height matters: set it so the knee is slightly bent at the bottom.\n")
-    files["md"].write_text("# Brakes\n\nDisc brakes need the pads bedded in before long descents.\n\n"
-                           "## Cables\n\nReplace frayed brake cables immediately.\n")
-    files["html"].write_text("<html><head><title>Gears</title><script>var x=1;</script></head><body>"
-                             "<h1>Gears</h1><p>Index the rear derailleur with the barrel adjuster.</p>"
-                             "</body></html>")
+    files["txt"].write_text(
+        "Saddle height matters: set it so the knee is slightly bent at the bottom.\n"
+    )
+    files["md"].write_text(
+        "# Brakes\n\nDisc brakes need the pads bedded in before long descents.\n\n"
+        "## Cables\n\nReplace frayed brake cables immediately.\n"
+    )
+    files["html"].write_text(
+        "<html><head><title>Gears</title><script>var x=1;</script></head><body>"
+        "<h1>Gears</h1><p>Index the rear derailleur with the barrel adjuster.</p>"
+        "</body></html>"
+    )
     files["csv"].write_text("part,price\nchain,25\ncassette,60\n")
     files["json"].write_text('{"tool": "torque wrench", "use": "carbon seatpost clamps need 5 Nm"}')
-    files["pdf"].write_bytes(minimal_pdf(["Tubeless sealant must be topped up every three months."]))
+    files["pdf"].write_bytes(
+        minimal_pdf(["Tubeless sealant must be topped up every three months."])
+    )
     files["bad"].write_bytes(b"%PDF-1.4 this file was truncated in transit")
     outside.mkdir(parents=True, exist_ok=True)
     (outside / "secret.txt").write_text("outside the root: must never be indexed")

@@ -20,8 +20,14 @@ class DictVectorStore(VectorStore):
         self.rows: dict[str, tuple[Document, np.ndarray]] = {}
         self.embedded = 0  # texts sent to the embedding model
 
-    def add_texts(self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, *,
-                  ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
         texts = list(texts)
         metadatas = list(metadatas or [{} for _ in texts])
         assert ids is not None and len(ids) == len(texts)

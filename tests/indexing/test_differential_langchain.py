@@ -28,17 +28,40 @@ class MonotonicRecordManager(InMemoryRecordManager):
 
 def corpus(version: dict[str, list[str]]) -> list[tuple[str, dict]]:
     # a repeated text in one source gets the same metadata: a true duplicate, deduplicated in a batch
-    return [(text, {"source": src, "n": texts.index(text)}) for src, texts in version.items() for text in texts]
+    return [
+        (text, {"source": src, "n": texts.index(text)})
+        for src, texts in version.items()
+        for text in texts
+    ]
 
 
-V1 = {"a.txt": ["alpha one", "alpha two", "alpha three"], "b.md": ["bravo"], "c.html": ["charlie", "charlie"]}
-V2 = {"a.txt": ["alpha one", "alpha TWO", "alpha three"], "b.md": ["bravo"], "c.html": ["charlie", "charlie"]}
-V3 = {"a.txt": ["alpha one", "alpha TWO", "alpha three"], "c.html": ["charlie", "charlie"], "d.csv": ["delta"]}
+V1 = {
+    "a.txt": ["alpha one", "alpha two", "alpha three"],
+    "b.md": ["bravo"],
+    "c.html": ["charlie", "charlie"],
+}
+V2 = {
+    "a.txt": ["alpha one", "alpha TWO", "alpha three"],
+    "b.md": ["bravo"],
+    "c.html": ["charlie", "charlie"],
+}
+V3 = {
+    "a.txt": ["alpha one", "alpha TWO", "alpha three"],
+    "c.html": ["charlie", "charlie"],
+    "d.csv": ["delta"],
+}
 V4 = {"a.txt": ["alpha one"]}
 STEPS = [
-    (V1, "incremental", False), (V1, "incremental", False), (V2, "incremental", False),
-    ({"a.txt": V2["a.txt"]}, "incremental", False), (V3, None, False), (V3, "scoped_full", False),
-    (V3, "incremental", True), (V4, "full", False), ({}, "full", False), (V1, "full", False),
+    (V1, "incremental", False),
+    (V1, "incremental", False),
+    (V2, "incremental", False),
+    ({"a.txt": V2["a.txt"]}, "incremental", False),
+    (V3, None, False),
+    (V3, "scoped_full", False),
+    (V3, "incremental", True),
+    (V4, "full", False),
+    ({}, "full", False),
+    (V1, "full", False),
 ]
 
 
@@ -51,11 +74,24 @@ def run_both(tmp_path, batch_size):
     theirs = InMemoryVectorStore(DeterministicFakeEmbedding(size=8))
     for version, cleanup, force in STEPS:
         items = corpus(version)
-        got = index([Document(t, metadata=m) for t, m in items], rm, ours, cleanup=cleanup,
-                    batch_size=batch_size, force_update=force)
-        want = lc_index([LCDocument(page_content=t, metadata=m) for t, m in items], lc_rm, theirs,
-                        cleanup=cleanup, source_id_key="source", batch_size=batch_size,
-                        force_update=force, key_encoder="sha256")
+        got = index(
+            [Document(t, metadata=m) for t, m in items],
+            rm,
+            ours,
+            cleanup=cleanup,
+            batch_size=batch_size,
+            force_update=force,
+        )
+        want = lc_index(
+            [LCDocument(page_content=t, metadata=m) for t, m in items],
+            lc_rm,
+            theirs,
+            cleanup=cleanup,
+            source_id_key="source",
+            batch_size=batch_size,
+            force_update=force,
+            key_encoder="sha256",
+        )
         yield got, want
         assert sorted(ours.rows) == sorted(theirs.store)
         assert sorted(rm.list_keys()) == sorted(lc_rm.list_keys())

@@ -21,7 +21,12 @@ def rm(tmp_path):
 
 
 def counts(added=0, updated=0, skipped=0, deleted=0):
-    return {"num_added": added, "num_updated": updated, "num_skipped": skipped, "num_deleted": deleted}
+    return {
+        "num_added": added,
+        "num_updated": updated,
+        "num_skipped": skipped,
+        "num_deleted": deleted,
+    }
 
 
 def test_add_then_readd_skips_without_embedding(rm):
@@ -151,8 +156,11 @@ def test_store_failure_leaves_records_untouched(rm):
 def test_callable_source_id_and_key_encoder(rm):
     store = DictVectorStore()
     result = index(
-        [Document("x", metadata={"path": "/a"}), Document("y", metadata={"path": "/a"})], rm, store,
-        cleanup="incremental", source_id_key=lambda d: d.metadata["path"],
+        [Document("x", metadata={"path": "/a"}), Document("y", metadata={"path": "/a"})],
+        rm,
+        store,
+        cleanup="incremental",
+        source_id_key=lambda d: d.metadata["path"],
         key_encoder=lambda d: "id-" + d.page_content,
     )
     assert result == counts(added=2)

@@ -31,11 +31,14 @@ def sources(idx):
 
 @pytest.fixture
 def docs_dir(tmp_path):
-    write(tmp_path / "docs", {
-        "a.txt": "Chain wear is measured with a chain checker tool. " * 3,
-        "b.md": "# Tyres\n\nTubeless tyres seal small punctures by themselves.",
-        "c.txt": "Hydraulic brakes are bled with mineral oil or DOT fluid, never both.",
-    })
+    write(
+        tmp_path / "docs",
+        {
+            "a.txt": "Chain wear is measured with a chain checker tool. " * 3,
+            "b.md": "# Tyres\n\nTubeless tyres seal small punctures by themselves.",
+            "c.txt": "Hydraulic brakes are bled with mineral oil or DOT fluid, never both.",
+        },
+    )
     return tmp_path / "docs"
 
 
@@ -55,8 +58,15 @@ def test_add_skip_modify_delete_add(tmp_path, docs_dir):
     assert sources(idx) == ["a.txt", "b.md", "d.txt"]
     top = idx.search("wax lubricant dry weather", k=1)[0]
     assert top.metadata["source"].endswith("d.txt") and "score" in top.metadata
-    assert not any("Hydraulic" in d.page_content for d in idx.search("hydraulic brakes mineral oil", k=5))
-    assert idx.retriever("bm25", k=1).invoke("tubeless punctures")[0].metadata["source"].endswith("b.md")
+    assert not any(
+        "Hydraulic" in d.page_content for d in idx.search("hydraulic brakes mineral oil", k=5)
+    )
+    assert (
+        idx.retriever("bm25", k=1)
+        .invoke("tubeless punctures")[0]
+        .metadata["source"]
+        .endswith("b.md")
+    )
 
 
 def test_reopen_recreates_the_recorded_model_and_refuses_another(tmp_path, docs_dir):
@@ -64,7 +74,9 @@ def test_reopen_recreates_the_recorded_model_and_refuses_another(tmp_path, docs_
     idx.add([docs_dir])
     reopened = Index.open(tmp_path / "idx")
     assert reopened.model_id == "hash-64" and reopened.info()["chunks"] == 3
-    with pytest.raises(IndexMismatchError, match=r"idx was built with the embedding model 'hash-64'.*new directory"):
+    with pytest.raises(
+        IndexMismatchError, match=r"idx was built with the embedding model 'hash-64'.*new directory"
+    ):
         Index.open(tmp_path / "idx", embeddings=HashEmbeddings(32))
     with pytest.raises(IndexMismatchError):
         Index.create(tmp_path / "idx", "hash-32")
@@ -106,17 +118,25 @@ def test_changed_splitter_settings_resplit_everything(tmp_path, docs_dir):
     Index.create(tmp_path / "idx", "hash-64").add([docs_dir])
     idx = Index.create(tmp_path / "idx", "hash-64", chunk_size=60, chunk_overlap=10)
     report = idx.add([docs_dir])
-    assert report.files_loaded == 3 and report.num_deleted + report.num_skipped == 3 and report.chunks > 3
+    assert (
+        report.files_loaded == 3
+        and report.num_deleted + report.num_skipped == 3
+        and report.chunks > 3
+    )
     assert Index.open(tmp_path / "idx").settings.chunk_size == 60
 
 
 def test_documents_can_be_added_directly(tmp_path):
     idx = Index.create(tmp_path / "idx", HashEmbeddings(16))
-    docs = [Document("Spoke tension should be even around the wheel.", metadata={"source": "s1"}),
-            Document("Rim brakes wear the rim sidewall.", metadata={"source": "s2"})]
+    docs = [
+        Document("Spoke tension should be even around the wheel.", metadata={"source": "s1"}),
+        Document("Rim brakes wear the rim sidewall.", metadata={"source": "s2"}),
+    ]
     assert idx.add(docs).num_added == 2
     assert idx.add(docs).num_skipped == 2
-    assert idx.add([Document("Rim brakes wear the rim.", metadata={"source": "s2"})]).num_deleted == 1
+    assert (
+        idx.add([Document("Rim brakes wear the rim.", metadata={"source": "s2"})]).num_deleted == 1
+    )
     assert idx.search("spoke tension", k=1, filter={"source": "s1"})[0].metadata["source"] == "s1"
 
 
@@ -155,7 +175,9 @@ def test_unreadable_and_bad_files_are_reported_and_the_rest_indexed(tmp_path, do
     finally:
         os.chmod(docs_dir / "locked.txt", 0o644)
     failed = sorted(os.path.basename(f["path"]) for f in report.failures)
-    expected = ["bad.json"] if os.geteuid() == 0 else ["bad.json", "locked.txt"]  # root reads anything
+    expected = (
+        ["bad.json"] if os.geteuid() == 0 else ["bad.json", "locked.txt"]
+    )  # root reads anything
     assert failed == expected and report.num_added >= 3 and not report.ok
     assert all(f["error"] for f in report.failures)
 

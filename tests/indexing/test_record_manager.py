@@ -95,8 +95,13 @@ def test_persists_across_processes_in_wal_mode(tmp_path):
         rm = SQLRecordManager("ns", db_url="sqlite:///{path}")
         print(rm.exists(["a", "b"]), rm.list_keys(group_ids=["s"]))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": os.getcwd()})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     assert out.stdout.strip() == "[True, False] ['a']"
 
 
@@ -156,7 +161,11 @@ def test_writer_lock_released_when_holder_is_killed(tmp_path):
         print("held", flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     """)
-    subprocess.run([sys.executable, "-c", code], capture_output=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     rm = SQLRecordManager("ns", db_url=f"sqlite:///{path}")
     with rm.lock(timeout=0):
         assert rm.lock().held

@@ -23,7 +23,9 @@ def folder(tmp_path: Path) -> Path:
     (root / ".git").mkdir()
     (root / "a.txt").write_text("alpha text", encoding="utf-8")
     (root / "b.md").write_text("# Title\n\nbody", encoding="utf-8")
-    (root / "c.html").write_text("<html><head><title>T</title></head><body><p>html body</p></body></html>", encoding="utf-8")
+    (root / "c.html").write_text(
+        "<html><head><title>T</title></head><body><p>html body</p></body></html>", encoding="utf-8"
+    )
     (root / "d.csv").write_text("k,v\n1,one\n2,two\n", encoding="utf-8")
     (root / "e.json").write_text(json.dumps({"x": [1, 2]}), encoding="utf-8")
     (root / "f.jsonl").write_text('{"n": 1}\n{"n": 2}\n', encoding="utf-8")
@@ -38,7 +40,10 @@ def folder(tmp_path: Path) -> Path:
 
 
 def _names(docs) -> list[str]:
-    return [os.path.relpath(d.metadata["source"], d.metadata["source"].split("docs")[0] + "docs") for d in docs]
+    return [
+        os.path.relpath(d.metadata["source"], d.metadata["source"].split("docs")[0] + "docs")
+        for d in docs
+    ]
 
 
 def test_loads_every_type_skips_hidden(folder: Path) -> None:
@@ -47,11 +52,26 @@ def test_loads_every_type_skips_hidden(folder: Path) -> None:
     assert loader.errors == []
     names = _names(docs)
     assert names == [
-        "a.txt", "b.md", "c.html", "d.csv", "d.csv", "e.json", "empty.txt", "f.jsonl", "f.jsonl", "g.py",
-        "h.pdf", "h.pdf", "sub/i.txt", "sub/deeper/j.txt",
+        "a.txt",
+        "b.md",
+        "c.html",
+        "d.csv",
+        "d.csv",
+        "e.json",
+        "empty.txt",
+        "f.jsonl",
+        "f.jsonl",
+        "g.py",
+        "h.pdf",
+        "h.pdf",
+        "sub/i.txt",
+        "sub/deeper/j.txt",
     ]
     by_name = dict(zip(names, docs))
-    assert by_name["c.html"].page_content == "T\nhtml body" and by_name["c.html"].metadata["title"] == "T"
+    assert (
+        by_name["c.html"].page_content == "T\nhtml body"
+        and by_name["c.html"].metadata["title"] == "T"
+    )
     assert by_name["sub/i.txt"].page_content == "cp1252 \u20ac"
     assert by_name["sub/deeper/j.txt"].page_content == "utf16 text"
     assert [d.metadata["page"] for d in docs if d.metadata["source"].endswith("h.pdf")] == [0, 1]
@@ -62,15 +82,29 @@ def test_loads_every_type_skips_hidden(folder: Path) -> None:
 
 
 def test_glob_exclude_recursive_sample(folder: Path) -> None:
-    assert _names(DirectoryLoader(folder, glob="**/*.txt").load()) == ["a.txt", "empty.txt", "sub/i.txt", "sub/deeper/j.txt"]
+    assert _names(DirectoryLoader(folder, glob="**/*.txt").load()) == [
+        "a.txt",
+        "empty.txt",
+        "sub/i.txt",
+        "sub/deeper/j.txt",
+    ]
     assert _names(DirectoryLoader(folder, glob="*.txt").load()) == ["a.txt", "empty.txt"]
-    assert _names(DirectoryLoader(folder, glob="**/*.txt", exclude=["empty.*", "sub/deeper/**"]).load()) == ["a.txt", "sub/i.txt"]
-    assert _names(DirectoryLoader(folder, glob="**/*.txt", recursive=False).load()) == ["a.txt", "empty.txt"]
+    assert _names(
+        DirectoryLoader(folder, glob="**/*.txt", exclude=["empty.*", "sub/deeper/**"]).load()
+    ) == ["a.txt", "sub/i.txt"]
+    assert _names(DirectoryLoader(folder, glob="**/*.txt", recursive=False).load()) == [
+        "a.txt",
+        "empty.txt",
+    ]
     assert _names(DirectoryLoader(folder, glob=["*.md", "*.py"]).load()) == ["b.md", "g.py"]
     assert len(DirectoryLoader(folder, glob="**/*.txt", sample_size=2).load()) == 2
-    sampled = DirectoryLoader(folder, glob="**/*.txt", sample_size=3, randomize_sample=True, sample_seed=1).load()
+    sampled = DirectoryLoader(
+        folder, glob="**/*.txt", sample_size=3, randomize_sample=True, sample_seed=1
+    ).load()
     assert len(sampled) == 3
-    texts = DirectoryLoader(folder, glob="**/*.md", loader_cls=TextLoader, loader_kwargs={"encoding": "utf-8"}).load()
+    texts = DirectoryLoader(
+        folder, glob="**/*.md", loader_cls=TextLoader, loader_kwargs={"encoding": "utf-8"}
+    ).load()
     assert [d.page_content for d in texts] == ["# Title\n\nbody"]
     with pytest.raises(ValueError, match="not a directory"):
         DirectoryLoader(folder / "a.txt").load()
@@ -82,7 +116,9 @@ def test_multithreading_gives_the_same_documents_in_order(folder: Path) -> None:
     assert threaded == single
 
 
-def test_failures_are_recorded_and_the_rest_loads(folder: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_failures_are_recorded_and_the_rest_loads(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     (folder / "binary.txt").write_bytes(bytes(range(256)) * 10)
     (folder / "bad.json").write_text("{nope", encoding="utf-8")
     os.mkfifo(folder / "pipe.txt")
@@ -107,7 +143,9 @@ def test_failures_are_recorded_and_the_rest_loads(folder: Path, caplog: pytest.L
     assert "not a regular file" in reasons["pipe.txt"]
     assert "outside" in reasons["escape.txt"]
     assert "loop" in reasons["x.txt"] or "broken" in reasons["x.txt"]
-    assert len([r for r in caplog.records if "Could not load" in r.getMessage()]) == len(loader.errors)
+    assert len([r for r in caplog.records if "Could not load" in r.getMessage()]) == len(
+        loader.errors
+    )
 
     caplog.clear()
     quiet = DirectoryLoader(folder, silent_errors=True)
@@ -124,7 +162,9 @@ def test_file_removed_between_listing_and_reading(folder: Path) -> None:
     (folder / "empty.txt").unlink()  # listed with a.txt, gone before it is read
     rest = list(stream)
     assert rest == []
-    assert [(os.path.basename(f.path), "does not exist" in f.reason) for f in loader.errors] == [("empty.txt", True)]
+    assert [(os.path.basename(f.path), "does not exist" in f.reason) for f in loader.errors] == [
+        ("empty.txt", True)
+    ]
 
 
 def test_streaming_reads_files_lazily(folder: Path) -> None:
@@ -135,9 +175,9 @@ def test_streaming_reads_files_lazily(folder: Path) -> None:
             opened.append(os.path.basename(str(self.file_path)))
             return super().lazy_load()
 
-    chain = DirectoryLoader(folder, glob="**/*.txt", loader_cls=Recording) | RecursiveCharacterTextSplitter(
-        chunk_size=5, chunk_overlap=0
-    )
+    chain = DirectoryLoader(
+        folder, glob="**/*.txt", loader_cls=Recording
+    ) | RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0)
     stream = chain.stream(None)
     first = next(stream)
     assert first.page_content == "alpha" and opened == ["a.txt"]

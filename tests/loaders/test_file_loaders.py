@@ -104,7 +104,10 @@ def test_csv_quoted_newlines_and_langchain_parity(tmp_path: Path) -> None:
     )
     docs = CSVLoader(path).load()
     assert [(d.page_content, d.metadata) for d in docs] == _langchain_csv(path)
-    assert docs[0].page_content == "name: Ada\nbio: wrote the first\nprogram, in 1843\nurl: https://a.example"
+    assert (
+        docs[0].page_content
+        == "name: Ada\nbio: wrote the first\nprogram, in 1843\nurl: https://a.example"
+    )
     assert docs[1].metadata == {"source": str(path), "row": 1}
 
     by_url = CSVLoader(path, source_column="url", metadata_columns=["name"])
@@ -134,7 +137,11 @@ def test_csv_options_and_errors(tmp_path: Path) -> None:
 
 
 def test_json_nested_paths(tmp_path: Path) -> None:
-    data = {"feed": {"items": [{"body": "first", "meta": {"id": 1}}, {"body": "second", "meta": {"id": 2}}]}}
+    data = {
+        "feed": {
+            "items": [{"body": "first", "meta": {"id": 1}}, {"body": "second", "meta": {"id": 2}}]
+        }
+    }
     path = tmp_path / "feed.json"
     path.write_text(json.dumps(data), encoding="utf-8")
 
@@ -147,12 +154,19 @@ def test_json_nested_paths(tmp_path: Path) -> None:
     def add_id(record: dict, metadata: dict) -> dict:
         return {**metadata, "id": record["meta"]["id"]}
 
-    docs = JSONLoader(path, jq_schema=".feed.items[]", content_key="body", metadata_func=add_id).load()
+    docs = JSONLoader(
+        path, jq_schema=".feed.items[]", content_key="body", metadata_func=add_id
+    ).load()
     assert [(d.page_content, d.metadata["id"]) for d in docs] == [("first", 1), ("second", 2)]
 
     whole = JSONLoader(path, jq_schema=".feed.items[1]", text_content=False).load()
     assert json.loads(whole[0].page_content) == data["feed"]["items"][1]
-    assert JSONLoader(path, jq_schema='."feed"."items"[0].meta.id', text_content=False).load()[0].page_content == "1"
+    assert (
+        JSONLoader(path, jq_schema='."feed"."items"[0].meta.id', text_content=False)
+        .load()[0]
+        .page_content
+        == "1"
+    )
 
     with pytest.raises(LoaderError, match="not a string"):
         JSONLoader(path, jq_schema=".feed.items[]").load()
@@ -226,7 +240,10 @@ def test_html_text_matches_beautifulsoup_on_odd_input(tmp_path: Path, html: str)
 
 def test_html_loader_xhtml_declaration_and_legacy_encoding(tmp_path: Path) -> None:
     xhtml = tmp_path / "x.xhtml"
-    xhtml.write_text('<?xml version="1.0" encoding="UTF-8"?><html><body><p>Caf\u00e9</p></body></html>', encoding="utf-8")
+    xhtml.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?><html><body><p>Caf\u00e9</p></body></html>',
+        encoding="utf-8",
+    )
     assert "Caf\u00e9" in HTMLLoader(xhtml).load()[0].page_content
     legacy = tmp_path / "old.html"
     legacy.write_bytes("<p>\u201cq\u201d \u20ac</p>".encode("cp1252"))
@@ -331,13 +348,22 @@ def test_loader_is_a_runnable_and_async(tmp_path: Path) -> None:
     chain = loader | CharacterTextSplitter(separator=" ", chunk_size=3, chunk_overlap=0)
     assert [d.page_content for d in chain.invoke(None)] == ["one", "two", "three"]
     assert [d.page_content for d in chain.stream(None)] == ["one", "two", "three"]
-    assert [d.page_content for d in loader.load_and_split(CharacterTextSplitter(separator=" ", chunk_size=7, chunk_overlap=0))] == [
+    assert [
+        d.page_content
+        for d in loader.load_and_split(
+            CharacterTextSplitter(separator=" ", chunk_size=7, chunk_overlap=0)
+        )
+    ] == [
         "one two",
         "three",
     ]
 
     async def run():
-        return await loader.aload(), [d async for d in loader.alazy_load()], await chain.ainvoke(None)
+        return (
+            await loader.aload(),
+            [d async for d in loader.alazy_load()],
+            await chain.ainvoke(None),
+        )
 
     loaded, streamed, chunks = asyncio.run(run())
     assert loaded == streamed == loader.load() and len(chunks) == 3

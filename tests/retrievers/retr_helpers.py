@@ -18,8 +18,12 @@ from ragkit.stores import VectorStore
 class ListRetriever(BaseRetriever):
     """Returns a fixed ranked list (cut to ``k`` if given) and records every call."""
 
-    def __init__(self, docs: list[Document], barrier: threading.Barrier | None = None,
-                 error: Exception | None = None) -> None:
+    def __init__(
+        self,
+        docs: list[Document],
+        barrier: threading.Barrier | None = None,
+        error: Exception | None = None,
+    ) -> None:
         self.docs = docs
         self.barrier = barrier
         self.error = error
@@ -90,7 +94,9 @@ class SentenceSplitter:
         for doc in documents:
             sentences = [s for s in re.split(r"(?<=[.!?])\s+", doc.page_content) if s.strip()]
             for i in range(0, len(sentences), self.n):
-                out.append(Document(" ".join(sentences[i:i + self.n]), metadata=dict(doc.metadata)))
+                out.append(
+                    Document(" ".join(sentences[i : i + self.n]), metadata=dict(doc.metadata))
+                )
         return out
 
 

@@ -53,13 +53,16 @@ def test_config_round_trip_is_equal():
     assert a == b and b("les vélos rapides") == a("les vélos rapides")
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"language": "klingon"}, "klingon"),
-    ({"stemmer": "porter2"}, "stemmer"),
-    ({"stopwords": "english"}, "stopwords"),
-    ({"token_pattern": "("}, "token_pattern"),
-    ({"min_token_length": 0}, "min_token_length"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"language": "klingon"}, "klingon"),
+        ({"stemmer": "porter2"}, "stemmer"),
+        ({"stopwords": "english"}, "stopwords"),
+        ({"token_pattern": "("}, "token_pattern"),
+        ({"min_token_length": 0}, "min_token_length"),
+    ],
+)
 def test_bad_settings_name_the_setting(kwargs, fragment):
     with pytest.raises(ConfigurationError, match=fragment):
         Analyzer(**kwargs)

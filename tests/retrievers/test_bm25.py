@@ -52,9 +52,12 @@ def test_repeated_query_terms_count_twice():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.sampled_from("abcdefg"), max_size=8), min_size=1, max_size=25),
-       st.lists(st.sampled_from("abcdefgz"), max_size=4), st.integers(1, 30),
-       st.sampled_from(["lucene", "robertson", "atire", "bm25l", "bm25+"]))
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefg"), max_size=8), min_size=1, max_size=25),
+    st.lists(st.sampled_from("abcdefgz"), max_size=4),
+    st.integers(1, 30),
+    st.sampled_from(["lucene", "robertson", "atire", "bm25l", "bm25+"]),
+)
 def test_top_k_equals_brute_force(corpus, query, k, method):
     index = BM25Index.build(corpus, method=method)
     ids, scores = index.top_k(query, k)
@@ -72,7 +75,9 @@ def test_same_ranking_as_langchain_with_the_same_tokenizer(bikes):
     ours = BM25Retriever.from_texts(texts, preprocess_func=str.split, k=5, engine="rank_bm25")
     theirs = LCBM25.from_texts(texts, k=5)
     for query in bikes.queries.values():
-        assert [d.page_content for d in ours.invoke(query)] == [d.page_content for d in theirs.invoke(query)]
+        assert [d.page_content for d in ours.invoke(query)] == [
+            d.page_content for d in theirs.invoke(query)
+        ]
 
 
 def test_default_engine_agrees_with_rank_bm25_engine(bikes):
@@ -82,13 +87,16 @@ def test_default_engine_agrees_with_rank_bm25_engine(bikes):
     for query in bikes.queries.values():
         a, b = fast.invoke(query), slow.invoke(query)
         assert [d.id for d in a] == [d.id for d in b][: len(a)]
-        np.testing.assert_allclose([d.metadata["score"] for d in a], [d.metadata["score"] for d in b][: len(a)],
-                                   rtol=1e-5)
+        np.testing.assert_allclose(
+            [d.metadata["score"] for d in a], [d.metadata["score"] for d in b][: len(a)], rtol=1e-5
+        )
 
 
 def test_results_carry_ids_metadata_and_scores_without_touching_the_originals():
-    docs = [Document("brake pads wear out", metadata={"src": "a"}, id="1"),
-            Document("chain lube for rain", metadata={"src": "b"}, id="2")]
+    docs = [
+        Document("brake pads wear out", metadata={"src": "a"}, id="1"),
+        Document("chain lube for rain", metadata={"src": "b"}, id="2"),
+    ]
     r = BM25Retriever.from_documents(docs)
     [hit] = r.invoke("worn brake pads")
     assert hit.id == "1" and hit.metadata["src"] == "a" and hit.metadata["score"] > 0
@@ -146,6 +154,7 @@ def test_async_and_batch(bikes):
 
 # -- persistence ------------------------------------------------------------------
 
+
 def test_save_load_round_trip(tmp_path, bikes):
     r = BM25Retriever.from_documents(bikes.documents, k=6, analyzer=Analyzer(min_token_length=2))
     r.save(tmp_path / "idx")
@@ -154,7 +163,9 @@ def test_save_load_round_trip(tmp_path, bikes):
     for q in bikes.queries.values():
         assert loaded.invoke(q) == r.invoke(q)
     header = json.loads((tmp_path / "idx" / "bm25.json").read_text())
-    assert header["format"] == "ragkit.bm25" and header["documents"][0]["id"] == bikes.documents[0].id
+    assert (
+        header["format"] == "ragkit.bm25" and header["documents"][0]["id"] == bikes.documents[0].id
+    )
     with np.load(tmp_path / "idx" / "bm25.npz", allow_pickle=False) as data:
         assert set(data.files) == {"indptr", "doc_ids", "weights"}
 
@@ -172,7 +183,9 @@ def test_custom_preprocess_func_must_be_given_again(tmp_path):
     r.save(tmp_path)
     with pytest.raises(IndexFormatError, match="preprocess_func"):
         BM25Retriever.load(tmp_path)
-    assert [d.page_content for d in BM25Retriever.load(tmp_path, preprocess_func=str.split).invoke("c")] == ["c d"]
+    assert [
+        d.page_content for d in BM25Retriever.load(tmp_path, preprocess_func=str.split).invoke("c")
+    ] == ["c d"]
 
 
 def test_damaged_or_mixed_files_are_refused(tmp_path):

@@ -33,11 +33,17 @@ def test_embeddings_filter_threshold_order_and_scores(bikes):
     query = "bleeding hydraulic disc brakes"
     found = bikes.documents[:20]
     threshold = 0.1
-    kept = EmbeddingsFilter(embeddings=emb, similarity_threshold=threshold, k=None).compress_documents(found, query)
-    expected = sorted((d for d in found if _cos(emb, d.page_content, query) >= threshold),
-                      key=lambda d: -_cos(emb, d.page_content, query))
+    kept = EmbeddingsFilter(
+        embeddings=emb, similarity_threshold=threshold, k=None
+    ).compress_documents(found, query)
+    expected = sorted(
+        (d for d in found if _cos(emb, d.page_content, query) >= threshold),
+        key=lambda d: -_cos(emb, d.page_content, query),
+    )
     assert [d.id for d in kept] == [d.id for d in expected] and kept
-    assert kept[0].metadata["query_similarity_score"] == pytest.approx(_cos(emb, kept[0].page_content, query), rel=1e-5)
+    assert kept[0].metadata["query_similarity_score"] == pytest.approx(
+        _cos(emb, kept[0].page_content, query), rel=1e-5
+    )
     assert len(EmbeddingsFilter(embeddings=emb, k=3).compress_documents(found, query)) == 3
     assert EmbeddingsFilter(embeddings=emb, k=3).compress_documents([], query) == []
 
@@ -55,7 +61,8 @@ def test_embeddings_filter_bad_settings():
 def test_compression_retriever_applies_the_compressor_to_base_results(bikes):
     base = BM25Retriever.from_documents(bikes.documents, k=8)
     retriever = ContextualCompressionRetriever(
-        base_compressor=EmbeddingsFilter(embeddings=HashEmbeddings(256), k=2), base_retriever=base)
+        base_compressor=EmbeddingsFilter(embeddings=HashEmbeddings(256), k=2), base_retriever=base
+    )
     query = "how to fix a flat tyre"
     out = retriever.invoke(query)
     assert len(out) == 2 and {d.id for d in out} <= {d.id for d in base.invoke(query)}
@@ -73,26 +80,35 @@ def test_llm_extractor_shortens_and_drops_documents_concurrently():
         return next(v for k, v in replies.items() if f">>>\n{k} text" in text)
 
     extractor = LLMChainExtractor.from_llm(RunnableLambda(fake_llm))
-    source = [Document("alpha text", metadata={"m": 1}, id="a"), Document("beta text"), Document("gamma text")]
+    source = [
+        Document("alpha text", metadata={"m": 1}, id="a"),
+        Document("beta text"),
+        Document("gamma text"),
+    ]
     out = extractor.compress_documents(source, "question")
     assert [(d.page_content, d.metadata, d.id) for d in out] == [("alpha part", {"m": 1}, "a")]
 
 
 def test_llm_extractor_in_a_retriever_with_fake_chat_model():
     llm = FakeChatModel(["Pads wear faster in rain."])
-    retriever = ContextualCompressionRetriever(base_compressor=LLMChainExtractor.from_llm(llm),
-                                               base_retriever=ListRetriever(docs("1")))
+    retriever = ContextualCompressionRetriever(
+        base_compressor=LLMChainExtractor.from_llm(llm), base_retriever=ListRetriever(docs("1"))
+    )
     assert [d.page_content for d in retriever.invoke("pad wear")] == ["Pads wear faster in rain."]
     prompt = llm.calls[0][0].content
     assert "pad wear" in prompt and "text of 1" in prompt and "NO_OUTPUT" in prompt
-    assert [d.page_content for d in asyncio.run(retriever.ainvoke("pad wear"))] == ["Pads wear faster in rain."]
+    assert [d.page_content for d in asyncio.run(retriever.ainvoke("pad wear"))] == [
+        "Pads wear faster in rain."
+    ]
 
 
 def test_compression_bad_construction():
     with pytest.raises(ConfigurationError, match="compress_documents"):
         ContextualCompressionRetriever(base_compressor=object(), base_retriever=ListRetriever([]))  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="invoke"):
-        ContextualCompressionRetriever(base_compressor=EmbeddingsFilter(HashEmbeddings(8)), base_retriever=42)  # type: ignore[arg-type]
+        ContextualCompressionRetriever(
+            base_compressor=EmbeddingsFilter(HashEmbeddings(8)), base_retriever=42
+        )  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("n", range(0, 9))

@@ -28,19 +28,28 @@ def test_same_order_as_langchain_weighted_rrf():
     weights = [0.5, 0.3, 0.2]
 
     lc = LCEnsemble.model_construct(retrievers=[], weights=weights, c=60, id_key=None)
-    theirs = lc.weighted_reciprocal_rank([[LCDocument(page_content=t) for t in lst] for lst in lists])
+    theirs = lc.weighted_reciprocal_rank(
+        [[LCDocument(page_content=t) for t in lst] for lst in lists]
+    )
     ours = reciprocal_rank_fusion([[Document(t) for t in lst] for lst in lists], weights=weights)
     assert [d.page_content for d in ours] == [d.page_content for d in theirs]
 
 
 def test_identity_by_id_by_text_and_by_metadata_key():
-    with_ids = reciprocal_rank_fusion([[Document("x", id="1")], [Document("x (other copy)", id="1")]])
+    with_ids = reciprocal_rank_fusion(
+        [[Document("x", id="1")], [Document("x (other copy)", id="1")]]
+    )
     assert len(with_ids) == 1 and with_ids[0].page_content == "x"
     # one side lacks ids (e.g. BM25 over raw texts, FAISS with generated ids): match on text
     mixed = reciprocal_rank_fusion([[Document("same")], [Document("same", id="uuid-1")]])
     assert len(mixed) == 1
-    by_key = reciprocal_rank_fusion([[Document("chunk 1", metadata={"src": "a"})],
-                                     [Document("chunk 2", metadata={"src": "a"})]], id_key="src")
+    by_key = reciprocal_rank_fusion(
+        [
+            [Document("chunk 1", metadata={"src": "a"})],
+            [Document("chunk 2", metadata={"src": "a"})],
+        ],
+        id_key="src",
+    )
     assert len(by_key) == 1
     with pytest.raises(InvalidQueryError, match="id_key='src'"):
         reciprocal_rank_fusion([[Document("no src")]], id_key="src")
@@ -65,8 +74,11 @@ def test_bad_weights(weights):
 
 # -- EnsembleRetriever -------------------------------------------------------------
 
+
 def test_ensemble_fuses_members():
-    e = EnsembleRetriever([ListRetriever(docs("a", "b")), ListRetriever(docs("b", "c"))], weights=[0.6, 0.4])
+    e = EnsembleRetriever(
+        [ListRetriever(docs("a", "b")), ListRetriever(docs("b", "c"))], weights=[0.6, 0.4]
+    )
     out = e.invoke("q")
     assert [d.id for d in out] == ["b", "a", "c"]
     assert [d.id for d in e.invoke("q", k=1)] == ["b"]
@@ -76,7 +88,9 @@ def test_ensemble_fuses_members():
 def test_members_run_concurrently():
     barrier = threading.Barrier(2, timeout=10)
     a, b = ListRetriever(docs("a"), barrier), ListRetriever(docs("b"), barrier)
-    assert len(EnsembleRetriever([a, b]).invoke("q")) == 2  # deadlocks (BrokenBarrierError) if sequential
+    assert (
+        len(EnsembleRetriever([a, b]).invoke("q")) == 2
+    )  # deadlocks (BrokenBarrierError) if sequential
     assert asyncio.run(EnsembleRetriever([a, b]).ainvoke("q"))[0].id in {"a", "b"}
 
 
@@ -91,7 +105,9 @@ def test_member_runs_nest_under_the_ensemble_run():
 
 
 def test_member_failure_propagates():
-    e = EnsembleRetriever([ListRetriever(docs("a")), ListRetriever([], error=RuntimeError("index offline"))])
+    e = EnsembleRetriever(
+        [ListRetriever(docs("a")), ListRetriever([], error=RuntimeError("index offline"))]
+    )
     with pytest.raises(RuntimeError, match="index offline"):
         e.invoke("q")
 

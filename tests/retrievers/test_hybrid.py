@@ -18,11 +18,14 @@ def test_hybrid_equals_rrf_of_its_members(bikes, bike_store):
     dense = bike_store.as_retriever()
     hybrid = HybridRetriever(bm25=bm25, dense=dense, k=5, fetch_k=15, weights=(0.7, 0.3), c=30)
     for query in list(bikes.queries.values())[:8]:
-        expected = reciprocal_rank_fusion([bm25.invoke(query, k=15), dense.invoke(query, k=15)],
-                                          k=30, weights=[0.7, 0.3], top_n=5)
+        expected = reciprocal_rank_fusion(
+            [bm25.invoke(query, k=15), dense.invoke(query, k=15)], k=30, weights=[0.7, 0.3], top_n=5
+        )
         got = hybrid.invoke(query)
         assert [d.id for d in got] == [d.id for d in expected]
-        assert [d.metadata["score"] for d in got] == pytest.approx([d.metadata["score"] for d in expected])
+        assert [d.metadata["score"] for d in got] == pytest.approx(
+            [d.metadata["score"] for d in expected]
+        )
 
 
 def test_vector_store_is_wrapped_and_depth_reaches_members(bikes, bike_store):
@@ -39,7 +42,9 @@ def test_vector_store_is_wrapped_and_depth_reaches_members(bikes, bike_store):
 
 def test_members_run_concurrently_sync_and_async():
     barrier = threading.Barrier(2, timeout=10)
-    hybrid = HybridRetriever(bm25=ListRetriever(docs("a"), barrier), dense=ListRetriever(docs("b"), barrier))
+    hybrid = HybridRetriever(
+        bm25=ListRetriever(docs("a"), barrier), dense=ListRetriever(docs("b"), barrier)
+    )
     assert {d.id for d in hybrid.invoke("q")} == {"a", "b"}
     assert {d.id for d in asyncio.run(hybrid.ainvoke("q"))} == {"a", "b"}
 
@@ -85,10 +90,16 @@ def test_from_documents_gives_documents_without_ids_one_id_for_both_members():
     from ragkit.documents import Document
     from ragkit.embeddings import HashEmbeddings
 
-    docs_ = [Document("chain lube in the rain"), Document("tubeless sealant dries out"), Document("saddle height")]
+    docs_ = [
+        Document("chain lube in the rain"),
+        Document("tubeless sealant dries out"),
+        Document("saddle height"),
+    ]
     hybrid = HybridRetriever.from_documents(docs_, HashEmbeddings(64), k=3)
     out = hybrid.invoke("chain lube")
-    assert len({d.id for d in out}) == len(out) == 3  # each document once: both members name it alike
+    assert (
+        len({d.id for d in out}) == len(out) == 3
+    )  # each document once: both members name it alike
     assert all(d.id for d in out)
 
 
@@ -107,7 +118,9 @@ def test_save_and_load_round_trip(tmp_path, bikes):
     from ragkit.errors import IndexFormatError
 
     emb = HashEmbeddings(128)
-    hybrid = HybridRetriever.from_documents(bikes.documents, emb, k=6, weights=(0.6, 0.4), fetch_k=15)
+    hybrid = HybridRetriever.from_documents(
+        bikes.documents, emb, k=6, weights=(0.6, 0.4), fetch_k=15
+    )
     hybrid.save(tmp_path / "idx")
     loaded = HybridRetriever.load(tmp_path / "idx", emb)
     assert (loaded.k, loaded.fetch_k, loaded.weights) == (6, 15, [0.6, 0.4])

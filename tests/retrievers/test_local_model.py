@@ -37,7 +37,9 @@ def test_dense_search_understands_paraphrases(hybrid):
 def test_hybrid_beats_or_matches_each_member_on_the_shipped_dataset(bikes, hybrid):
     k = (10,)
     fused = evaluate(hybrid, bikes, k).scores["ndcg@10"]
-    keyword = evaluate(BM25Retriever.from_documents(bikes.documents, k=10), bikes, k).scores["ndcg@10"]
+    keyword = evaluate(BM25Retriever.from_documents(bikes.documents, k=10), bikes, k).scores[
+        "ndcg@10"
+    ]
     dense = evaluate(hybrid.dense, bikes, k, search_kwargs={"k": 10}).scores["ndcg@10"]
     assert dense > 0.75 and keyword > 0.8
     assert fused >= max(keyword, dense) - 0.02
@@ -46,7 +48,9 @@ def test_hybrid_beats_or_matches_each_member_on_the_shipped_dataset(bikes, hybri
 def test_embeddings_filter_with_the_local_model(bikes, local):
     base = BM25Retriever.from_documents(bikes.documents, k=10)
     retriever = ContextualCompressionRetriever(
-        base_compressor=EmbeddingsFilter(embeddings=local, similarity_threshold=0.45, k=None), base_retriever=base)
+        base_compressor=EmbeddingsFilter(embeddings=local, similarity_threshold=0.45, k=None),
+        base_retriever=base,
+    )
     kept = retriever.invoke("how do I repair a punctured inner tube")
     assert kept and kept[0].id == "bc02"
     assert all(d.metadata["query_similarity_score"] >= 0.45 for d in kept)

@@ -17,17 +17,28 @@ from ragkit.retrievers import BM25Retriever, MultiQueryRetriever, reciprocal_ran
 from ragkit.retrievers.multi_query import parse_queries
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("brake noise\nsqueaky brakes\nwhy do brakes squeal", ["brake noise", "squeaky brakes", "why do brakes squeal"]),
-    ("Here are three versions:\n\n1. brake noise\n2) squeaky brakes\n3: why squeal?",
-     ["brake noise", "squeaky brakes", "why squeal?"]),
-    ("- \"brake noise\"\n* 'squeaky brakes'\n• **why squeal**", ["brake noise", "squeaky brakes", "why squeal"]),
-    ('```json\n["brake noise", "squeaky brakes"]\n```', ["brake noise", "squeaky brakes"]),
-    ("Brake noise?\nbrake  noise\nBRAKE NOISE.", ["Brake noise?"]),
-    ("Sure! Here you go:\n", []),
-    ("", []),
-    ("---\n...\n***", []),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (
+            "brake noise\nsqueaky brakes\nwhy do brakes squeal",
+            ["brake noise", "squeaky brakes", "why do brakes squeal"],
+        ),
+        (
+            "Here are three versions:\n\n1. brake noise\n2) squeaky brakes\n3: why squeal?",
+            ["brake noise", "squeaky brakes", "why squeal?"],
+        ),
+        (
+            "- \"brake noise\"\n* 'squeaky brakes'\n• **why squeal**",
+            ["brake noise", "squeaky brakes", "why squeal"],
+        ),
+        ('```json\n["brake noise", "squeaky brakes"]\n```', ["brake noise", "squeaky brakes"]),
+        ("Brake noise?\nbrake  noise\nBRAKE NOISE.", ["Brake noise?"]),
+        ("Sure! Here you go:\n", []),
+        ("", []),
+        ("---\n...\n***", []),
+    ],
+)
 def test_parse_queries(reply, expected):
     assert parse_queries(reply) == expected
 
@@ -44,14 +55,18 @@ def test_rrf_ranks_documents_found_by_several_queries_first():
     base = RunnableLambda(lambda q: by_query.get(q, []))
     mq = MultiQueryRetriever.from_llm(base, FakeChatModel(["a\nb\nc"]), fusion="rrf")
     got = mq.invoke("question")
-    expected = reciprocal_rank_fusion([by_query["a"], by_query["b"], by_query["c"]], weights=[1, 1, 1])
+    expected = reciprocal_rank_fusion(
+        [by_query["a"], by_query["b"], by_query["c"]], weights=[1, 1, 1]
+    )
     assert [d.id for d in got] == [d.id for d in expected] == ["2", "3", "1"]
     assert got[0].metadata["score"] == pytest.approx(1 / 62 + 1 / 61 + 1 / 62)
 
 
 def test_include_original_searches_the_question_first_and_once():
     base = ListRetriever(docs("x"))
-    mq = MultiQueryRetriever.from_llm(base, FakeChatModel(["What is X?\nx meaning"]), include_original=True)
+    mq = MultiQueryRetriever.from_llm(
+        base, FakeChatModel(["What is X?\nx meaning"]), include_original=True
+    )
     mq.invoke("what is x?")
     assert sorted(q for q, _ in base.calls) == sorted(["what is x?", "x meaning"])
 
@@ -68,7 +83,9 @@ def test_at_most_num_queries_are_searched_and_prompt_asks_for_them():
     llm = FakeChatModel(["q1\nq2\nq3\nq4\nq5"])
     MultiQueryRetriever.from_llm(base, llm, num_queries=2).invoke("question")
     assert len(base.calls) == 2
-    assert "2 different versions" in llm.calls[0][0].content and "question" in llm.calls[0][0].content
+    assert (
+        "2 different versions" in llm.calls[0][0].content and "question" in llm.calls[0][0].content
+    )
 
 
 def test_queries_are_searched_concurrently_and_traced():

@@ -14,8 +14,9 @@ from ragkit.retrievers import MultiVectorRetriever, ParentDocumentRetriever
 
 def _pdr(**kwargs):
     store = BruteForceStore(HashEmbeddings(256))
-    return ParentDocumentRetriever(vectorstore=store, docstore=DictStore(), child_splitter=SentenceSplitter(),
-                                   **kwargs), store
+    return ParentDocumentRetriever(
+        vectorstore=store, docstore=DictStore(), child_splitter=SentenceSplitter(), **kwargs
+    ), store
 
 
 def test_children_indexed_parents_returned_in_child_rank_order(bikes):
@@ -29,7 +30,10 @@ def test_children_indexed_parents_returned_in_child_rank_order(bikes):
     children = store.similarity_search(query, k=12)
     expected = list(dict.fromkeys(c.metadata["doc_id"] for c in children))
     assert [p.id for p in parents] == expected
-    assert parents[0].page_content == next(d for d in bikes.documents if d.id == expected[0]).page_content
+    assert (
+        parents[0].page_content
+        == next(d for d in bikes.documents if d.id == expected[0]).page_content
+    )
     assert "score" in parents[0].metadata
 
 
@@ -54,7 +58,9 @@ def test_parent_splitter_makes_parents_with_new_keys():
 
 def test_explicit_ids_no_docstore_write_and_metadata_fields():
     retriever, store = _pdr(child_metadata_fields=["lang"])
-    retriever.add_documents([Document("Hello there. Bye now.", metadata={"lang": "en", "secret": 1})], ids=["p1"])
+    retriever.add_documents(
+        [Document("Hello there. Bye now.", metadata={"lang": "en", "secret": 1})], ids=["p1"]
+    )
     assert {frozenset(c.metadata) for c in store.docs} == {frozenset({"lang", "doc_id"})}
     retriever.add_documents([Document("Other text.")], ids=["p2"], add_to_docstore=False)
     assert retriever.docstore.mget(["p2"]) == [None]
@@ -68,7 +74,9 @@ def test_explicit_ids_no_docstore_write_and_metadata_fields():
 
 def test_deleted_parents_are_skipped_and_blank_query():
     retriever, _ = _pdr()
-    retriever.add_documents([Document("Brakes squeal.", id="a"), Document("Brake pads wear.", id="b")])
+    retriever.add_documents(
+        [Document("Brakes squeal.", id="a"), Document("Brake pads wear.", id="b")]
+    )
     retriever.docstore.mdelete(["a"])
     assert [d.id for d in retriever.invoke("brakes")] == ["b"]
     assert retriever.invoke("") == []
@@ -88,15 +96,26 @@ def test_bad_construction():
 
 # -- MultiVectorRetriever -----------------------------------------------------------
 
+
 def test_multi_vector_finds_parents_through_derived_questions():
     store = BruteForceStore(HashEmbeddings(256))
-    retriever = MultiVectorRetriever(vectorstore=store, docstore=DictStore(), search_kwargs={"k": 2})
-    papers = [Document("A long article about chain maintenance.", id="chain"),
-              Document("A long article about brake maintenance.", id="brake")]
-    keys = retriever.index_documents(papers, derived=[
-        ["how often should I oil my chain", "when to replace a worn chain"],
-        [Document("why do my brakes squeal", metadata={"kind": "question"}), "how to bleed hydraulic brakes"],
-    ])
+    retriever = MultiVectorRetriever(
+        vectorstore=store, docstore=DictStore(), search_kwargs={"k": 2}
+    )
+    papers = [
+        Document("A long article about chain maintenance.", id="chain"),
+        Document("A long article about brake maintenance.", id="brake"),
+    ]
+    keys = retriever.index_documents(
+        papers,
+        derived=[
+            ["how often should I oil my chain", "when to replace a worn chain"],
+            [
+                Document("why do my brakes squeal", metadata={"kind": "question"}),
+                "how to bleed hydraulic brakes",
+            ],
+        ],
+    )
     assert keys == ["chain", "brake"]
     assert len(store.docs) == 4 and {d.metadata["doc_id"] for d in store.docs} == {"chain", "brake"}
     assert retriever.invoke("why do my brakes squeal")[0].id == "brake"
@@ -106,9 +125,12 @@ def test_multi_vector_finds_parents_through_derived_questions():
 
 def test_multi_vector_score_threshold_and_missing_id_key():
     store = BruteForceStore(HashEmbeddings(256))
-    retriever = MultiVectorRetriever(vectorstore=store, docstore=DictStore(),
-                                     search_type="similarity_score_threshold",
-                                     search_kwargs={"score_threshold": 0.99, "k": 4})
+    retriever = MultiVectorRetriever(
+        vectorstore=store,
+        docstore=DictStore(),
+        search_type="similarity_score_threshold",
+        search_kwargs={"score_threshold": 0.99, "k": 4},
+    )
     retriever.index_documents([Document("p", id="p")], derived=[["exact words here"]])
     assert [d.id for d in retriever.invoke("exact words here")] == ["p"]
     assert retriever.invoke("something else entirely") == []
@@ -116,6 +138,8 @@ def test_multi_vector_score_threshold_and_missing_id_key():
     with pytest.raises(ConfigurationError, match="doc_id"):
         retriever.invoke("orphan vector without parent key")
     with pytest.raises(ConfigurationError, match="score_threshold"):
-        MultiVectorRetriever(vectorstore=store, docstore=DictStore(), search_type="similarity_score_threshold")
+        MultiVectorRetriever(
+            vectorstore=store, docstore=DictStore(), search_type="similarity_score_threshold"
+        )
     with pytest.raises(ConfigurationError, match="2 lists"):
         retriever.index_documents([Document("x")], derived=[["a"], ["b"]])

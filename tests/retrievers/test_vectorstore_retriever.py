@@ -18,8 +18,9 @@ def test_similarity_results_carry_scores_and_follow_the_store(bike_store):
 
 
 def test_score_threshold_keeps_only_relevant_enough_results(bike_store):
-    retriever = bike_store.as_retriever(search_type="similarity_score_threshold",
-                                        search_kwargs={"score_threshold": 0.6, "k": 10})
+    retriever = bike_store.as_retriever(
+        search_type="similarity_score_threshold", search_kwargs={"score_threshold": 0.6, "k": 10}
+    )
     out = retriever.invoke("bleeding hydraulic disc brakes")
     assert out and all(d.metadata["score"] >= 0.6 for d in out)
     assert len(out) < 10
@@ -43,4 +44,6 @@ def test_faiss_retriever_scores_never_leak_into_the_store(bikes):
     first[0].metadata["score"] = -1.0  # a caller scribbling on its results ...
     again = retriever.invoke("bleeding hydraulic disc brakes")
     assert again[0].metadata["score"] != -1.0  # ... changes neither later results
-    assert all("score" not in d.metadata for d in store.get_by_ids([d.id for d in first]))  # nor the store
+    assert all(
+        "score" not in d.metadata for d in store.get_by_ids([d.id for d in first])
+    )  # nor the store

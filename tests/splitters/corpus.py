@@ -26,7 +26,10 @@ def python_code(rng: random.Random, functions: int) -> str:
     for i in range(functions):
         if rng.random() < 0.3:
             lines += [f"class C{i}:", f"    def m{i}(self, x):", "        return x * 2", ""]
-        lines += [f"def f{i}(a, b={i}):", f'    """{" ".join(rng.choice(WORDS) for _ in range(8))}"""']
+        lines += [
+            f"def f{i}(a, b={i}):",
+            f'    """{" ".join(rng.choice(WORDS) for _ in range(8))}"""',
+        ]
         for j in range(rng.randint(1, 5)):
             lines.append(f"    if a > {j}:\n        b += {j}  # {rng.choice(WORDS)}")
         lines += ["    return b", "", ""]
@@ -37,7 +40,9 @@ def markdown(rng: random.Random, sections: int) -> str:
     out = []
     for _ in range(sections):
         level = rng.randint(1, 4)
-        out.append("#" * level + " " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))))
+        out.append(
+            "#" * level + " " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+        )
         out.append(prose(rng, rng.randint(0, 3)))
         if rng.random() < 0.3:
             out.append("```python\n# not a header\nx = 1\n```")

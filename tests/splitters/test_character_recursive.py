@@ -40,7 +40,10 @@ PARAMS = [
 
 
 def _lc_docs(texts: list[str]) -> list[LCDocument]:
-    return [LCDocument(page_content=t, metadata={"source": f"f{i}", "tags": ["a"]}) for i, t in enumerate(texts)]
+    return [
+        LCDocument(page_content=t, metadata={"source": f"f{i}", "tags": ["a"]})
+        for i, t in enumerate(texts)
+    ]
 
 
 def _docs(texts: list[str]) -> list[Document]:
@@ -57,7 +60,9 @@ def test_recursive_matches_langchain_on_corpus(params: dict) -> None:
     ours, theirs = RecursiveCharacterTextSplitter(**params), LCRecursive(**params)
     for text in ALL_TEXTS:
         assert ours.split_text(text) == theirs.split_text(text)
-    _same_documents(ours.split_documents(_docs(ALL_TEXTS)), theirs.split_documents(_lc_docs(ALL_TEXTS)))
+    _same_documents(
+        ours.split_documents(_docs(ALL_TEXTS)), theirs.split_documents(_lc_docs(ALL_TEXTS))
+    )
 
 
 @pytest.mark.parametrize("params", PARAMS)
@@ -95,7 +100,9 @@ def test_language_enum_and_separators_match_langchain() -> None:
 
 @pytest.mark.parametrize("lang", _languages(), ids=lambda lang: lang.value)
 def test_from_language_matches_langchain(lang: LCLanguage) -> None:
-    ours = RecursiveCharacterTextSplitter.from_language(Language(lang.value), chunk_size=120, chunk_overlap=30)
+    ours = RecursiveCharacterTextSplitter.from_language(
+        Language(lang.value), chunk_size=120, chunk_overlap=30
+    )
     theirs = LCRecursive.from_language(lang, chunk_size=120, chunk_overlap=30)
     texts = CORPUS["python"][:6] + CORPUS["markdown"][:4] + CORPUS["html"][:3]
     for text in texts:
@@ -126,10 +133,20 @@ COMMON = {
     size=sizes(),
     keep=COMMON["keep_separator"],
     strip=COMMON["strip_whitespace"],
-    separators=st.none() | st.lists(st.sampled_from(["\n\n", "\n", " ", "", "c", "class ", "."]), min_size=1, max_size=5),
+    separators=st.none()
+    | st.lists(
+        st.sampled_from(["\n\n", "\n", " ", "", "c", "class ", "."]), min_size=1, max_size=5
+    ),
 )
-def test_recursive_hypothesis(text: str, size: tuple[int, int], keep, strip: bool, separators) -> None:
-    params = {"chunk_size": size[0], "chunk_overlap": size[1], "keep_separator": keep, "strip_whitespace": strip}
+def test_recursive_hypothesis(
+    text: str, size: tuple[int, int], keep, strip: bool, separators
+) -> None:
+    params = {
+        "chunk_size": size[0],
+        "chunk_overlap": size[1],
+        "keep_separator": keep,
+        "strip_whitespace": strip,
+    }
     ours = RecursiveCharacterTextSplitter(separators=separators, **params)
     theirs = LCRecursive(separators=separators, **params)
     assert ours.split_text(text) == theirs.split_text(text)
@@ -144,10 +161,17 @@ def test_recursive_hypothesis(text: str, size: tuple[int, int], keep, strip: boo
     separator=st.sampled_from(["\n\n", "\n", " ", "", "c", "cc", "."]),
     regex=st.booleans(),
 )
-def test_character_hypothesis(text: str, size, keep, strip: bool, separator: str, regex: bool) -> None:
+def test_character_hypothesis(
+    text: str, size, keep, strip: bool, separator: str, regex: bool
+) -> None:
     if regex and separator == ".":
         separator = r"\."  # a regex that matches exactly its literal text
-    params = {"chunk_size": size[0], "chunk_overlap": size[1], "keep_separator": keep, "strip_whitespace": strip}
+    params = {
+        "chunk_size": size[0],
+        "chunk_overlap": size[1],
+        "keep_separator": keep,
+        "strip_whitespace": strip,
+    }
     ours = CharacterTextSplitter(separator=separator, is_separator_regex=regex, **params)
     theirs = LCCharacter(separator=separator, is_separator_regex=regex, **params)
     if regex and separator == r"\." and not keep:
@@ -159,11 +183,16 @@ def test_character_hypothesis(text: str, size, keep, strip: bool, separator: str
 
 @settings(max_examples=200, deadline=None)
 @given(
-    text=st.lists(st.sampled_from(["class A:\n", "def f():\n", "    x = 1\n", "\n", "# c\n", "y"]), max_size=40).map("".join),
+    text=st.lists(
+        st.sampled_from(["class A:\n", "def f():\n", "    x = 1\n", "\n", "# c\n", "y"]),
+        max_size=40,
+    ).map("".join),
     size=sizes(),
 )
 def test_python_language_hypothesis(text: str, size: tuple[int, int]) -> None:
-    ours = RecursiveCharacterTextSplitter.from_language(Language.PYTHON, chunk_size=size[0], chunk_overlap=size[1])
+    ours = RecursiveCharacterTextSplitter.from_language(
+        Language.PYTHON, chunk_size=size[0], chunk_overlap=size[1]
+    )
     theirs = LCRecursive.from_language(LCLanguage.PYTHON, chunk_size=size[0], chunk_overlap=size[1])
     assert ours.split_text(text) == theirs.split_text(text)
 
@@ -174,7 +203,12 @@ def test_python_language_hypothesis(text: str, size: tuple[int, int]) -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=TEXTS, size=sizes(), keep=st.sampled_from([True, "end"]))
 def test_start_index_is_where_the_chunk_is(text: str, size: tuple[int, int], keep) -> None:
-    params = {"chunk_size": size[0], "chunk_overlap": size[1], "keep_separator": keep, "add_start_index": True}
+    params = {
+        "chunk_size": size[0],
+        "chunk_overlap": size[1],
+        "keep_separator": keep,
+        "add_start_index": True,
+    }
     ours = RecursiveCharacterTextSplitter(**params).create_documents([text], [{"k": 1}])
     theirs = LCRecursive(**params).create_documents([text], [{"k": 1}])
     assert [d.page_content for d in ours] == [d.page_content for d in theirs]
@@ -192,15 +226,23 @@ def test_start_index_is_where_the_chunk_is(text: str, size: tuple[int, int], kee
 def test_start_index_correct_for_repeated_passages() -> None:
     text = "ab ab"
     params = {"chunk_size": 4, "chunk_overlap": 4, "add_start_index": True}
-    ours = [(d.page_content, d.metadata["start_index"]) for d in RecursiveCharacterTextSplitter(**params).create_documents([text])]
-    theirs = [(d.page_content, d.metadata["start_index"]) for d in LCRecursive(**params).create_documents([text])]
+    ours = [
+        (d.page_content, d.metadata["start_index"])
+        for d in RecursiveCharacterTextSplitter(**params).create_documents([text])
+    ]
+    theirs = [
+        (d.page_content, d.metadata["start_index"])
+        for d in LCRecursive(**params).create_documents([text])
+    ]
     assert ours == [("ab", 0), ("ab", 3)]
     assert theirs == [("ab", 0), ("ab", 0)]  # LangChain finds the first "ab" twice
 
 
 def test_start_index_character_splitter_without_kept_separator() -> None:
     text = "alpha\n\n\n\nalpha beta\n\nalpha"
-    docs = CharacterTextSplitter(separator="\n\n", chunk_size=12, chunk_overlap=0, add_start_index=True).create_documents([text])
+    docs = CharacterTextSplitter(
+        separator="\n\n", chunk_size=12, chunk_overlap=0, add_start_index=True
+    ).create_documents([text])
     got = [(d.page_content, d.metadata["start_index"]) for d in docs]
     assert got == [("alpha", 0), ("alpha beta", 9), ("alpha", 21)]
 
@@ -216,15 +258,26 @@ def test_regex_separator_without_keep_reinserts_matched_text() -> None:
     assert theirs == ["one\\n+two", "three\\n+four"]  # the raw pattern leaks into the chunks
     assert ours == ["one\n\n\ntwo", "three\n\nfour"]
     rec = RecursiveCharacterTextSplitter(
-        separators=[r"\n+"], is_separator_regex=True, keep_separator=False, chunk_size=12, chunk_overlap=0
+        separators=[r"\n+"],
+        is_separator_regex=True,
+        keep_separator=False,
+        chunk_size=12,
+        chunk_overlap=0,
     )
     assert rec.split_text(text) == ours
 
 
 def test_lookaround_separator_joins_with_nothing() -> None:
     text = "A one. B two. C three."
-    params = {"separator": r"(?=[ABC] )", "is_separator_regex": True, "chunk_size": 14, "chunk_overlap": 0}
-    assert CharacterTextSplitter(**params).split_text(text) == LCCharacter(**params).split_text(text)
+    params = {
+        "separator": r"(?=[ABC] )",
+        "is_separator_regex": True,
+        "chunk_size": 14,
+        "chunk_overlap": 0,
+    }
+    assert CharacterTextSplitter(**params).split_text(text) == LCCharacter(**params).split_text(
+        text
+    )
 
 
 # -- parameters, errors, runnable -----------------------------------------------------------
@@ -247,10 +300,24 @@ def test_bad_sizes_raise_value_error_naming_the_parameter(kwargs: dict, name: st
 
 def test_defaults_match_langchain() -> None:
     ours, theirs = RecursiveCharacterTextSplitter(), LCRecursive()
-    for attr in ("_chunk_size", "_chunk_overlap", "_keep_separator", "_add_start_index", "_strip_whitespace", "_separators", "_is_separator_regex"):
+    for attr in (
+        "_chunk_size",
+        "_chunk_overlap",
+        "_keep_separator",
+        "_add_start_index",
+        "_strip_whitespace",
+        "_separators",
+        "_is_separator_regex",
+    ):
         assert getattr(ours, attr) == getattr(theirs, attr), attr
     ours_c, theirs_c = CharacterTextSplitter(), LCCharacter()
-    for attr in ("_chunk_size", "_chunk_overlap", "_keep_separator", "_separator", "_is_separator_regex"):
+    for attr in (
+        "_chunk_size",
+        "_chunk_overlap",
+        "_keep_separator",
+        "_separator",
+        "_is_separator_regex",
+    ):
         assert getattr(ours_c, attr) == getattr(theirs_c, attr), attr
 
 
@@ -270,9 +337,16 @@ def test_create_documents_rejects_mismatched_metadatas() -> None:
 
 def test_runnable_invoke_stream_and_lazy_transform() -> None:
     splitter = RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0)
-    docs = [Document("aaa bbb", metadata={"source": "1"}), Document("ccc", metadata={"source": "2"})]
+    docs = [
+        Document("aaa bbb", metadata={"source": "1"}),
+        Document("ccc", metadata={"source": "2"}),
+    ]
     out = splitter.invoke(docs)
-    assert [(d.page_content, d.metadata["source"]) for d in out] == [("aaa", "1"), ("bbb", "1"), ("ccc", "2")]
+    assert [(d.page_content, d.metadata["source"]) for d in out] == [
+        ("aaa", "1"),
+        ("bbb", "1"),
+        ("ccc", "2"),
+    ]
     assert [d.page_content for d in splitter.stream(docs)] == ["aaa", "bbb", "ccc"]
     assert [d.page_content for d in splitter.invoke("xx yy zz")] == ["xx yy", "zz"]
     assert splitter.transform_documents(docs) == out
@@ -292,7 +366,11 @@ def test_runnable_invoke_stream_and_lazy_transform() -> None:
 
 
 async def _collect(splitter, docs):
-    return [d async for d in splitter.astream(docs)], await splitter.ainvoke(docs), await splitter.atransform_documents(docs)
+    return (
+        [d async for d in splitter.astream(docs)],
+        await splitter.ainvoke(docs),
+        await splitter.atransform_documents(docs),
+    )
 
 
 def test_async_surface() -> None:
@@ -311,8 +389,12 @@ def test_custom_length_function_matches_langchain() -> None:
 
     params = {"chunk_size": 7, "chunk_overlap": 2, "length_function": words}
     for text in CORPUS["prose"][:8]:
-        assert RecursiveCharacterTextSplitter(**params).split_text(text) == LCRecursive(**params).split_text(text)
-        assert CharacterTextSplitter(separator=" ", **params).split_text(text) == LCCharacter(separator=" ", **params).split_text(text)
+        assert RecursiveCharacterTextSplitter(**params).split_text(text) == LCRecursive(
+            **params
+        ).split_text(text)
+        assert CharacterTextSplitter(separator=" ", **params).split_text(text) == LCCharacter(
+            separator=" ", **params
+        ).split_text(text)
 
 
 def test_chunk_documents_are_ordinary_documents() -> None:

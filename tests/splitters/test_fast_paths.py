@@ -44,8 +44,15 @@ def _len(text: str) -> int:
     strip=st.booleans(),
     separators=st.none() | st.lists(st.sampled_from(LITERALS + [""]), min_size=1, max_size=5),
 )
-def test_fast_route_equals_general_route(text: str, size: tuple[int, int], keep, strip: bool, separators) -> None:
-    params = {"chunk_size": size[0], "chunk_overlap": size[1], "keep_separator": keep, "strip_whitespace": strip}
+def test_fast_route_equals_general_route(
+    text: str, size: tuple[int, int], keep, strip: bool, separators
+) -> None:
+    params = {
+        "chunk_size": size[0],
+        "chunk_overlap": size[1],
+        "keep_separator": keep,
+        "strip_whitespace": strip,
+    }
     fast = RecursiveCharacterTextSplitter(separators=separators, **params)
     general = RecursiveCharacterTextSplitter(separators=separators, length_function=_len, **params)
     assert fast._plan is not None and general._plan is None  # the two routes really are taken
@@ -56,12 +63,26 @@ def test_fast_route_equals_general_route(text: str, size: tuple[int, int], keep,
 @settings(max_examples=200, deadline=None)
 @given(
     text=st.lists(
-        st.sampled_from(["class A:\n", "def f():\n", "\tdef g():\n", "    x = 1\n", "\n", "\n\n", "\t", "# c\n", "y"]),
+        st.sampled_from(
+            [
+                "class A:\n",
+                "def f():\n",
+                "\tdef g():\n",
+                "    x = 1\n",
+                "\n",
+                "\n\n",
+                "\t",
+                "# c\n",
+                "y",
+            ]
+        ),
         max_size=50,
     ).map("".join),
     size=st.integers(1, 80).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
 )
 def test_python_code_with_tabs_matches_langchain(text: str, size: tuple[int, int]) -> None:
-    ours = RecursiveCharacterTextSplitter.from_language(Language.PYTHON, chunk_size=size[0], chunk_overlap=size[1])
+    ours = RecursiveCharacterTextSplitter.from_language(
+        Language.PYTHON, chunk_size=size[0], chunk_overlap=size[1]
+    )
     theirs = LCRecursive.from_language(LCLanguage.PYTHON, chunk_size=size[0], chunk_overlap=size[1])
     assert ours.split_text(text) == theirs.split_text(text)

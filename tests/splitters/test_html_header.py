@@ -29,20 +29,72 @@ def test_matches_langchain_on_corpus(each: bool) -> None:
 
 FRAGMENTS = st.sampled_from(
     [
-        "<h1>", "</h1>", "<h2>", "</h2>", "<h3 class='x'>", "</h3>", "<h4>", "<p>", "</p>", "<div>", "</div>",
-        "<span>", "</span>", "<br>", "</br>", "<br/>", "<img src=x>", "<hr/>", "<body>", "</body>",
-        "<html>", "</html>", "<head>", "<title>T</title>", "<ul><li>", "</li>", "</ul>",
-        "text", "more words", " ", "\n", "  \n  ", "&amp;", "&lt;", "&nbsp;", "&#65;", "&#x42;", "&#150;",
-        "&bogus;", "& alone", "<!-- comment -->", "<!---->", "<!DOCTYPE html>", "<![CDATA[cd]]>",
-        "<?pi x?>", "<script>var a = '<p>';</script>", "<style>p {}</style>", "<pre>  x  </pre>",
-        "<textarea> </textarea>", "<template>t</template>", "</nope>", "<p/>", "< not a tag", "a < b",
-        "\u00e9t\u00e9", "<",
+        "<h1>",
+        "</h1>",
+        "<h2>",
+        "</h2>",
+        "<h3 class='x'>",
+        "</h3>",
+        "<h4>",
+        "<p>",
+        "</p>",
+        "<div>",
+        "</div>",
+        "<span>",
+        "</span>",
+        "<br>",
+        "</br>",
+        "<br/>",
+        "<img src=x>",
+        "<hr/>",
+        "<body>",
+        "</body>",
+        "<html>",
+        "</html>",
+        "<head>",
+        "<title>T</title>",
+        "<ul><li>",
+        "</li>",
+        "</ul>",
+        "text",
+        "more words",
+        " ",
+        "\n",
+        "  \n  ",
+        "&amp;",
+        "&lt;",
+        "&nbsp;",
+        "&#65;",
+        "&#x42;",
+        "&#150;",
+        "&bogus;",
+        "& alone",
+        "<!-- comment -->",
+        "<!---->",
+        "<!DOCTYPE html>",
+        "<![CDATA[cd]]>",
+        "<?pi x?>",
+        "<script>var a = '<p>';</script>",
+        "<style>p {}</style>",
+        "<pre>  x  </pre>",
+        "<textarea> </textarea>",
+        "<template>t</template>",
+        "</nope>",
+        "<p/>",
+        "< not a tag",
+        "a < b",
+        "\u00e9t\u00e9",
+        "<",
     ]
 )
 
 
 @settings(max_examples=500, deadline=None)
-@given(parts=st.lists(FRAGMENTS, max_size=40), each=st.booleans(), headers=st.sampled_from([HEADERS, HEADERS[:1], [("h2", "B"), ("h4", "D")]]))
+@given(
+    parts=st.lists(FRAGMENTS, max_size=40),
+    each=st.booleans(),
+    headers=st.sampled_from([HEADERS, HEADERS[:1], [("h2", "B"), ("h4", "D")]]),
+)
 def test_matches_langchain_hypothesis(parts: list[str], each: bool, headers: list) -> None:
     html = "".join(parts)
     ours = HTMLHeaderTextSplitter(headers, return_each_element=each)
@@ -63,7 +115,13 @@ def test_nested_sections_and_scope() -> None:
 def test_split_documents_keeps_source_metadata(tmp_path) -> None:
     splitter = HTMLHeaderTextSplitter(HEADERS)
     out = splitter.invoke([Document("<h1>A</h1><p>x</p>", metadata={"source": "a.html"})])
-    assert _pairs(out) == [("A", {"source": "a.html", "Header 1": "A"}), ("x", {"source": "a.html", "Header 1": "A"})]
+    assert _pairs(out) == [
+        ("A", {"source": "a.html", "Header 1": "A"}),
+        ("x", {"source": "a.html", "Header 1": "A"}),
+    ]
     path = tmp_path / "page.html"
     path.write_text("<h2>B</h2><p>y</p>", encoding="utf-8")
-    assert _pairs(splitter.split_text_from_file(path)) == [("B", {"Header 2": "B"}), ("y", {"Header 2": "B"})]
+    assert _pairs(splitter.split_text_from_file(path)) == [
+        ("B", {"Header 2": "B"}),
+        ("y", {"Header 2": "B"}),
+    ]

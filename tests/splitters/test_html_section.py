@@ -27,10 +27,35 @@ def test_matches_langchain_on_corpus() -> None:
 
 
 FRAGMENTS = st.sampled_from(
-    ["<h1>", "</h1>", "<h2>", "</h2>", "<h3>", "</h3>", "<p>", "</p>", "<div>", "</div>", "<br>",
-     "<span style='font-size: 30px'>", "<span style='font-size: 12px'>", "</span>", "<body>", "</body>",
-     "text", " words ", "\n", "&amp;", "&nbsp;", "<!-- c -->", "<script>x<y</script>", "<pre> a </pre>",
-     "<ul><li>one<li>two</ul>", "<table><tr><td>c</td></tr></table>", "\u00e9"]
+    [
+        "<h1>",
+        "</h1>",
+        "<h2>",
+        "</h2>",
+        "<h3>",
+        "</h3>",
+        "<p>",
+        "</p>",
+        "<div>",
+        "</div>",
+        "<br>",
+        "<span style='font-size: 30px'>",
+        "<span style='font-size: 12px'>",
+        "</span>",
+        "<body>",
+        "</body>",
+        "text",
+        " words ",
+        "\n",
+        "&amp;",
+        "&nbsp;",
+        "<!-- c -->",
+        "<script>x<y</script>",
+        "<pre> a </pre>",
+        "<ul><li>one<li>two</ul>",
+        "<table><tr><td>c</td></tr></table>",
+        "\u00e9",
+    ]
 )
 
 
@@ -52,7 +77,10 @@ def test_matches_langchain_hypothesis(parts: list[str]) -> None:
 def test_large_font_becomes_a_section() -> None:
     html = "<html><body><p>lead</p><div style='font-size: 28px'>Big title</div><p>under it</p></body></html>"
     docs = _pairs(HTMLSectionSplitter(HEADERS).split_text(html))
-    assert docs == [("lead", {"Header 1": "#TITLE#"}), ("Big title \n under it", {"Header 1": "Big title"})]
+    assert docs == [
+        ("lead", {"Header 1": "#TITLE#"}),
+        ("Big title \n under it", {"Header 1": "Big title"}),
+    ]
 
 
 def test_xhtml_with_encoding_declaration_is_accepted() -> None:
@@ -78,9 +106,11 @@ def test_split_documents_matches_langchain_with_title() -> None:
     )
     assert _pairs(ours) == _pairs(theirs)
     assert ours[0].metadata == {"Title": "Doc", "source": "s.html", "Header 1": "Doc"}
-    streamed = list(HTMLSectionSplitter(HEADERS, chunk_size=60, chunk_overlap=10).stream(
-        [Document(html, metadata={"Title": "Doc", "source": "s.html"})]
-    ))
+    streamed = list(
+        HTMLSectionSplitter(HEADERS, chunk_size=60, chunk_overlap=10).stream(
+            [Document(html, metadata={"Title": "Doc", "source": "s.html"})]
+        )
+    )
     assert _pairs(streamed) == _pairs(ours)
 
 

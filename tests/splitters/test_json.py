@@ -14,17 +14,25 @@ from ragkit.splitters import RecursiveJsonSplitter
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=30),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=6),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=6)
+    ),
     max_leaves=40,
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.dictionaries(st.text(max_size=8), JSON, max_size=8), size=st.integers(10, 300), convert=st.booleans())
+@given(
+    data=st.dictionaries(st.text(max_size=8), JSON, max_size=8),
+    size=st.integers(10, 300),
+    convert=st.booleans(),
+)
 def test_matches_langchain_hypothesis(data: dict, size: int, convert: bool) -> None:
     ours, theirs = RecursiveJsonSplitter(max_chunk_size=size), LCJson(max_chunk_size=size)
     before = json.dumps(data)
-    assert ours.split_json(data, convert_lists=convert) == theirs.split_json(json.loads(before), convert_lists=convert)
+    assert ours.split_json(data, convert_lists=convert) == theirs.split_json(
+        json.loads(before), convert_lists=convert
+    )
     assert ours.split_text(data, convert_lists=convert, ensure_ascii=False) == theirs.split_text(
         json.loads(before), convert_lists=convert, ensure_ascii=False
     )
@@ -40,7 +48,9 @@ def test_chunks_do_not_share_values_with_input() -> None:
 
 def test_documents_and_errors() -> None:
     splitter = RecursiveJsonSplitter(max_chunk_size=30, min_chunk_size=5)
-    docs = splitter.invoke([Document('{"a": 1, "b": "' + "y" * 30 + '"}', metadata={"source": "d.json"})])
+    docs = splitter.invoke(
+        [Document('{"a": 1, "b": "' + "y" * 30 + '"}', metadata={"source": "d.json"})]
+    )
     assert [d.page_content for d in docs] == ['{"a": 1}', '{"b": "' + "y" * 30 + '"}']
     assert all(d.metadata == {"source": "d.json"} for d in docs)
     with pytest.raises(ValueError, match="d.json"):
@@ -50,4 +60,7 @@ def test_documents_and_errors() -> None:
     assert splitter.split_json([1, 2], convert_lists=True) == [{"0": 1, "1": 2}]
     with pytest.raises(ValueError, match="max_chunk_size"):
         RecursiveJsonSplitter(max_chunk_size=0)
-    assert RecursiveJsonSplitter().min_chunk_size == 1800 and RecursiveJsonSplitter(100).min_chunk_size == 50
+    assert (
+        RecursiveJsonSplitter().min_chunk_size == 1800
+        and RecursiveJsonSplitter(100).min_chunk_size == 50
+    )

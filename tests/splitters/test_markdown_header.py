@@ -13,7 +13,12 @@ from ragkit.splitters import MarkdownHeaderTextSplitter
 from .corpus import corpus
 
 HEADERS = [("#", "Header 1"), ("##", "Header 2"), ("###", "Header 3")]
-OPTIONS = [{}, {"strip_headers": False}, {"return_each_line": True}, {"return_each_line": True, "strip_headers": False}]
+OPTIONS = [
+    {},
+    {"strip_headers": False},
+    {"return_each_line": True},
+    {"return_each_line": True, "strip_headers": False},
+]
 
 
 def _pairs(docs) -> list[tuple[str, dict]]:
@@ -29,8 +34,26 @@ def test_matches_langchain_on_corpus(options: dict) -> None:
 
 
 LINE = st.sampled_from(
-    ["# A", "## B", "### C", "#### D", "#", "##", "#x", "text", "more text", "", "  ", "  # indented",
-     "- item", "a\tb", "\x07bell", "**bold**", "``` inline ``` span", "~~~~"]
+    [
+        "# A",
+        "## B",
+        "### C",
+        "#### D",
+        "#",
+        "##",
+        "#x",
+        "text",
+        "more text",
+        "",
+        "  ",
+        "  # indented",
+        "- item",
+        "a\tb",
+        "\x07bell",
+        "**bold**",
+        "``` inline ``` span",
+        "~~~~",
+    ]
 )
 
 
@@ -55,7 +78,9 @@ def markdown_texts(draw: st.DrawFn) -> str:
 @given(
     text=markdown_texts(),
     options=st.sampled_from(OPTIONS),
-    headers=st.lists(st.sampled_from(HEADERS + [("####", "Header 4")]), min_size=1, max_size=4, unique=True),
+    headers=st.lists(
+        st.sampled_from(HEADERS + [("####", "Header 4")]), min_size=1, max_size=4, unique=True
+    ),
 )
 def test_matches_langchain_hypothesis(text: str, options: dict, headers: list) -> None:
     ours = MarkdownHeaderTextSplitter(headers, **options)
@@ -113,7 +138,13 @@ def test_custom_header_patterns_match_langchain() -> None:
 
 def test_split_documents_merges_source_metadata_and_streams() -> None:
     splitter = MarkdownHeaderTextSplitter(HEADERS)
-    docs = [Document("# T\nbody", metadata={"source": "a.md"}), Document("plain", metadata={"source": "b.md"})]
+    docs = [
+        Document("# T\nbody", metadata={"source": "a.md"}),
+        Document("plain", metadata={"source": "b.md"}),
+    ]
     out = splitter.invoke(docs)
-    assert _pairs(out) == [("body", {"source": "a.md", "Header 1": "T"}), ("plain", {"source": "b.md"})]
+    assert _pairs(out) == [
+        ("body", {"source": "a.md", "Header 1": "T"}),
+        ("plain", {"source": "b.md"}),
+    ]
     assert _pairs(splitter.stream(docs)) == _pairs(out)

@@ -61,9 +61,9 @@ def test_matches_langchain_experimental(kwargs: dict) -> None:
 
 def test_start_index_points_at_the_first_sentence() -> None:
     text = "Alpha one.   Alpha two.\n\nBeta three. Beta four."
-    docs = SemanticChunker(HashEmbeddings(size=32), breakpoint_threshold_amount=50, add_start_index=True).create_documents(
-        [text], [{"source": "t"}]
-    )
+    docs = SemanticChunker(
+        HashEmbeddings(size=32), breakpoint_threshold_amount=50, add_start_index=True
+    ).create_documents([text], [{"source": "t"}])
     assert len(docs) >= 2
     for d in docs:
         first_sentence = d.page_content.split(". ")[0]
@@ -80,6 +80,8 @@ def test_bad_parameters() -> None:
 
 def test_runnable() -> None:
     chunker = SemanticChunker(HashEmbeddings(size=32), breakpoint_threshold_amount=50)
-    out = chunker.invoke([Document("Cats purr. Cats meow. Stocks fell. Markets slid.", metadata={"s": 1})])
+    out = chunker.invoke(
+        [Document("Cats purr. Cats meow. Stocks fell. Markets slid.", metadata={"s": 1})]
+    )
     assert [d.page_content for d in out] == ["Cats purr. Cats meow.", "Stocks fell. Markets slid."]
     assert all(d.metadata == {"s": 1} for d in out)

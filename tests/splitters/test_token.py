@@ -16,8 +16,23 @@ from ragkit.splitters.token import local_tokenizer
 from .corpus import corpus
 
 TEXTS = st.text(
-    alphabet=st.sampled_from(list("abc XYZ,.!?\n\t-_'\x00\x7f") + ["\u00e9", "\u00c9", "\u4e2d", "\u00ad", "\x07", "\u2014",
-                                                        "\u00a0", "\u3000", "\U0001F600", "\U00020001", "\ufffd", "\x0c"]),
+    alphabet=st.sampled_from(
+        list("abc XYZ,.!?\n\t-_'\x00\x7f")
+        + [
+            "\u00e9",
+            "\u00c9",
+            "\u4e2d",
+            "\u00ad",
+            "\x07",
+            "\u2014",
+            "\u00a0",
+            "\u3000",
+            "\U0001f600",
+            "\U00020001",
+            "\ufffd",
+            "\x0c",
+        ]
+    ),
     max_size=200,
 )
 
@@ -26,8 +41,29 @@ TEXTS = st.text(
 
 WORDY = st.lists(
     st.sampled_from(
-        ["the", "Tokenization", "x1", "os.path.join(a,b)", "unaffable", "naïve", "中文", "\U0001F600", "--", "'s",
-         " ", "  ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u3000", "\x07", "\u00ad", "a" * 105]
+        [
+            "the",
+            "Tokenization",
+            "x1",
+            "os.path.join(a,b)",
+            "unaffable",
+            "naïve",
+            "中文",
+            "\U0001f600",
+            "--",
+            "'s",
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            "\t",
+            "\r\n",
+            "\u00a0",
+            "\u3000",
+            "\x07",
+            "\u00ad",
+            "a" * 105,
+        ]
     ),
     max_size=120,
 ).map("".join)
@@ -61,7 +97,9 @@ def _reference(text: str, size: int, overlap: int) -> list[str]:
 @ROUTES
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS | WORDY, size=st.integers(1, 40), overlap=st.integers(0, 39))
-def test_windows_match_whole_text_tokenization(route: str, text: str, size: int, overlap: int) -> None:
+def test_windows_match_whole_text_tokenization(
+    route: str, text: str, size: int, overlap: int
+) -> None:
     overlap = min(overlap, size - 1)
     ours = _splitter(route, chunk_size=size, chunk_overlap=overlap)
     assert ours.split_text(text) == _reference(text, size, overlap)
@@ -106,17 +144,28 @@ def test_defaults_and_errors() -> None:
 
 
 def test_split_documents_keeps_metadata() -> None:
-    docs = TokenTextSplitter(chunk_size=3, chunk_overlap=0).invoke([Document("one two three four", metadata={"s": 1})])
-    assert [(d.page_content, d.metadata) for d in docs] == [("one two three", {"s": 1}), ("four", {"s": 1})]
+    docs = TokenTextSplitter(chunk_size=3, chunk_overlap=0).invoke(
+        [Document("one two three four", metadata={"s": 1})]
+    )
+    assert [(d.page_content, d.metadata) for d in docs] == [
+        ("one two three", {"s": 1}),
+        ("four", {"s": 1}),
+    ]
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     lead=st.sampled_from(["", " ", "\n\t ", "\r\n"]),
     # a pre-token as the splitter cuts them: a run of letters/digits, or one punctuation character
-    word=st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), min_size=1, max_size=120)
+    word=st.text(
+        alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+        min_size=1,
+        max_size=120,
+    )
     | st.sampled_from(list("!#$%&'()*+,-./:;<=>?@[]^_`{|}~\\"))
-    | st.sampled_from(["Tokenization", "unaffable", "xyzzyqwv", "WordPiece", "a" * 101, "Ünïcode", "tab\x07bell"]),
+    | st.sampled_from(
+        ["Tokenization", "unaffable", "xyzzyqwv", "WordPiece", "a" * 101, "Ünïcode", "tab\x07bell"]
+    ),
 )
 def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
     key = lead + word
@@ -127,20 +176,22 @@ def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
     assert mine == tuple(local_tokenizer().encode(key, add_special_tokens=False).offsets)
 
 
-
-
 @ROUTES
 @pytest.mark.parametrize("odd_space", ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\u00a0", "\u2028"])
 def test_whitespace_python_and_bert_disagree_on(route: str, odd_space: str) -> None:
     # str.split() cuts at \x0b..\x85, BERT deletes them; \xa0 and \u2028 are whitespace to both
     text = f"alpha{odd_space}beta gamma{odd_space}{odd_space}delta, epsilon" * 20
-    assert _splitter(route, chunk_size=7, chunk_overlap=2).split_text(text) == _reference(text, 7, 2)
+    assert _splitter(route, chunk_size=7, chunk_overlap=2).split_text(text) == _reference(
+        text, 7, 2
+    )
 
 
 def test_long_text_with_wide_spaces_and_a_small_cache() -> None:
     # non-ASCII whitespace takes the regex route to chunk starts; > 2**11 chunks between window edges
     text = "\u3000".join(f"word{i % 97} x{i % 13}.y" for i in range(6000))
     splitter = TokenTextSplitter(chunk_size=9000, chunk_overlap=100)
-    splitter._words = WordOffsets(local_tokenizer(), cache_size=50)  # forces the cache to empty itself
+    splitter._words = WordOffsets(
+        local_tokenizer(), cache_size=50
+    )  # forces the cache to empty itself
     assert splitter.split_text(text) == _reference(text, 9000, 100)
     assert len(splitter._words._counts) <= 50 + 400

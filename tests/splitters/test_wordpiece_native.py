@@ -17,7 +17,9 @@ def test_the_extension_is_built() -> None:
     try:
         from ragkit.splitters import _wordpiece_c  # noqa: F401
     except ImportError as exc:
-        pytest.fail(f"ragkit.splitters._wordpiece_c was not built ({exc}); reinstall with a C compiler present")
+        pytest.fail(
+            f"ragkit.splitters._wordpiece_c was not built ({exc}); reinstall with a C compiler present"
+        )
 
 
 def _native():  # type: ignore[no-untyped-def]
@@ -27,7 +29,9 @@ def _native():  # type: ignore[no-untyped-def]
 
 
 def _all_token_spans(text: str) -> list[tuple[int, int]]:
-    return [tuple(span) for span in local_tokenizer().encode(text, add_special_tokens=False).offsets]  # type: ignore[misc]
+    return [
+        tuple(span) for span in local_tokenizer().encode(text, add_special_tokens=False).offsets
+    ]  # type: ignore[misc]
 
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -38,12 +42,34 @@ LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     words=st.lists(
         st.text(alphabet=st.sampled_from(LETTERS), min_size=1, max_size=120)
         | st.sampled_from(list("!#$%&'()*+,-./:;<=>?@[]^_`{|}~\\"))
-        | st.sampled_from(["Tokenization", "unaffable", "xyzzyqwv", "a" * 100, "a" * 101, "Ünïcode", "tab\x07bell",
-                           "\x00", "\x7f", "na\u00efve", "\u4e2d\u6587", "\u2014", "\u00ad", "\U0001F600", "e\u0301",
-                           "\u1fef", "\u037e", "\ufeff", "\u200b"]),
+        | st.sampled_from(
+            [
+                "Tokenization",
+                "unaffable",
+                "xyzzyqwv",
+                "a" * 100,
+                "a" * 101,
+                "Ünïcode",
+                "tab\x07bell",
+                "\x00",
+                "\x7f",
+                "na\u00efve",
+                "\u4e2d\u6587",
+                "\u2014",
+                "\u00ad",
+                "\U0001f600",
+                "e\u0301",
+                "\u1fef",
+                "\u037e",
+                "\ufeff",
+                "\u200b",
+            ]
+        ),
         max_size=30,
     ),
-    gaps=st.lists(st.sampled_from(["", " ", "\n\t ", "\r\n", "\u00a0", "\u3000", "\x0b", "\x85"]), max_size=30),
+    gaps=st.lists(
+        st.sampled_from(["", " ", "\n\t ", "\r\n", "\u00a0", "\u3000", "\x0b", "\x85"]), max_size=30
+    ),
 )
 def test_every_token_span_matches_the_tokenizer(words: list[str], gaps: list[str]) -> None:
     text = "".join(w + (gaps[i] if i < len(gaps) else " ") for i, w in enumerate(words))
@@ -66,7 +92,9 @@ def test_every_code_point_between_letters() -> None:
     points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     for i in range(0, len(points), 8192):
         text = "".join(f"q{chr(c)}q " for c in points[i : i + 8192])
-        assert native.windows(text, 1, 1) == _all_token_spans(text), f"code points from U+{points[i]:04X}"
+        assert native.windows(text, 1, 1) == _all_token_spans(text), (
+            f"code points from U+{points[i]:04X}"
+        )
 
 
 @pytest.mark.parametrize("text", ["0\u2e52", "x\u166dy", "a\U000111c9b"])
@@ -100,7 +128,10 @@ def test_bad_input_is_a_clear_error_not_a_crash() -> None:
     with pytest.raises(TypeError, match="tuple"):
         _wordpiece_c.windows("\u00e9", vocab, char_classes(), {"\u00e9": [(0, 1)]}, 1, 1)
     # a word the vocabulary cannot cover, and one over 100 characters: one [UNK] each
-    assert _wordpiece_c.windows("ab " + "a" * 101, vocab, char_classes(), {}, 1, 1) == ([(0, 2), (3, 104)], [])
+    assert _wordpiece_c.windows("ab " + "a" * 101, vocab, char_classes(), {}, 1, 1) == (
+        [(0, 2), (3, 104)],
+        [],
+    )
     # words left to the tokenizer are reported, not guessed
     assert _wordpiece_c.windows("a \u00e9", vocab, char_classes(), {}, 1, 1) == ([], ["\u00e9"])
 

@@ -7,8 +7,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-WORDS = ("apple pear plum car bus train red green blue fast slow river lake sea hill "
-         "stone paper glass metal wood fire water earth wind cloud").split()
+WORDS = (
+    "apple pear plum car bus train red green blue fast slow river lake sea hill "
+    "stone paper glass metal wood fire water earth wind cloud"
+).split()
 
 
 def _unit_rows(n: int, d: int, seed: int) -> np.ndarray:

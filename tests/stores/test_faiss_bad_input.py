@@ -13,7 +13,9 @@ from ragkit.stores import FaissStore
 @pytest.fixture
 def store(unit_rows) -> FaissStore:
     s = FaissStore(HashEmbeddings(16))
-    s.add_vectors([f"t{i}" for i in range(10)], unit_rows(10, 16, 0), ids=[f"id{i}" for i in range(10)])
+    s.add_vectors(
+        [f"t{i}" for i in range(10)], unit_rows(10, 16, 0), ids=[f"id{i}" for i in range(10)]
+    )
     return s
 
 
@@ -27,7 +29,9 @@ def test_empty_text_list() -> None:
 
 
 def test_whitespace_and_empty_texts_are_stored_and_found() -> None:
-    store = FaissStore.from_texts(["   ", "", "\n\t", "real words"], HashEmbeddings(16), ids=["s", "e", "n", "r"])
+    store = FaissStore.from_texts(
+        ["   ", "", "\n\t", "real words"], HashEmbeddings(16), ids=["s", "e", "n", "r"]
+    )
     assert [d.page_content for d in store.get_by_ids(["s", "e", "n"])] == ["   ", "", "\n\t"]
     assert store.similarity_search("real words", k=1)[0].id == "r"
     assert len(store.similarity_search("   ", k=10)) == 4
@@ -138,11 +142,16 @@ def test_no_embedding_model_is_a_clear_error(unit_rows) -> None:
 
 def test_zero_vector_under_cosine_is_defined(unit_rows) -> None:
     store = FaissStore(None)
-    store.add_vectors(["zero", "one"], np.vstack([np.zeros(4), unit_rows(1, 4, 3)]).astype(np.float32),
-                      ids=["z", "o"])
+    store.add_vectors(
+        ["zero", "one"],
+        np.vstack([np.zeros(4), unit_rows(1, 4, 3)]).astype(np.float32),
+        ids=["z", "o"],
+    )
     hits = store.similarity_search_with_score_by_vector(unit_rows(1, 4, 3)[0].tolist(), k=2)
     assert [d.id for d, _ in hits] == ["o", "z"] and hits[1][1] == 0.0
-    assert all(np.isfinite(s) for _, s in store.similarity_search_with_score_by_vector([0.0] * 4, k=2))
+    assert all(
+        np.isfinite(s) for _, s in store.similarity_search_with_score_by_vector([0.0] * 4, k=2)
+    )
 
 
 def test_bad_index_factory_and_untrainable_ivf(unit_rows) -> None:

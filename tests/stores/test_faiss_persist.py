@@ -30,30 +30,55 @@ REPO = Path(__file__).resolve().parents[2]
 def snapshot(store: FaissStore, probes: list[str]) -> tuple:
     """Everything observable: ids, documents, and search results with scores."""
     docs = store.get_by_ids(store.ids)
-    searches = [[(d.id, round(s, 5)) for d, s in store.similarity_search_with_score(p, k=5)] for p in probes]
-    return (store.ids, [(d.page_content, d.metadata) for d in docs], searches, store.model_id, store.dimension)
+    searches = [
+        [(d.id, round(s, 5)) for d, s in store.similarity_search_with_score(p, k=5)] for p in probes
+    ]
+    return (
+        store.ids,
+        [(d.page_content, d.metadata) for d in docs],
+        searches,
+        store.model_id,
+        store.dimension,
+    )
 
 
 def make_store(corpus: list[str], **kwargs) -> FaissStore:
-    metas = [{"i": i, "tags": ["x", i % 3], "nested": {"ok": True}, "score": i / 7} for i in range(len(corpus))]
+    metas = [
+        {"i": i, "tags": ["x", i % 3], "nested": {"ok": True}, "score": i / 7}
+        for i in range(len(corpus))
+    ]
     return FaissStore.from_texts(corpus, HashEmbeddings(64), metadatas=metas, **kwargs)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"distance_strategy": "euclidean_distance"},
-                                    {"distance_strategy": "max_inner_product"}, {"index_factory": "HNSW16"},
-                                    {"index_factory": "IVF2,Flat"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"distance_strategy": "euclidean_distance"},
+        {"distance_strategy": "max_inner_product"},
+        {"index_factory": "HNSW16"},
+        {"index_factory": "IVF2,Flat"},
+    ],
+)
 def test_round_trip_preserves_everything(tmp_path: Path, corpus: list[str], kwargs: dict) -> None:
     store = make_store(corpus, **kwargs)
-    store.add_texts(["unicode: héllo 世界 \U0001f600", "lone surrogate \udc80 kept", "   ", ""],
-                    metadatas=[{"np": np.int64(3)}, {}, {}, {}])
+    store.add_texts(
+        ["unicode: héllo 世界 \U0001f600", "lone surrogate \udc80 kept", "   ", ""],
+        metadatas=[{"np": np.int64(3)}, {}, {}, {}],
+    )
     store.delete([store.ids[3]])
     before = snapshot(store, corpus[:5] + ["héllo"])
     store.save(tmp_path / "idx")
     loaded = FaissStore.load(tmp_path / "idx", HashEmbeddings(64))
     assert snapshot(loaded, corpus[:5] + ["héllo"]) == before
-    assert loaded.distance_strategy == store.distance_strategy and loaded.index_factory == store.index_factory
+    assert (
+        loaded.distance_strategy == store.distance_strategy
+        and loaded.index_factory == store.index_factory
+    )
     assert loaded.get_by_ids([store.ids[-4]])[0].metadata == {"np": 3}
-    assert any(d.page_content == "lone surrogate \udc80 kept" for d in loaded.get_by_ids(loaded.ids))
+    assert any(
+        d.page_content == "lone surrogate \udc80 kept" for d in loaded.get_by_ids(loaded.ids)
+    )
     # the loaded store keeps working: add, delete, save again
     loaded.add_texts(["after load"], ids=["after"])
     loaded.delete([loaded.ids[0]])
@@ -67,11 +92,22 @@ def test_layout_manifest_and_generations(tmp_path: Path, corpus: list[str]) -> N
     store = make_store(corpus)
     store.save(path)
     store.save(path)
-    assert sorted(p.name for p in path.iterdir()) == ["docstore.2.json", "index.2.faiss", "manifest.json"]
+    assert sorted(p.name for p in path.iterdir()) == [
+        "docstore.2.json",
+        "index.2.faiss",
+        "manifest.json",
+    ]
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["format"] == "ragkit-faiss" and manifest["format_version"] == 1
-    assert manifest["model_id"] == "hash-64" and manifest["dimension"] == 64 and manifest["count"] == len(corpus)
-    assert set(manifest["files"]) == {"index", "docstore"} and len(manifest["files"]["index"]["sha256"]) == 64
+    assert (
+        manifest["model_id"] == "hash-64"
+        and manifest["dimension"] == 64
+        and manifest["count"] == len(corpus)
+    )
+    assert (
+        set(manifest["files"]) == {"index", "docstore"}
+        and len(manifest["files"]["index"]["sha256"]) == 64
+    )
     doc = json.loads((path / "docstore.2.json").read_text(encoding="utf-8"))
     assert doc["texts"] == corpus and doc["ids"] == store.ids
     assert not list(path.glob("*.pkl"))
@@ -102,7 +138,11 @@ def test_model_and_dimension_mismatch_refused(tmp_path: Path, corpus: list[str])
     make_store(corpus).save(tmp_path / "idx")
     with pytest.raises(EmbeddingMismatchError) as info:
         FaissStore.load(tmp_path / "idx", HashEmbeddings(32))
-    assert "hash-64" in str(info.value) and "hash-32" in str(info.value) and "manifest.json" in str(info.value)
+    assert (
+        "hash-64" in str(info.value)
+        and "hash-32" in str(info.value)
+        and "manifest.json" in str(info.value)
+    )
 
     class SameNameOtherSize(HashEmbeddings):
         @property
@@ -160,11 +200,20 @@ def _corrupt_cases():
         (path / "manifest.json").write_text(json.dumps(m))
         return "manifest.json"
 
-    return [flip_index_byte, truncate_docstore, garbage_manifest, delete_index, escaping_name, bad_count]
+    return [
+        flip_index_byte,
+        truncate_docstore,
+        garbage_manifest,
+        delete_index,
+        escaping_name,
+        bad_count,
+    ]
 
 
 @pytest.mark.parametrize("corrupt", _corrupt_cases(), ids=lambda f: f.__name__)
-def test_corruption_is_a_clear_error_naming_the_file(tmp_path: Path, corpus: list[str], corrupt) -> None:
+def test_corruption_is_a_clear_error_naming_the_file(
+    tmp_path: Path, corpus: list[str], corrupt
+) -> None:
     path = tmp_path / "idx"
     make_store(corpus).save(path)
     name = corrupt(path)
@@ -185,13 +234,21 @@ def _rewrite_with_valid_checksum(path: Path, role: str, data: bytes) -> Path:
     return target
 
 
-@pytest.mark.parametrize("role, data, fragment", [
-    ("index", b"this is not a faiss index at all", "not a readable FAISS index"),
-    ("docstore", json.dumps({"ids": ["a"], "texts": ["t"], "metadatas": [None]}).encode(), "'ids' must be a list"),
-    ("docstore", b"\xff\xfe", "not a valid ragkit docstore"),
-])
-def test_checksummed_but_invalid_content_is_refused(tmp_path: Path, corpus: list[str], role: str, data: bytes,
-                                                    fragment: str) -> None:
+@pytest.mark.parametrize(
+    "role, data, fragment",
+    [
+        ("index", b"this is not a faiss index at all", "not a readable FAISS index"),
+        (
+            "docstore",
+            json.dumps({"ids": ["a"], "texts": ["t"], "metadatas": [None]}).encode(),
+            "'ids' must be a list",
+        ),
+        ("docstore", b"\xff\xfe", "not a valid ragkit docstore"),
+    ],
+)
+def test_checksummed_but_invalid_content_is_refused(
+    tmp_path: Path, corpus: list[str], role: str, data: bytes, fragment: str
+) -> None:
     path = tmp_path / "idx"
     make_store(corpus).save(path)
     target = _rewrite_with_valid_checksum(path, role, data)
@@ -221,11 +278,14 @@ def test_newer_format_version_refused(tmp_path: Path, corpus: list[str]) -> None
 def test_unsaveable_metadata_is_named(tmp_path: Path) -> None:
     import datetime
 
-    store = FaissStore.from_texts(["a"], HashEmbeddings(8), metadatas=[{"when": datetime.date(2024, 1, 1)}],
-                                  ids=["doc-a"])
+    store = FaissStore.from_texts(
+        ["a"], HashEmbeddings(8), metadatas=[{"when": datetime.date(2024, 1, 1)}], ids=["doc-a"]
+    )
     with pytest.raises(StoreError) as info:
         store.save(tmp_path / "idx")
-    assert "'when'" in str(info.value) and "'doc-a'" in str(info.value) and "date" in str(info.value)
+    assert (
+        "'when'" in str(info.value) and "'doc-a'" in str(info.value) and "date" in str(info.value)
+    )
     assert not (tmp_path / "idx" / "manifest.json").exists()
 
 
@@ -249,7 +309,9 @@ def test_payload_really_executes_when_unpickled(tmp_path: Path) -> None:
     assert marker.exists()
 
 
-def test_langchain_style_pickle_directory_is_never_unpickled(tmp_path: Path, corpus: list[str]) -> None:
+def test_langchain_style_pickle_directory_is_never_unpickled(
+    tmp_path: Path, corpus: list[str]
+) -> None:
     import faiss
 
     path = tmp_path / "lc"
@@ -259,8 +321,12 @@ def test_langchain_style_pickle_directory_is_never_unpickled(tmp_path: Path, cor
     faiss.write_index(index, str(path / "index.faiss"))
     marker = tmp_path / "pwned"
     (path / "index.pkl").write_bytes(_payload_bytes(marker))
-    for load in (lambda: FaissStore.load(path, HashEmbeddings(8)),
-                 lambda: FaissStore.load_local(path, HashEmbeddings(8), allow_dangerous_deserialization=True)):
+    for load in (
+        lambda: FaissStore.load(path, HashEmbeddings(8)),
+        lambda: FaissStore.load_local(
+            path, HashEmbeddings(8), allow_dangerous_deserialization=True
+        ),
+    ):
         with pytest.raises(IndexNotFoundError) as info:
             load()
         assert "index.pkl" in str(info.value) and "never unpickles" in str(info.value)
@@ -268,8 +334,9 @@ def test_langchain_style_pickle_directory_is_never_unpickled(tmp_path: Path, cor
 
 
 @pytest.mark.parametrize("role", ["docstore", "index"])
-def test_pickle_payload_in_place_of_a_data_file_is_never_executed(tmp_path: Path, corpus: list[str],
-                                                                  role: str) -> None:
+def test_pickle_payload_in_place_of_a_data_file_is_never_executed(
+    tmp_path: Path, corpus: list[str], role: str
+) -> None:
     path = tmp_path / "idx"
     make_store(corpus).save(path)
     marker = tmp_path / "pwned"
@@ -315,7 +382,9 @@ def _kill_during_save(path: Path, stop_at: int, hook: str, tmp_path: Path) -> No
     script.write_text(CHILD)
     ready = tmp_path / f"ready-{hook}-{stop_at}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, str(script), str(path), str(stop_at), hook, str(ready)], env=env)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(path), str(stop_at), hook, str(ready)], env=env
+    )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists():
@@ -331,27 +400,40 @@ def _kill_during_save(path: Path, stop_at: int, hook: str, tmp_path: Path) -> No
 # fsync_file is called once per data file, just before its rename: 1 = index temp written,
 # 2 = index renamed + docstore temp written, 3 = both renamed + manifest temp written.
 @pytest.mark.parametrize("stop_at", [1, 2, 3])
-def test_kill_9_during_second_save_leaves_first_state(tmp_path: Path, corpus: list[str], stop_at: int) -> None:
+def test_kill_9_during_second_save_leaves_first_state(
+    tmp_path: Path, corpus: list[str], stop_at: int
+) -> None:
     path = tmp_path / "idx"
     first = make_store(corpus)
     first.save(path)
     probes = corpus[:4] + ["second state text 7"]
     expected = snapshot(FaissStore.load(path, HashEmbeddings(64)), probes)
     _kill_during_save(path, stop_at, "fsync_file", tmp_path)
-    assert any(p.name.endswith(".ragkit-tmp") or ".2." in p.name for p in path.iterdir())  # debris of the kill
+    assert any(
+        p.name.endswith(".ragkit-tmp") or ".2." in p.name for p in path.iterdir()
+    )  # debris of the kill
     assert snapshot(FaissStore.load(path, HashEmbeddings(64)), probes) == expected
     # the next save cleans up the debris
     FaissStore.load(path, HashEmbeddings(64)).save(path)
     names = sorted(p.name for p in path.iterdir())
     generation = json.loads((path / "manifest.json").read_text())["generation"]
-    assert generation >= 2 and names == [f"docstore.{generation}.json", f"index.{generation}.faiss", "manifest.json"]
+    assert generation >= 2 and names == [
+        f"docstore.{generation}.json",
+        f"index.{generation}.faiss",
+        "manifest.json",
+    ]
     assert snapshot(FaissStore.load(path, HashEmbeddings(64)), probes) == expected
 
 
-def test_kill_9_after_the_manifest_commit_gives_the_second_state(tmp_path: Path, corpus: list[str]) -> None:
+def test_kill_9_after_the_manifest_commit_gives_the_second_state(
+    tmp_path: Path, corpus: list[str]
+) -> None:
     path = tmp_path / "idx"
     make_store(corpus).save(path)
     _kill_during_save(path, 1, "fsync_dir", tmp_path)  # after the manifest rename, before cleanup
     loaded = FaissStore.load(path, HashEmbeddings(64))
     assert len(loaded) == len(corpus) - 5 + 300
-    assert loaded.similarity_search("second state text 7", k=1)[0].page_content == "second state text 7"
+    assert (
+        loaded.similarity_search("second state text 7", k=1)[0].page_content
+        == "second state text 7"
+    )

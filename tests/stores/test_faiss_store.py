@@ -29,7 +29,9 @@ def assert_same_ranking(a: list, b: list, tol: float = 1e-5) -> None:
             assert abs(s - last) <= tol, f"{d.id} with score {s} missing from the other ranking"
 
 
-def brute_force(matrix: np.ndarray, query: np.ndarray, k: int, strategy: str) -> tuple[list[int], np.ndarray]:
+def brute_force(
+    matrix: np.ndarray, query: np.ndarray, k: int, strategy: str
+) -> tuple[list[int], np.ndarray]:
     """Exact top-k positions and raw scores, computed in float64 numpy."""
     x, q = matrix.astype(np.float64), query.astype(np.float64)
     if strategy == "cosine":
@@ -78,14 +80,21 @@ def test_from_documents_keeps_document_ids_and_get_by_ids() -> None:
     docs = [Document("alpha beta", metadata={"n": 1}, id="a"), Document("gamma delta", id="b")]
     store = FaissStore.from_documents(docs, HashEmbeddings(32))
     got = store.get_by_ids(["b", "nope", "a"])
-    assert [(d.id, d.page_content, d.metadata) for d in got] == [("b", "gamma delta", {}), ("a", "alpha beta", {"n": 1})]
+    assert [(d.id, d.page_content, d.metadata) for d in got] == [
+        ("b", "gamma delta", {}),
+        ("a", "alpha beta", {"n": 1}),
+    ]
     new = store.add_documents([Document("epsilon")])
-    assert len(new) == 1 and len(new[0]) == 32 and store.get_by_ids(new)[0].page_content == "epsilon"
+    assert (
+        len(new) == 1 and len(new[0]) == 32 and store.get_by_ids(new)[0].page_content == "epsilon"
+    )
 
 
 def test_from_embeddings_and_add_embeddings(unit_rows) -> None:
     vecs = unit_rows(5, 8, 0)
-    store = FaissStore.from_embeddings(list(zip("abcde", vecs.tolist())), HashEmbeddings(8), ids=list("ABCDE"))
+    store = FaissStore.from_embeddings(
+        list(zip("abcde", vecs.tolist())), HashEmbeddings(8), ids=list("ABCDE")
+    )
     store.add_embeddings([("f", vecs[0].tolist())], metadatas=[{"dup": True}], ids=["F"])
     hits = store.similarity_search_by_vector(vecs[0].tolist(), k=2)
     assert sorted(d.id for d in hits) == ["A", "F"]
@@ -135,18 +144,25 @@ def test_as_retriever_search_types(corpus: list[str]) -> None:
     store = FaissStore.from_texts(corpus, HashEmbeddings(64))
     sim = store.as_retriever(search_kwargs={"k": 2}).invoke(corpus[3])
     assert len(sim) == 2 and sim[0].page_content == corpus[3] and "score" in sim[0].metadata
-    mmr = store.as_retriever(search_type="mmr", search_kwargs={"k": 3, "fetch_k": 10}).invoke(corpus[3])
+    mmr = store.as_retriever(search_type="mmr", search_kwargs={"k": 3, "fetch_k": 10}).invoke(
+        corpus[3]
+    )
     assert len(mmr) == 3 and mmr[0].page_content == corpus[3]
-    thr = store.as_retriever(search_type="similarity_score_threshold",
-                             search_kwargs={"score_threshold": 0.99, "k": 5}).invoke(corpus[3])
+    thr = store.as_retriever(
+        search_type="similarity_score_threshold", search_kwargs={"score_threshold": 0.99, "k": 5}
+    ).invoke(corpus[3])
     assert [d.page_content for d in thr] == [t for t in corpus if t == corpus[3]]
 
 
 def test_batch_search_equals_single(corpus: list[str]) -> None:
-    store = FaissStore.from_texts(corpus, HashEmbeddings(64), metadatas=[{"i": i} for i in range(len(corpus))])
+    store = FaissStore.from_texts(
+        corpus, HashEmbeddings(64), metadatas=[{"i": i} for i in range(len(corpus))]
+    )
     queries = corpus[:7] + ["nothing matches zzz"]
     batch = store.similarity_search_with_score_batch(queries, k=4, filter={"i": {"$gte": 10}})
-    single = [store.similarity_search_with_score(q, k=4, filter={"i": {"$gte": 10}}) for q in queries]
+    single = [
+        store.similarity_search_with_score(q, k=4, filter={"i": {"$gte": 10}}) for q in queries
+    ]
     for a, b in zip(batch, single):
         assert_same_ranking(a, b)
         assert all(d.metadata["i"] >= 10 for d, _ in a)
@@ -166,7 +182,9 @@ def test_filter_over_fetches_until_k_matches(unit_rows) -> None:
         metas[pos] = {"rank": r}
     store.add_vectors([f"t{i}" for i in range(500)], vecs, metas, ids=[str(i) for i in range(500)])
     # only the three *least* similar documents match: far beyond fetch_k
-    got = store.similarity_search_by_vector(q.tolist(), k=3, filter={"rank": {"$gte": 497}}, fetch_k=20)
+    got = store.similarity_search_by_vector(
+        q.tolist(), k=3, filter={"rank": {"$gte": 497}}, fetch_k=20
+    )
     assert [d.metadata["rank"] for d in got] == [497, 498, 499]
     got = store.similarity_search_by_vector(q.tolist(), k=5, filter=lambda m: m["rank"] % 100 == 0)
     assert [d.metadata["rank"] for d in got] == [0, 100, 200, 300, 400]
@@ -178,15 +196,22 @@ def test_mmr_search_diversifies(unit_rows) -> None:
     other = unit_rows(20, 16, 8)
     vecs = np.vstack([near, other]).astype(np.float32)
     store = FaissStore(None)
-    store.add_vectors([f"t{i}" for i in range(len(vecs))], vecs, ids=[str(i) for i in range(len(vecs))])
+    store.add_vectors(
+        [f"t{i}" for i in range(len(vecs))], vecs, ids=[str(i) for i in range(len(vecs))]
+    )
     plain = store.similarity_search_by_vector(base.tolist(), k=3)
     assert all(int(d.id) < 5 for d in plain)
-    diverse = store.max_marginal_relevance_search_by_vector(base.tolist(), k=3, fetch_k=25, lambda_mult=0.3)
+    diverse = store.max_marginal_relevance_search_by_vector(
+        base.tolist(), k=3, fetch_k=25, lambda_mult=0.3
+    )
     assert int(diverse[0].id) < 5 and sum(int(d.id) < 5 for d in diverse) == 1
-    with_scores = store.max_marginal_relevance_search_with_score_by_vector(base.tolist(), k=3, fetch_k=25,
-                                                                           lambda_mult=0.3)
+    with_scores = store.max_marginal_relevance_search_with_score_by_vector(
+        base.tolist(), k=3, fetch_k=25, lambda_mult=0.3
+    )
     assert [d.id for d, _ in with_scores] == [d.id for d in diverse]
-    assert with_scores[0][1] == pytest.approx(float(vecs[int(diverse[0].id)] @ base / np.linalg.norm(vecs[int(diverse[0].id)])), abs=1e-5)
+    assert with_scores[0][1] == pytest.approx(
+        float(vecs[int(diverse[0].id)] @ base / np.linalg.norm(vecs[int(diverse[0].id)])), abs=1e-5
+    )
 
 
 def test_explicit_train_for_ivf(unit_rows) -> None:
@@ -232,7 +257,9 @@ def test_async_twins(corpus: list[str]) -> None:
 
 @pytest.mark.parametrize("strategy", ["cosine", "max_inner_product", "euclidean_distance"])
 def test_batched_search_equals_one_query_at_a_time(strategy: str, unit_rows) -> None:
-    vecs = unit_rows(3000, 32, 20) * np.random.default_rng(2).uniform(0.5, 2, (3000, 1)).astype(np.float32)
+    vecs = unit_rows(3000, 32, 20) * np.random.default_rng(2).uniform(0.5, 2, (3000, 1)).astype(
+        np.float32
+    )
     store = FaissStore(None, distance_strategy=strategy)
     store.add_vectors([f"t{i}" for i in range(3000)], vecs, ids=[str(i) for i in range(3000)])
     queries = unit_rows(40, 32, 21)

@@ -32,10 +32,18 @@ def build_pair(vectors: np.ndarray, strategy: str, metadatas=None):
     n = len(vectors)
     texts = [f"text {i}" for i in range(n)]
     ids = [f"id{i}" for i in range(n)]
-    lc_strategy = DistanceStrategy.EUCLIDEAN_DISTANCE if strategy == "euclidean_distance" \
+    lc_strategy = (
+        DistanceStrategy.EUCLIDEAN_DISTANCE
+        if strategy == "euclidean_distance"
         else DistanceStrategy.MAX_INNER_PRODUCT
-    lc = FAISS.from_embeddings(list(zip(texts, vectors.tolist())), NoEmbeddings(), metadatas=metadatas, ids=ids,
-                               distance_strategy=lc_strategy)
+    )
+    lc = FAISS.from_embeddings(
+        list(zip(texts, vectors.tolist())),
+        NoEmbeddings(),
+        metadatas=metadatas,
+        ids=ids,
+        distance_strategy=lc_strategy,
+    )
     ours = FaissStore(None, distance_strategy=strategy)
     ours.add_vectors(texts, vectors, metadatas, ids=ids)
     return lc, ours
@@ -45,7 +53,9 @@ def same_results(lc_pairs, our_pairs) -> None:
     assert [d.id for d, _ in our_pairs] == [d.id for d, _ in lc_pairs]
     assert [d.page_content for d, _ in our_pairs] == [d.page_content for d, _ in lc_pairs]
     assert [d.metadata for d, _ in our_pairs] == [d.metadata for d, _ in lc_pairs]
-    np.testing.assert_allclose([s for _, s in our_pairs], [float(s) for _, s in lc_pairs], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        [s for _, s in our_pairs], [float(s) for _, s in lc_pairs], rtol=1e-5, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("strategy", ["cosine", "max_inner_product", "euclidean_distance"])
@@ -57,8 +67,10 @@ def test_same_top_k_ids_and_scores(strategy: str, unit_rows) -> None:
     for seed in range(10):
         q = unit_rows(1, 32, 1000 + seed)[0]
         for k in (1, 4, 25):
-            same_results(lc.similarity_search_with_score_by_vector(q.tolist(), k=k),
-                         ours.similarity_search_with_score_by_vector(q.tolist(), k=k))
+            same_results(
+                lc.similarity_search_with_score_by_vector(q.tolist(), k=k),
+                ours.similarity_search_with_score_by_vector(q.tolist(), k=k),
+            )
 
 
 def test_same_mmr_picks(unit_rows) -> None:
@@ -67,10 +79,12 @@ def test_same_mmr_picks(unit_rows) -> None:
     for seed in range(10):
         q = unit_rows(1, 16, 2000 + seed)[0].tolist()
         for lambda_mult in (0.0, 0.25, 0.5, 0.9, 1.0):
-            expected = lc.max_marginal_relevance_search_with_score_by_vector(q, k=5, fetch_k=30,
-                                                                             lambda_mult=lambda_mult)
-            got = ours.max_marginal_relevance_search_with_score_by_vector(q, k=5, fetch_k=30,
-                                                                          lambda_mult=lambda_mult)
+            expected = lc.max_marginal_relevance_search_with_score_by_vector(
+                q, k=5, fetch_k=30, lambda_mult=lambda_mult
+            )
+            got = ours.max_marginal_relevance_search_with_score_by_vector(
+                q, k=5, fetch_k=30, lambda_mult=lambda_mult
+            )
             same_results(expected, got)
 
 
@@ -87,13 +101,20 @@ def test_same_filtered_results_when_matches_are_within_fetch_k(unit_rows) -> Non
     vectors = unit_rows(200, 16, 13)
     metas = [{"group": i % 4, "page": i} for i in range(200)]
     lc, ours = build_pair(vectors, "cosine", metas)
-    filters = [{"group": 1}, {"page": {"$gte": 50}}, {"$or": [{"group": 0}, {"group": 3}]},
-               {"group": {"$in": [1, 2]}, "page": {"$lt": 150}}, {"$not": {"group": 2}}]
+    filters = [
+        {"group": 1},
+        {"page": {"$gte": 50}},
+        {"$or": [{"group": 0}, {"group": 3}]},
+        {"group": {"$in": [1, 2]}, "page": {"$lt": 150}},
+        {"$not": {"group": 2}},
+    ]
     for seed in range(5):
         q = unit_rows(1, 16, 3000 + seed)[0].tolist()
         for flt in filters:
-            same_results(lc.similarity_search_with_score_by_vector(q, k=4, filter=flt, fetch_k=200),
-                         ours.similarity_search_with_score_by_vector(q, k=4, filter=flt, fetch_k=20))
+            same_results(
+                lc.similarity_search_with_score_by_vector(q, k=4, filter=flt, fetch_k=200),
+                ours.similarity_search_with_score_by_vector(q, k=4, filter=flt, fetch_k=20),
+            )
 
 
 def test_same_results_after_delete(unit_rows) -> None:
@@ -104,6 +125,10 @@ def test_same_results_after_delete(unit_rows) -> None:
     ours.delete(gone)
     for seed in range(5):
         q = unit_rows(1, 16, 4000 + seed)[0].tolist()
-        same_results(lc.similarity_search_with_score_by_vector(q, k=6),
-                     ours.similarity_search_with_score_by_vector(q, k=6))
-    assert [d.id for d in ours.get_by_ids(["id1", "id4", "id5"])] == [d.id for d in lc.get_by_ids(["id1", "id4", "id5"])]
+        same_results(
+            lc.similarity_search_with_score_by_vector(q, k=6),
+            ours.similarity_search_with_score_by_vector(q, k=6),
+        )
+    assert [d.id for d in ours.get_by_ids(["id1", "id4", "id5"])] == [
+        d.id for d in lc.get_by_ids(["id1", "id4", "id5"])
+    ]

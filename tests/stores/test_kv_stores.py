@@ -51,10 +51,25 @@ def test_byte_stores_reject_non_bytes(byte_store) -> None:
     assert byte_store.mget(["k"]) == [None]
 
 
-@pytest.mark.parametrize("key", [
-    "../outside", "a/../../outside", "/etc/passwd", "a//b", "./a", "a/.", "", "sp ace", "semi;colon",
-    "uni\u00e9", "trailing/", "x" * 256, "name.ragkit-tmp", "back\\slash",
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "../outside",
+        "a/../../outside",
+        "/etc/passwd",
+        "a//b",
+        "./a",
+        "a/.",
+        "",
+        "sp ace",
+        "semi;colon",
+        "uni\u00e9",
+        "trailing/",
+        "x" * 256,
+        "name.ragkit-tmp",
+        "back\\slash",
+    ],
+)
 def test_local_file_store_refuses_escaping_or_malformed_keys(tmp_path: Path, key: str) -> None:
     store = LocalFileStore(tmp_path / "root")
     with pytest.raises(InvalidKeyError) as info:

@@ -25,7 +25,9 @@ def brute_force_mmr(query: np.ndarray, cands: np.ndarray, lambda_mult: float, k:
                 continue
             relevance = cos(query, cands[i])
             if picked:
-                score = lambda_mult * relevance - (1 - lambda_mult) * max(cos(cands[i], cands[j]) for j in picked)
+                score = lambda_mult * relevance - (1 - lambda_mult) * max(
+                    cos(cands[i], cands[j]) for j in picked
+                )
             else:
                 score = relevance
             if score > best_score:
@@ -35,14 +37,20 @@ def brute_force_mmr(query: np.ndarray, cands: np.ndarray, lambda_mult: float, k:
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 10_000), n=st.integers(1, 40), d=st.integers(2, 16), k=st.integers(0, 12),
-       lambda_mult=st.floats(0.0, 1.0))
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 40),
+    d=st.integers(2, 16),
+    k=st.integers(0, 12),
+    lambda_mult=st.floats(0.0, 1.0),
+)
 def test_mmr_equals_brute_force(seed: int, n: int, d: int, k: int, lambda_mult: float) -> None:
     rng = np.random.default_rng(seed)
     cands = rng.standard_normal((n, d)).astype(np.float32)
     query = rng.standard_normal(d).astype(np.float32)
-    assert maximal_marginal_relevance(query, cands, lambda_mult, k) == \
-        brute_force_mmr(query.astype(np.float64), cands.astype(np.float64), lambda_mult, k)
+    assert maximal_marginal_relevance(query, cands, lambda_mult, k) == brute_force_mmr(
+        query.astype(np.float64), cands.astype(np.float64), lambda_mult, k
+    )
 
 
 def test_mmr_edge_cases() -> None:
@@ -57,16 +65,31 @@ def test_mmr_edge_cases() -> None:
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 10_000), k=st.integers(1, 8), fetch_k=st.integers(1, 30), lambda_mult=st.floats(0, 1))
-def test_store_mmr_is_brute_force_over_the_fetch_k_nearest(seed: int, k: int, fetch_k: int, lambda_mult: float) -> None:
+@given(
+    seed=st.integers(0, 10_000),
+    k=st.integers(1, 8),
+    fetch_k=st.integers(1, 30),
+    lambda_mult=st.floats(0, 1),
+)
+def test_store_mmr_is_brute_force_over_the_fetch_k_nearest(
+    seed: int, k: int, fetch_k: int, lambda_mult: float
+) -> None:
     rng = np.random.default_rng(seed)
     vecs = rng.standard_normal((60, 12)).astype(np.float32)
     query = rng.standard_normal(12).astype(np.float32)
     store = FaissStore(None, distance_strategy="max_inner_product")
     store.add_vectors([f"t{i}" for i in range(60)], vecs, ids=[str(i) for i in range(60)])
-    got = [int(d.id) for d in store.max_marginal_relevance_search_by_vector(
-        query.tolist(), k=k, fetch_k=fetch_k, lambda_mult=lambda_mult)]
-    nearest = np.argsort(-(vecs.astype(np.float64) @ query), kind="stable")[:max(k, fetch_k)]
-    expected = [int(nearest[i]) for i in brute_force_mmr(query.astype(np.float64), vecs[nearest].astype(np.float64),
-                                                         lambda_mult, k)]
+    got = [
+        int(d.id)
+        for d in store.max_marginal_relevance_search_by_vector(
+            query.tolist(), k=k, fetch_k=fetch_k, lambda_mult=lambda_mult
+        )
+    ]
+    nearest = np.argsort(-(vecs.astype(np.float64) @ query), kind="stable")[: max(k, fetch_k)]
+    expected = [
+        int(nearest[i])
+        for i in brute_force_mmr(
+            query.astype(np.float64), vecs[nearest].astype(np.float64), lambda_mult, k
+        )
+    ]
     assert got == expected

@@ -5,30 +5,51 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-STATUS_NAMES = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 409: "ALREADY_EXISTS",
-                429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ALREADY_EXISTS",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
 
 # Enum numbers as the SDK sends them (``$alt=json;enum-encoding=int``).
 TASK_RETRIEVAL_DOCUMENT = 2
 FINISH_STOP, FINISH_MAX_TOKENS = 1, 2
 MODE_AUTO, MODE_ANY, MODE_NONE = 1, 2, 3
 TYPE_NAMES = {1: "STRING", 2: "NUMBER", 3: "INTEGER", 4: "BOOLEAN", 5: "ARRAY", 6: "OBJECT"}
-OPERATORS = {1: "LESS", 2: "LESS_EQUAL", 3: "EQUAL", 4: "GREATER_EQUAL", 5: "GREATER", 6: "NOT_EQUAL",
-             7: "INCLUDES", 8: "EXCLUDES"}
+OPERATORS = {
+    1: "LESS",
+    2: "LESS_EQUAL",
+    3: "EQUAL",
+    4: "GREATER_EQUAL",
+    5: "GREATER",
+    6: "NOT_EQUAL",
+    7: "INCLUDES",
+    8: "EXCLUDES",
+}
 
 
 class ApiError(Exception):
     """An error answer: HTTP status plus a google.rpc.Status body."""
 
-    def __init__(self, code: int, message: str, details: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, code: int, message: str, details: list[dict[str, Any]] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details or []
 
     def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message,
-                                 "status": STATUS_NAMES.get(self.code, "UNKNOWN")}
+        error: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "status": STATUS_NAMES.get(self.code, "UNKNOWN"),
+        }
         if self.details:
             error["details"] = self.details
         return {"error": error}

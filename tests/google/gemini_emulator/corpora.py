@@ -39,7 +39,9 @@ class CorpusState:
         self._lock = threading.RLock()
         self._ids = itertools.count(1)
 
-    def handle(self, rpc: str, args: dict[str, str], body: dict[str, Any], params: dict[str, list[str]]) -> Any:
+    def handle(
+        self, rpc: str, args: dict[str, str], body: dict[str, Any], params: dict[str, list[str]]
+    ) -> Any:
         method = getattr(self, "_" + re.sub(r"(?<!^)(?=[A-Z])", "_", rpc).lower())
         with self._lock:
             return method(body=body, params=params, **args)
@@ -47,8 +49,11 @@ class CorpusState:
     # -- lookups ------------------------------------------------------------------
     def corpus(self, name: str) -> dict[str, Any]:
         if name not in self.corpora:
-            raise ApiError(403, f"You do not have permission to access the Corpus {name.split('/')[-1]} "
-                                "or it may not exist.")
+            raise ApiError(
+                403,
+                f"You do not have permission to access the Corpus {name.split('/')[-1]} "
+                "or it may not exist.",
+            )
         return self.corpora[name]
 
     def document(self, name: str) -> dict[str, Any]:
@@ -61,17 +66,21 @@ class CorpusState:
         prefix = f"{parent}/{kind}/" if parent else f"{kind}/"
         if not given:
             return f"{prefix}gen-{next(self._ids)}"
-        require(given.startswith(prefix) and bool(_ID.match(given[len(prefix):])),
-                f"Invalid name {given!r}: expected {prefix}<id> with an id of up to 40 lowercase letters, digits "
-                "or dashes (not starting or ending with a dash)")
+        require(
+            given.startswith(prefix) and bool(_ID.match(given[len(prefix) :])),
+            f"Invalid name {given!r}: expected {prefix}<id> with an id of up to 40 lowercase letters, digits "
+            "or dashes (not starting or ending with a dash)",
+        )
         return given
 
     @staticmethod
-    def _page(items: list[dict[str, Any]], params: dict[str, list[str]], field: str, limit: int) -> dict[str, Any]:
+    def _page(
+        items: list[dict[str, Any]], params: dict[str, list[str]], field: str, limit: int
+    ) -> dict[str, Any]:
         size = int((params.get("pageSize") or ["0"])[0] or 0) or 10
         require(size <= limit, f"pageSize must be at most {limit}")
         start = int((params.get("pageToken") or ["0"])[0] or 0)
-        out: dict[str, Any] = {field: items[start:start + size]}
+        out: dict[str, Any] = {field: items[start : start + size]}
         if start + size < len(items):
             out["nextPageToken"] = str(start + size)
         return out
@@ -81,8 +90,12 @@ class CorpusState:
         name = self._new_name("", "corpora", body.get("name"))
         if name in self.corpora:
             raise ApiError(409, f"Corpus {name} already exists.")
-        corpus = {"name": name, "displayName": body.get("displayName", ""), "createTime": _now(),
-                  "updateTime": _now()}
+        corpus = {
+            "name": name,
+            "displayName": body.get("displayName", ""),
+            "createTime": _now(),
+            "updateTime": _now(),
+        }
         self.corpora[name] = corpus
         return corpus
 
@@ -92,7 +105,10 @@ class CorpusState:
     def _delete_corpus(self, name: str, body: Any, params: dict[str, list[str]]) -> dict[str, Any]:
         self.corpus(name)
         docs = [d for d in self.documents if d.startswith(name + "/")]
-        require(not docs or params.get("force") == ["true"], f"Corpus {name} is not empty; pass force=true")
+        require(
+            not docs or params.get("force") == ["true"],
+            f"Corpus {name} is not empty; pass force=true",
+        )
         for doc in docs:
             self._drop_document(doc)
         del self.corpora[name]
@@ -105,24 +121,39 @@ class CorpusState:
         if name in self.documents:
             raise ApiError(409, f"Document {name} already exists.")
         metadata = body.get("customMetadata", [])
-        require(len(metadata) <= MAX_METADATA, f"A document takes at most {MAX_METADATA} custom metadata")
-        document = {"name": name, "displayName": body.get("displayName", ""), "customMetadata": metadata,
-                    "createTime": _now(), "updateTime": _now()}
+        require(
+            len(metadata) <= MAX_METADATA,
+            f"A document takes at most {MAX_METADATA} custom metadata",
+        )
+        document = {
+            "name": name,
+            "displayName": body.get("displayName", ""),
+            "customMetadata": metadata,
+            "createTime": _now(),
+            "updateTime": _now(),
+        }
         self.documents[name] = document
         return document
 
     def _get_document(self, name: str, body: Any, params: Any) -> dict[str, Any]:
         return self.document(name)
 
-    def _list_documents(self, parent: str, body: Any, params: dict[str, list[str]]) -> dict[str, Any]:
+    def _list_documents(
+        self, parent: str, body: Any, params: dict[str, list[str]]
+    ) -> dict[str, Any]:
         self.corpus(parent)
         docs = [d for n, d in self.documents.items() if n.startswith(parent + "/")]
         return self._page(docs, params, "documents", 20)
 
-    def _delete_document(self, name: str, body: Any, params: dict[str, list[str]]) -> dict[str, Any]:
+    def _delete_document(
+        self, name: str, body: Any, params: dict[str, list[str]]
+    ) -> dict[str, Any]:
         self.document(name)
         has_chunks = any(c.startswith(name + "/") for c in self.chunks)
-        require(not has_chunks or params.get("force") == ["true"], f"Document {name} is not empty; pass force=true")
+        require(
+            not has_chunks or params.get("force") == ["true"],
+            f"Document {name} is not empty; pass force=true",
+        )
         self._drop_document(name)
         return {}
 
@@ -138,11 +169,21 @@ class CorpusState:
             raise ApiError(409, f"Chunk {name} already exists.")
         text = (chunk.get("data") or {}).get("stringValue", "")
         require(bool(text), "* Chunk.data: string_value must not be empty")
-        require(len(tokens(text)) <= MAX_CHUNK_TOKENS, f"Chunk has more than {MAX_CHUNK_TOKENS} tokens")
+        require(
+            len(tokens(text)) <= MAX_CHUNK_TOKENS, f"Chunk has more than {MAX_CHUNK_TOKENS} tokens"
+        )
         metadata = chunk.get("customMetadata", [])
-        require(len(metadata) <= MAX_METADATA, f"A chunk takes at most {MAX_METADATA} custom metadata")
-        return {"name": name, "data": {"stringValue": text}, "customMetadata": metadata, "state": STATE_ACTIVE,
-                "createTime": _now(), "updateTime": _now()}
+        require(
+            len(metadata) <= MAX_METADATA, f"A chunk takes at most {MAX_METADATA} custom metadata"
+        )
+        return {
+            "name": name,
+            "data": {"stringValue": text},
+            "customMetadata": metadata,
+            "state": STATE_ACTIVE,
+            "createTime": _now(),
+            "updateTime": _now(),
+        }
 
     def _create_chunk(self, parent: str, body: dict[str, Any], params: Any) -> dict[str, Any]:
         self.document(parent)
@@ -150,15 +191,23 @@ class CorpusState:
         self.chunks[chunk["name"]] = chunk
         return chunk
 
-    def _batch_create_chunks(self, parent: str, body: dict[str, Any], params: Any) -> dict[str, Any]:
+    def _batch_create_chunks(
+        self, parent: str, body: dict[str, Any], params: Any
+    ) -> dict[str, Any]:
         self.document(parent)
         requests = body.get("requests") or []
-        require(0 < len(requests) <= 100, f"batchCreate takes 1 to 100 requests, got {len(requests)}")
+        require(
+            0 < len(requests) <= 100, f"batchCreate takes 1 to 100 requests, got {len(requests)}"
+        )
         made: list[dict[str, Any]] = []
         for i, request in enumerate(requests):
-            require(request.get("parent", parent) == parent,
-                    f"requests[{i}].parent {request.get('parent')} does not match {parent}")
-            made.append(self._make_chunk(parent, request.get("chunk") or {}, {c["name"] for c in made}))
+            require(
+                request.get("parent", parent) == parent,
+                f"requests[{i}].parent {request.get('parent')} does not match {parent}",
+            )
+            made.append(
+                self._make_chunk(parent, request.get("chunk") or {}, {c["name"] for c in made})
+            )
         for chunk in made:
             self.chunks[chunk["name"]] = chunk
         return {"chunks": made}
@@ -179,7 +228,9 @@ class CorpusState:
         del self.chunks[name]
         return {}
 
-    def _batch_delete_chunks(self, parent: str, body: dict[str, Any], params: Any) -> dict[str, Any]:
+    def _batch_delete_chunks(
+        self, parent: str, body: dict[str, Any], params: Any
+    ) -> dict[str, Any]:
         self.document(parent)
         names = [r.get("name", "") for r in body.get("requests") or []]
         require(0 < len(names) <= 100, f"batchDelete takes 1 to 100 requests, got {len(names)}")
@@ -194,14 +245,30 @@ class CorpusState:
     # -- queries ------------------------------------------------------------------------------
     def _query_corpus(self, name: str, body: dict[str, Any], params: Any) -> dict[str, Any]:
         self.corpus(name)
-        return self.rank(name + "/", body.get("query", ""), body.get("metadataFilters", []), body.get("resultsCount"))
+        return self.rank(
+            name + "/",
+            body.get("query", ""),
+            body.get("metadataFilters", []),
+            body.get("resultsCount"),
+        )
 
     def _query_document(self, name: str, body: dict[str, Any], params: Any) -> dict[str, Any]:
         self.document(name)
-        return self.rank(name + "/", body.get("query", ""), body.get("metadataFilters", []), body.get("resultsCount"))
+        return self.rank(
+            name + "/",
+            body.get("query", ""),
+            body.get("metadataFilters", []),
+            body.get("resultsCount"),
+        )
 
-    def rank(self, prefix: str, query: str, filters: list[dict[str, Any]], count: int | None,
-             minimum: float = 0.0) -> dict[str, Any]:
+    def rank(
+        self,
+        prefix: str,
+        query: str,
+        filters: list[dict[str, Any]],
+        count: int | None,
+        minimum: float = 0.0,
+    ) -> dict[str, Any]:
         require(bool(query.strip()), "* query: must not be empty")
         count = int(count or 10)
         require(0 < count <= 100, "resultsCount must be between 1 and 100")
@@ -212,16 +279,20 @@ class CorpusState:
                 if score >= minimum:
                     scored.append((score, chunk))
         scored.sort(key=lambda pair: -pair[0])
-        return {"relevantChunks": [{"chunkRelevanceScore": s, "chunk": c} for s, c in scored[:count]]}
+        return {
+            "relevantChunks": [{"chunkRelevanceScore": s, "chunk": c} for s, c in scored[:count]]
+        }
 
     def _matches(self, chunk: dict[str, Any], filters: list[dict[str, Any]]) -> bool:
         document = self.documents.get(chunk["name"].rsplit("/chunks/", 1)[0], {})
         for flt in filters:
             key = str(flt.get("key", ""))
             scope, _, field = key.partition(".custom_metadata.")
-            require(scope in ("chunk", "document") and bool(field),
-                    f"Invalid metadata filter key {key!r}: use chunk.custom_metadata.<key> or "
-                    "document.custom_metadata.<key>")
+            require(
+                scope in ("chunk", "document") and bool(field),
+                f"Invalid metadata filter key {key!r}: use chunk.custom_metadata.<key> or "
+                "document.custom_metadata.<key>",
+            )
             entries = (chunk if scope == "chunk" else document).get("customMetadata", [])
             entry = next((e for e in entries if e.get("key") == field), None)
             if not any(_condition(entry, c) for c in flt.get("conditions", [])):
@@ -239,12 +310,21 @@ def _condition(entry: dict[str, Any] | None, condition: dict[str, Any]) -> bool:
         if "numericValue" not in entry:
             return False
         a, b = float(entry["numericValue"]), float(condition["numericValue"])
-        return {"LESS": a < b, "LESS_EQUAL": a <= b, "EQUAL": a == b, "GREATER_EQUAL": a >= b,
-                "GREATER": a > b, "NOT_EQUAL": a != b}[operation]
+        return {
+            "LESS": a < b,
+            "LESS_EQUAL": a <= b,
+            "EQUAL": a == b,
+            "GREATER_EQUAL": a >= b,
+            "GREATER": a > b,
+            "NOT_EQUAL": a != b,
+        }[operation]
     value = condition.get("stringValue", "")
     if "stringListValue" in entry:
         values = entry["stringListValue"].get("values", [])
-        require(operation in ("INCLUDES", "EXCLUDES"), "string lists are filtered with INCLUDES or EXCLUDES")
+        require(
+            operation in ("INCLUDES", "EXCLUDES"),
+            "string lists are filtered with INCLUDES or EXCLUDES",
+        )
         return (value in values) == (operation == "INCLUDES")
     require(operation in ("EQUAL", "NOT_EQUAL"), f"{operation} needs a numeric value")
     if "stringValue" not in entry:

@@ -38,7 +38,10 @@ SAFETY_RATINGS = [{"category": 8, "probability": 1}, {"category": 10, "probabili
 
 def check_model(model: str, prefixes: tuple[str, ...]) -> None:
     if not model.startswith(prefixes):
-        raise ApiError(404, f"{model} is not found for API version v1beta, or is not supported for this method.")
+        raise ApiError(
+            404,
+            f"{model} is not found for API version v1beta, or is not supported for this method.",
+        )
 
 
 def prompt_tokens(body: dict[str, Any]) -> int:
@@ -58,7 +61,9 @@ def _sample(schema: dict[str, Any]) -> Any:
 
 
 def _function_call(body: dict[str, Any], last_user: str) -> dict[str, Any] | None:
-    declarations = [d for tool in body.get("tools", []) for d in tool.get("functionDeclarations", [])]
+    declarations = [
+        d for tool in body.get("tools", []) for d in tool.get("functionDeclarations", [])
+    ]
     if not declarations:
         return None
     config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
@@ -93,8 +98,10 @@ def check_contents(body: dict[str, Any]) -> None:
     contents = body.get("contents") or []
     require(bool(contents), "* GenerateContentRequest.contents: contents is not specified")
     for i, content in enumerate(contents):
-        require(bool(content.get("parts")), f"* GenerateContentRequest.contents[{i}].parts: contents.parts must not "
-                                            "be empty.")
+        require(
+            bool(content.get("parts")),
+            f"* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty.",
+        )
 
 
 def generate(body: dict[str, Any], model: str) -> dict[str, Any]:
@@ -106,9 +113,13 @@ def generate(body: dict[str, Any], model: str) -> dict[str, Any]:
     last_user = content_text(users[-1]) if users else ""
     n_prompt = prompt_tokens(body)
     if "BLOCK_ME" in last_user:
-        return {"promptFeedback": {"blockReason": 1, "safetyRatings": [
-            {"category": 10, "probability": 4, "blocked": True}]},
-            "usageMetadata": {"promptTokenCount": n_prompt, "totalTokenCount": n_prompt}}
+        return {
+            "promptFeedback": {
+                "blockReason": 1,
+                "safetyRatings": [{"category": 10, "probability": 4, "blocked": True}],
+            },
+            "usageMetadata": {"promptTokenCount": n_prompt, "totalTokenCount": n_prompt},
+        }
     call = _function_call(body, last_user)
     n = int((body.get("generationConfig") or {}).get("candidateCount", 1))
     candidates = []
@@ -119,12 +130,24 @@ def generate(body: dict[str, Any], model: str) -> dict[str, Any]:
         else:
             text, finish = _reply_text(body, last_user)
             parts = [{"text": text + (f" (candidate {i})" if i else "")}]
-        candidates.append({"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": i,
-                           "safetyRatings": SAFETY_RATINGS})
+        candidates.append(
+            {
+                "content": {"role": "model", "parts": parts},
+                "finishReason": finish,
+                "index": i,
+                "safetyRatings": SAFETY_RATINGS,
+            }
+        )
     n_out = sum(len(tokens(content_text(c["content"]))) for c in candidates)
-    return {"candidates": candidates, "modelVersion": model.split("/")[-1],
-            "usageMetadata": {"promptTokenCount": n_prompt, "candidatesTokenCount": n_out,
-                              "totalTokenCount": n_prompt + n_out}}
+    return {
+        "candidates": candidates,
+        "modelVersion": model.split("/")[-1],
+        "usageMetadata": {
+            "promptTokenCount": n_prompt,
+            "candidatesTokenCount": n_out,
+            "totalTokenCount": n_prompt + n_out,
+        },
+    }
 
 
 def stream_pieces(response: dict[str, Any]) -> list[dict[str, Any]]:
@@ -138,7 +161,9 @@ def stream_pieces(response: dict[str, Any]) -> list[dict[str, Any]]:
         pieces_parts = [[p] for p in parts]
     else:
         words = parts[0]["text"].split(" ")
-        pieces_parts = [[{"text": w + (" " if i < len(words) - 1 else "")}] for i, w in enumerate(words)]
+        pieces_parts = [
+            [{"text": w + (" " if i < len(words) - 1 else "")}] for i, w in enumerate(words)
+        ]
     usage = response.get("usageMetadata", {})
     prompt, pieces, produced = usage.get("promptTokenCount", 0), [], 0
     for i, piece_parts in enumerate(pieces_parts):
@@ -147,9 +172,15 @@ def stream_pieces(response: dict[str, Any]) -> list[dict[str, Any]]:
         if i == len(pieces_parts) - 1:
             candidate["finishReason"] = head.get("finishReason", FINISH_STOP)
             candidate["safetyRatings"] = head.get("safetyRatings", [])
-        piece: dict[str, Any] = {"candidates": [candidate], "modelVersion": response.get("modelVersion", ""),
-                                 "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": produced,
-                                                   "totalTokenCount": prompt + produced}}
+        piece: dict[str, Any] = {
+            "candidates": [candidate],
+            "modelVersion": response.get("modelVersion", ""),
+            "usageMetadata": {
+                "promptTokenCount": prompt,
+                "candidatesTokenCount": produced,
+                "totalTokenCount": prompt + produced,
+            },
+        }
         if i == 0 and response.get("promptFeedback"):
             piece["promptFeedback"] = response["promptFeedback"]
         pieces.append(piece)
@@ -160,7 +191,10 @@ def count_tokens(body: dict[str, Any], model: str) -> dict[str, Any]:
     check_model(model, CHAT_MODELS)
     inner = body.get("generateContentRequest")
     if inner is not None:
-        require(not body.get("contents"), "countTokens takes contents or generateContentRequest, not both")
+        require(
+            not body.get("contents"),
+            "countTokens takes contents or generateContentRequest, not both",
+        )
         return {"totalTokens": prompt_tokens(inner)}
     return {"totalTokens": prompt_tokens(body)}
 
@@ -172,8 +206,10 @@ def embed_one(request: dict[str, Any], model: str) -> dict[str, Any]:
     task = enum(request.get("taskType", 0), {2: "RETRIEVAL_DOCUMENT"})
     title = request.get("title")
     if title:
-        require(task == TASK_RETRIEVAL_DOCUMENT,
-                "Title is only valid with TaskType.RETRIEVAL_DOCUMENT; set taskType or drop the title")
+        require(
+            task == TASK_RETRIEVAL_DOCUMENT,
+            "Title is only valid with TaskType.RETRIEVAL_DOCUMENT; set taskType or drop the title",
+        )
         text = f"{title} {text}"
     size = int(request.get("outputDimensionality") or DIMENSION)
     require(0 < size <= DIMENSION, f"outputDimensionality must be between 1 and {DIMENSION}")
@@ -186,9 +222,14 @@ def embed_content(body: dict[str, Any], model: str) -> dict[str, Any]:
 
 def batch_embed(body: dict[str, Any], model: str) -> dict[str, Any]:
     requests = body.get("requests") or []
-    require(0 < len(requests) <= 100, f"* BatchEmbedContentsRequest.requests: at most 100 requests can be in one "
-                                      f"batch, got {len(requests)}")
+    require(
+        0 < len(requests) <= 100,
+        f"* BatchEmbedContentsRequest.requests: at most 100 requests can be in one "
+        f"batch, got {len(requests)}",
+    )
     for i, request in enumerate(requests):
-        require(request.get("model") == model,
-                f"* BatchEmbedContentsRequest.requests[{i}].model: {request.get('model')} does not match {model}")
+        require(
+            request.get("model") == model,
+            f"* BatchEmbedContentsRequest.requests[{i}].model: {request.get('model')} does not match {model}",
+        )
     return {"embeddings": [embed_one(r, model) for r in requests]}

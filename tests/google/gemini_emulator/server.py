@@ -30,9 +30,14 @@ from .faults import Fault, FaultQueue
 _NAME = r"[a-z0-9-]+"
 # (HTTP method, path pattern, rpc name); named groups become handler arguments.
 ROUTES: list[tuple[str, re.Pattern[str], str]] = [
-    (m, re.compile(f"^/v1beta/{p}$"), rpc) for m, p, rpc in [
+    (m, re.compile(f"^/v1beta/{p}$"), rpc)
+    for m, p, rpc in [
         ("POST", r"(?P<model>(?:models|tunedModels)/[^:/]+):generateContent", "generateContent"),
-        ("POST", r"(?P<model>(?:models|tunedModels)/[^:/]+):streamGenerateContent", "streamGenerateContent"),
+        (
+            "POST",
+            r"(?P<model>(?:models|tunedModels)/[^:/]+):streamGenerateContent",
+            "streamGenerateContent",
+        ),
         ("POST", r"(?P<model>models/[^:/]+):countTokens", "countTokens"),
         ("POST", r"(?P<model>models/[^:/]+):embedContent", "embedContent"),
         ("POST", r"(?P<model>models/[^:/]+):batchEmbedContents", "batchEmbedContents"),
@@ -46,8 +51,16 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("GET", rf"(?P<name>corpora/{_NAME}/documents/{_NAME})", "getDocument"),
         ("DELETE", rf"(?P<name>corpora/{_NAME}/documents/{_NAME})", "deleteDocument"),
         ("POST", rf"(?P<name>corpora/{_NAME}/documents/{_NAME}):query", "queryDocument"),
-        ("POST", rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks:batchCreate", "batchCreateChunks"),
-        ("POST", rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks:batchDelete", "batchDeleteChunks"),
+        (
+            "POST",
+            rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks:batchCreate",
+            "batchCreateChunks",
+        ),
+        (
+            "POST",
+            rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks:batchDelete",
+            "batchDeleteChunks",
+        ),
         ("POST", rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks", "createChunk"),
         ("GET", rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks", "listChunks"),
         ("GET", rf"(?P<name>corpora/{_NAME}/documents/{_NAME}/chunks/{_NAME})", "getChunk"),
@@ -87,8 +100,9 @@ class Emulator:
     def start(self) -> Emulator:
         handler = type("Handler", (_Handler,), {"emulator": self})
         self._server = _Server(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.01,), name="gemini-emulator",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.01,), name="gemini-emulator", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -145,7 +159,9 @@ class Emulator:
             self.log.append(entry)
 
     # -- dispatch ------------------------------------------------------------------------
-    def dispatch(self, rpc: str, args: dict[str, str], body: Any, params: dict[str, list[str]]) -> Any:
+    def dispatch(
+        self, rpc: str, args: dict[str, str], body: Any, params: dict[str, list[str]]
+    ) -> Any:
         if rpc in ("generateContent", "streamGenerateContent"):
             generative.check_contents(body or {})
         scripted = self._scripted(rpc)
@@ -156,7 +172,9 @@ class Emulator:
         body = body or {}
         if rpc in ("generateContent", "streamGenerateContent"):
             response = generative.generate(body, args["model"])
-            return generative.stream_pieces(response) if rpc == "streamGenerateContent" else response
+            return (
+                generative.stream_pieces(response) if rpc == "streamGenerateContent" else response
+            )
         if rpc == "countTokens":
             return generative.count_tokens(body, args["model"])
         if rpc == "embedContent":
@@ -215,16 +233,31 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode(errors="replace")
-        entry = LoggedRequest(self.command, path, unquote(url.query), rpc, dict(self.headers.items()), body,
-                              params=parse_qs(url.query))
+        entry = LoggedRequest(
+            self.command,
+            path,
+            unquote(url.query),
+            rpc,
+            dict(self.headers.items()),
+            body,
+            params=parse_qs(url.query),
+        )
         self.emulator._record(entry)
         fault = self.emulator.faults.take(rpc)
         if fault is not None and fault.delay and fault.stall_after is None:
             time.sleep(fault.delay)
         try:
             if self.headers.get("x-goog-api-key") != self.emulator.api_key:
-                raise ApiError(400, "API key not valid. Please pass a valid API key.",
-                               [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}])
+                raise ApiError(
+                    400,
+                    "API key not valid. Please pass a valid API key.",
+                    [
+                        {
+                            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                            "reason": "API_KEY_INVALID",
+                        }
+                    ],
+                )
             if rpc == "unknown":
                 raise ApiError(404, f"Method not found: {self.command} {path}")
             if fault is not None and fault.drop:
@@ -243,12 +276,18 @@ class _Handler(BaseHTTPRequestHandler):
             result = self.emulator.dispatch(rpc, args, body, entry.params)
         except ApiError as e:
             entry.status = e.code
-            headers = {"Retry-After": fault.retry_after} if fault is not None and fault.retry_after else {}
+            headers = (
+                {"Retry-After": fault.retry_after}
+                if fault is not None and fault.retry_after
+                else {}
+            )
             self._send(e.code, json.dumps(e.body()).encode(), headers)
             return
         entry.status = 200
         if rpc == "streamGenerateContent":
-            self._stream(result if isinstance(result, list) else generative.stream_pieces(result), fault)
+            self._stream(
+                result if isinstance(result, list) else generative.stream_pieces(result), fault
+            )
         else:
             self._send(200, json.dumps(result).encode(), {})
 
@@ -277,7 +316,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is not None and fault.stall_after == i:
                 time.sleep(fault.delay)
             if fault is not None and fault.stream_error_after == i:
-                error = ApiError(fault.status or 500, fault.message or "Internal error encountered.")
+                error = ApiError(
+                    fault.status or 500, fault.message or "Internal error encountered."
+                )
                 write(("[" if i == 0 else ",\r\n") + json.dumps(error.body()) + "]")
                 break
             write(("[" if i == 0 else ",\r\n") + json.dumps(piece))
@@ -291,6 +332,13 @@ def _fault_error(fault: Fault) -> ApiError:
     assert fault.status is not None
     details = []
     if fault.retry_delay:
-        details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fault.retry_delay})
-    default = {429: "Resource has been exhausted (e.g. check quota).", 503: "The model is overloaded."}
-    return ApiError(fault.status, fault.message or default.get(fault.status, "Injected failure."), details)
+        details.append(
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fault.retry_delay}
+        )
+    default = {
+        429: "Resource has been exhausted (e.g. check quota).",
+        503: "The model is overloaded.",
+    }
+    return ApiError(
+        fault.status, fault.message or default.get(fault.status, "Injected failure."), details
+    )
