@@ -41,9 +41,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 from ragkit.eval import BeirDataset, evaluate, load_beir  # noqa: E402
 from ragkit.retrievers import BM25Retriever  # noqa: E402
 
-DEFAULT_DATASET = Path(
-    os.environ.get("RAGKIT_SCIFACT", ROOT / "datasets" / "scifact")
-)
+DEFAULT_DATASET = Path(os.environ.get("RAGKIT_SCIFACT", ROOT / "datasets" / "scifact"))
 K_VALUES = (1, 3, 5, 10, 100)
 _WORDS = re.compile(r"\w+")
 
