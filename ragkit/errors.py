@@ -162,3 +162,22 @@ class ToolTimeoutError(ToolException, TimeoutError):
 
 class ChatHistoryError(RagkitError, ValueError):
     """A stored chat history cannot be read (names the file or table and what to do)."""
+
+
+class DatabaseError(StoreError):
+    """A database behind a store (PostgreSQL) failed or refused a request; the message names the
+    server (never its password) and what to do."""
+
+
+class DatabaseConnectionError(DatabaseError, ConnectionError):
+    """The database server cannot be reached, refused the credentials, or dropped the connection
+    (after one retry)."""
+
+
+class DatabaseAuthenticationError(DatabaseConnectionError, PermissionError):
+    """The database server refused the user name or password of the connection string."""
+
+
+class VectorExtensionError(DatabaseError, RuntimeError):
+    """The database has no usable ``vector`` extension (pgvector): not installed on the server, or
+    not created in the database and the user may not create it."""

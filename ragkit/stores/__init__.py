@@ -1,7 +1,7 @@
-"""Stores: vector stores (FAISS, Google corpus) and key-value/document stores.
+"""Stores: vector stores (FAISS, PostgreSQL + pgvector, Google corpus) and key-value/document stores.
 
-``FaissStore`` (faiss) and ``GoogleVectorStore`` (the Google SDK) are imported
-lazily, so ``import ragkit.stores`` stays light.
+``FaissStore`` (faiss), ``PGVectorStore`` (psycopg) and ``GoogleVectorStore`` (the Google SDK)
+are imported lazily, so ``import ragkit.stores`` stays light.
 """
 
 from ragkit._lazy import lazy_getattr
@@ -24,12 +24,14 @@ __all__ = [
     "InMemoryByteStore",
     "InMemoryStore",
     "LocalFileStore",
+    "PGVectorStore",
     "VectorStore",
 ]
 
 _LAZY = {
     "FaissStore": "ragkit.stores.faiss",
     "GoogleVectorStore": "ragkit.stores.google_vectorstore",
+    "PGVectorStore": "ragkit.stores.pgvector.store",
 }
 
 

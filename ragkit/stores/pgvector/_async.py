@@ -1,0 +1,298 @@
+"""Async twins of PGVectorStore on psycopg's ``AsyncConnection`` (one pool per event loop).
+
+Searches, ``aget_by_ids`` and ``adelete`` talk to the database through the async pool, so many
+concurrent requests of an async server share a few connections without threads. Query
+embedding and the bulk ``COPY`` of ``aadd_*`` run in the shared worker pool (they are CPU work
+and one long statement), then return to the loop.
+
+Example:
+    >>> # docs = await store.asimilarity_search("tyre pressure", k=4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragkit.core.base import run_in_executor
+from ragkit.documents import Document
+from ragkit.stores._faiss_search import check_k
+from ragkit.stores.filters import MetadataFilter, compile_filter
+from ragkit.stores.mmr import maximal_marginal_relevance
+from ragkit.stores.pgvector import queries as q
+from ragkit.stores.pgvector import writes
+from ragkit.stores.pgvector.client import aapply_settings
+from ragkit.stores.pgvector.codec import document
+from ragkit.stores.pgvector.filters import Where, compile_sql
+from ragkit.stores.pgvector.vectors import query_param
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+
+Hit = tuple[Document, float]
+
+
+class PGAsyncMixin:
+    """``a``-prefixed twins of PGVectorStore's methods."""
+
+    client: Any
+    layout: Any
+    metric: Any
+    vector_type: str
+    lexical: str | None
+    _info: Any
+    _settings: Any
+
+    async def _arows(self: Any, query: Any, params: list[Any]) -> list[tuple[Any, ...]]:
+        settings = self._settings()
+
+        async def fetch(conn: Any) -> list[tuple[Any, ...]]:
+            if settings:
+                await aapply_settings(conn, settings)
+            cursor = await conn.execute(query, params, binary=True)
+            return list(await cursor.fetchall())
+
+        return await self.client.arun(fetch, what="search")  # type: ignore[no-any-return]
+
+    async def _aquery_vector(self: Any, query: str) -> np.ndarray:
+        vector = await run_in_executor(self._embed_queries, [query])
+        return self._query_matrix(vector)[0]  # type: ignore[no-any-return]
+
+    async def _asearch_one(
+        self: Any,
+        vector: np.ndarray,
+        k: int,
+        filter: MetadataFilter | None,
+        fetch_k: int,
+        *,
+        exact: bool | None = None,
+        with_vectors: bool = False,
+    ) -> tuple[list[Hit], list[np.ndarray]]:
+        from ragkit.stores.pgvector._search import _true, as_numpy
+
+        check_k(k)
+        if self._info is None:
+            return [], []
+        where = compile_sql(filter)
+        use_exact = self._exact(exact)
+
+        async def knn(w: Where, limit: int, ex: bool) -> list[tuple[Any, ...]]:
+            sql = q.knn_sql(
+                self.layout, self.metric, self.vector_type, w.sql, exact=ex, with_vectors=with_vectors
+            )
+            return await self._arows(sql, [query_param(vector), *w.params, limit])  # type: ignore[no-any-return]
+
+        if where is not None:
+            rows = await knn(where, k, use_exact)
+            if len(rows) < k and filter is not None and not use_exact:
+                rows = await knn(where, k, True)
+            return self._hits(rows), [as_numpy(r[5]) for r in rows] if with_vectors else []
+        keep = compile_filter(filter)  # type: ignore[arg-type]
+        fetched = max(k, fetch_k)
+        while True:
+            rows = await knn(Where(_true()), fetched, use_exact)
+            chosen = [r for r in rows if keep(r[3] or {})][:k]
+            if len(chosen) >= k or len(rows) < fetched:
+                hits = self._hits(chosen)
+                return hits, [as_numpy(r[5]) for r in chosen] if with_vectors else []
+            fetched *= 4
+
+    # -- searches ---------------------------------------------------------------------------
+    async def asimilarity_search_with_score_by_vector(
+        self: Any,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Hit]:
+        vector = self._query_matrix([embedding])[0]
+        hits, _ = await self._asearch_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)  # type: ignore[no-any-return]
+
+    async def asimilarity_search_by_vector(
+        self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
+    ) -> list[Document]:
+        pairs = await self.asimilarity_search_with_score_by_vector(embedding, k, **kwargs)
+        return [d for d, _ in pairs]
+
+    async def asimilarity_search_with_score(
+        self: Any, query: str, k: int = 4, **kwargs: Any
+    ) -> list[Hit]:
+        vector = await self._aquery_vector(query)
+        return await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)  # type: ignore[no-any-return]
+
+    async def asimilarity_search(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        pairs = await self.asimilarity_search_with_score(query, k, **kwargs)
+        return [d for d, _ in pairs]
+
+    async def asimilarity_search_with_relevance_scores(
+        self: Any, query: str, k: int = 4, score_threshold: float | None = None, **kwargs: Any
+    ) -> list[Hit]:
+        pairs = await self.asimilarity_search_with_score(query, k, **kwargs)
+        scored = [(d, self._relevance_score(s)) for d, s in pairs]
+        if score_threshold is not None:
+            scored = [(d, s) for d, s in scored if s >= score_threshold]
+        return scored
+
+    async def asimilarity_search_batch(
+        self: Any, queries: Sequence[str], k: int = 4, **kwargs: Any
+    ) -> list[list[Document]]:
+        return [await self.asimilarity_search(query, k, **kwargs) for query in queries]
+
+    async def amax_marginal_relevance_search_by_vector(
+        self: Any,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        if not 0.0 <= lambda_mult <= 1.0:
+            raise ValueError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+        vector = self._query_matrix([embedding])[0]
+        depth = max(k, fetch_k)
+        hits, vectors = await self._asearch_one(
+            vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
+        )
+        if not hits:
+            return []
+        picks = maximal_marginal_relevance(
+            vector, np.vstack(vectors), lambda_mult, k, normalized=self.metric.normalize
+        )
+        return [hits[i][0] for i in picks]
+
+    async def amax_marginal_relevance_search(
+        self: Any,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        vector = await self._aquery_vector(query)
+        return await self.amax_marginal_relevance_search_by_vector(  # type: ignore[no-any-return]
+            vector, k, fetch_k, lambda_mult, **kwargs
+        )
+
+    async def ahybrid_search_with_score(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Hit]:
+        """Async :meth:`hybrid_search_with_score` (the statement runs on an AsyncConnection)."""
+        plan = await run_in_executor(self._hybrid_plan, query, k, **kwargs)
+        if plan is None:
+            return []
+        rows = await self._arows(*plan)
+        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+
+    async def ahybrid_search(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        return [d for d, _ in await self.ahybrid_search_with_score(query, k, **kwargs)]
+
+    # -- by id ----------------------------------------------------------------------------------
+    async def aget_by_ids(self: Any, ids: Sequence[str], /) -> list[Document]:
+        wanted = list(ids)
+        if self._info is None or not wanted:
+            return []
+        query = q.by_ids_sql(self.layout)
+
+        async def fetch(conn: Any) -> list[tuple[Any, ...]]:
+            cursor = await conn.execute(query, (wanted,), binary=True)
+            return list(await cursor.fetchall())
+
+        rows = await self.client.arun(fetch, what="get_by_ids")
+        found = {r[0]: r for r in rows}
+        return [document(*found[x]) for x in wanted if x in found]
+
+    async def adelete(self: Any, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
+        if ids is None:
+            raise ValueError("delete() needs the ids to delete")
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return True
+        self._need_collection("delete")
+        from psycopg import sql
+
+        async def delete(conn: Any) -> None:
+            async with conn.transaction():
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, %s::regclass::oid::integer)",
+                    (writes.LOCK_CLASS, self.layout.docs.as_string(conn)),
+                )
+                cursor = await conn.execute(
+                    sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(self.layout.docs),
+                    (wanted,),
+                )
+                present = {r[0] for r in await cursor.fetchall()}
+                missing = [x for x in wanted if x not in present]
+                if missing:
+                    raise ValueError(
+                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
+                        "; nothing was deleted"
+                    )
+                await _adelete_rows(conn, self.layout, wanted, self.lexical)
+
+        await self.client.arun(delete, what="delete", retry=False)
+        return True
+
+    # -- adds (embedding and COPY in a worker thread) -------------------------------------------
+    async def aadd_texts(
+        self: Any, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> list[str]:
+        return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)  # type: ignore[no-any-return]
+
+    async def aadd_embeddings(
+        self: Any,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        return await run_in_executor(  # type: ignore[no-any-return]
+            self.add_embeddings, list(text_embeddings), metadatas, **kwargs
+        )
+
+    @classmethod
+    async def afrom_texts(
+        cls: Any,
+        texts: Sequence[str],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
+
+    @classmethod
+    async def afrom_documents(cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any) -> Any:
+        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
+
+    async def aclose(self: Any) -> None:
+        """Close this event loop's async pool (and the sync pool, when the store owns it)."""
+        if self._owns_client:
+            await self.client.aclose()
+
+
+async def _adelete_rows(conn: Any, layout: Any, ids: list[str], lexical: str | None) -> None:
+    from psycopg import sql
+
+    cursor = await conn.execute(
+        sql.SQL(
+            "WITH gone AS (DELETE FROM {docs} WHERE id = ANY(%s::text[]) RETURNING seq{len}) "
+            "SELECT count(*), {total}, array_agg(seq) FROM gone"
+        ).format(
+            docs=layout.docs,
+            len=sql.SQL(", doc_len") if lexical else sql.SQL(""),
+            total=sql.SQL("coalesce(sum(doc_len), 0)") if lexical else sql.SQL("0"),
+        ),
+        (ids,),
+    )
+    count, total, seqs = await cursor.fetchone()
+    if lexical == "bm25" and seqs:
+        await conn.execute(
+            sql.SQL("DELETE FROM {} WHERE seq = ANY(%s::bigint[])").format(layout.postings), (seqs,)
+        )
+    await conn.execute(
+        sql.SQL("UPDATE {} SET doc_count = doc_count - %s, total_len = total_len - %s").format(
+            layout.meta
+        ),
+        (int(count), int(total)),
+    )

@@ -1,0 +1,408 @@
+"""Searches of PGVectorStore: similarity (one or many queries), MMR, lexical and hybrid.
+
+Filters that compile to SQL run in the database. A filter that cannot (a callable, list or dict
+values) runs in Python over candidates fetched ``fetch_k`` deep, then four times deeper while
+fewer than ``k`` matched and more rows exist, so ``k`` results come back whenever ``k``
+matching documents exist (as FaissStore).
+
+Example:
+    >>> # store.similarity_search_with_score_by_vector(v, k=4, filter={"page": {"$gte": 2}})
+    >>> # store.hybrid_search("vitamin D and fractures", k=10)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
+from ragkit.stores._faiss_search import check_k
+from ragkit.stores.filters import MetadataFilter, compile_filter
+from ragkit.stores.mmr import maximal_marginal_relevance
+from ragkit.stores.pgvector import lexical as lx
+from ragkit.stores.pgvector import queries as q
+from ragkit.stores.pgvector.client import apply_settings
+from ragkit.stores.pgvector.codec import document
+from ragkit.stores.pgvector.filters import Where, compile_sql
+from ragkit.stores.pgvector.vectors import check_matrix, query_param
+
+Hit = tuple[Document, float]
+#: Hybrid defaults: HybridRetriever's (chosen on SciFact's train split).
+HYBRID_FETCH_K = 50
+HYBRID_C = 10
+
+
+def as_numpy(value: Any) -> np.ndarray:
+    """A vector column value (numpy array, or pgvector's HalfVector) as float32 numpy."""
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float32, copy=False)
+    return np.asarray(value.to_numpy(), dtype=np.float32)
+
+
+class PGSearchMixin:
+    """The read side of :class:`~ragkit.stores.pgvector.store.PGVectorStore`."""
+
+    # provided by the store
+    client: Any
+    layout: Any
+    metric: Any
+    vector_type: str
+    lexical: str | None
+    _info: Any
+    _ann: str | None
+    _dimension: int | None
+    _analyzer: Any
+    _need_embedding: Any
+    _settings: Any
+    _relevance_score: Any
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _query_matrix(self, vectors: Any) -> np.ndarray:
+        return check_matrix(vectors, self._dimension, what="query vectors", unit=self.metric.normalize)
+
+    def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        embedding = self._need_embedding()
+        if len(queries) == 1:
+            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(
+                1, -1
+            )
+        return np.asarray(embedding.embed_queries_array(list(queries)), dtype=np.float32)
+
+    def _rows(self, query: Any, params: list[Any]) -> list[tuple[Any, ...]]:
+        settings = self._settings()
+
+        def fetch(conn: Any) -> list[tuple[Any, ...]]:
+            if settings:
+                apply_settings(conn, settings)
+            return list(conn.execute(query, params, binary=True).fetchall())
+
+        return self.client.run(fetch, what="search")
+
+    def _hits(self, rows: list[tuple[Any, ...]], offset: int = 0) -> list[Hit]:
+        score = self.metric.score
+        return [
+            (document(r[offset], r[offset + 1], r[offset + 2], r[offset + 3]), score(r[offset + 4]))
+            for r in rows
+        ]
+
+    def _exact(self, exact: bool | None) -> bool:
+        return self._ann is None or bool(exact)
+
+    def _knn(
+        self, vector: np.ndarray, where: Where, limit: int, exact: bool, with_vectors: bool
+    ) -> list[tuple[Any, ...]]:
+        sql = q.knn_sql(
+            self.layout, self.metric, self.vector_type, where.sql, exact=exact, with_vectors=with_vectors
+        )
+        return self._rows(sql, [query_param(vector), *where.params, limit])
+
+    def _search_one(
+        self,
+        vector: np.ndarray,
+        k: int,
+        filter: MetadataFilter | None,
+        fetch_k: int,
+        *,
+        exact: bool | None = None,
+        with_vectors: bool = False,
+    ) -> tuple[list[Hit], list[np.ndarray]]:
+        """Top ``k`` hits (and their stored vectors when asked), best first."""
+        check_k(k)
+        if self._info is None:
+            return [], []
+        where = compile_sql(filter)
+        use_exact = self._exact(exact)
+        if where is not None:
+            rows = self._knn(vector, where, k, use_exact, with_vectors)
+            if len(rows) < k and filter is not None and not use_exact:
+                rows = self._knn(vector, where, k, True, with_vectors)  # the ANN scan gave up early
+            return self._hits(rows), [as_numpy(r[5]) for r in rows] if with_vectors else []
+        assert filter is not None
+        keep = compile_filter(filter)
+        fetched = max(k, fetch_k)
+        while True:
+            rows = self._knn(vector, Where(_true()), fetched, use_exact, with_vectors)
+            chosen = [r for r in rows if keep(r[3] or {})][:k]
+            if len(chosen) >= k or len(rows) < fetched:
+                hits = self._hits(chosen)
+                return hits, [as_numpy(r[5]) for r in chosen] if with_vectors else []
+            fetched *= 4
+
+    @staticmethod
+    def _threshold(hits: list[Hit], threshold: float | None, higher_is_better: bool) -> list[Hit]:
+        if threshold is None:
+            return hits
+        if higher_is_better:
+            return [(d, s) for d, s in hits if s >= threshold]
+        return [(d, s) for d, s in hits if s <= threshold]
+
+    # -- similarity -------------------------------------------------------------------------
+    def similarity_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Hit]:
+        """Documents nearest ``embedding`` with FaissStore's raw scores; ``exact=True`` skips
+        the ANN index for this call."""
+        vector = self._query_matrix([embedding])[0]
+        hits, _ = self._search_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
+
+    def similarity_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return [
+            d
+            for d, _ in self.similarity_search_with_score_by_vector(
+                embedding, k, filter, fetch_k, **kwargs
+            )
+        ]
+
+    def similarity_search_with_score(
+        self,
+        query: str,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Hit]:
+        vector = self._embed_queries([query])[0]
+        return self.similarity_search_with_score_by_vector(vector, k, filter, fetch_k, **kwargs)
+
+    def similarity_search(
+        self,
+        query: str,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
+        return [
+            d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)
+        ]
+
+    # -- batched ----------------------------------------------------------------------------
+    def similarity_search_with_score_by_vector_batch(
+        self,
+        embeddings: Any,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[Hit]]:
+        """Many query vectors in one statement (one round trip); one result list per row."""
+        matrix = self._query_matrix(embeddings)
+        check_k(k)
+        if matrix.shape[0] == 0:
+            return []
+        if self._info is None:
+            return [[] for _ in range(matrix.shape[0])]
+        where = compile_sql(filter)
+        threshold = kwargs.get("score_threshold")
+        exact = self._exact(kwargs.get("exact"))
+        if where is None or (filter is not None and not exact):  # per query (over-fetch / fallback)
+            return [
+                self._threshold(
+                    self._search_one(v, k, filter, fetch_k, exact=kwargs.get("exact"))[0],
+                    threshold,
+                    self.metric.higher_is_better,
+                )
+                for v in matrix
+            ]
+        sql = q.knn_batch_sql(self.layout, self.metric, self.vector_type, where.sql, exact=exact)
+        rows = self._rows(sql, [[query_param(v) for v in matrix], *where.params, k])
+        out: list[list[Hit]] = [[] for _ in range(matrix.shape[0])]
+        score = self.metric.score
+        for r in rows:
+            out[int(r[0]) - 1].append((document(r[1], r[2], r[3], r[4]), score(r[5])))
+        return [self._threshold(h, threshold, self.metric.higher_is_better) for h in out]
+
+    def similarity_search_by_vector_batch(
+        self, embeddings: Any, k: int = 4, filter: MetadataFilter | None = None, fetch_k: int = 20, **kwargs: Any
+    ) -> list[list[Document]]:
+        rows = self.similarity_search_with_score_by_vector_batch(embeddings, k, filter, fetch_k, **kwargs)
+        return [[d for d, _ in row] for row in rows]
+
+    def similarity_search_with_score_batch(
+        self, queries: Sequence[str], k: int = 4, filter: MetadataFilter | None = None, fetch_k: int = 20, **kwargs: Any
+    ) -> list[list[Hit]]:
+        """Embed all ``queries`` in one model call and search them in one statement."""
+        queries = list(queries)
+        if not queries:
+            return []
+        return self.similarity_search_with_score_by_vector_batch(
+            self._embed_queries(queries), k, filter, fetch_k, **kwargs
+        )
+
+    def similarity_search_batch(
+        self, queries: Sequence[str], k: int = 4, filter: MetadataFilter | None = None, fetch_k: int = 20, **kwargs: Any
+    ) -> list[list[Document]]:
+        rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
+        return [[d for d, _ in row] for row in rows]
+
+    # -- MMR --------------------------------------------------------------------------------
+    def max_marginal_relevance_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        *,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
+    ) -> list[Hit]:
+        """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw scores."""
+        if not 0.0 <= lambda_mult <= 1.0:
+            raise ValueError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+        vector = self._query_matrix([embedding])[0]
+        depth = max(k, fetch_k)
+        hits, vectors = self._search_one(
+            vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
+        )
+        if not hits:
+            return []
+        picks = maximal_marginal_relevance(
+            vector, np.vstack(vectors), lambda_mult, k, normalized=self.metric.normalize
+        )
+        return [hits[i] for i in picks]
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        pairs = self.max_marginal_relevance_search_with_score_by_vector(
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter, **kwargs
+        )
+        return [d for d, _ in pairs]
+
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: MetadataFilter | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``)."""
+        vector = self._embed_queries([query])[0]
+        return self.max_marginal_relevance_search_by_vector(
+            vector, k, fetch_k, lambda_mult, filter, **kwargs
+        )
+
+    # -- lexical and hybrid -------------------------------------------------------------------
+    def _lexical_top(
+        self, query: str, where: Where, limit: int, filtered: bool
+    ) -> tuple[Any, list[Any]]:
+        if not self.lexical:
+            raise ConfigurationError(
+                f"collection {self.layout.schema_name!r} has no lexical index; create it with "
+                "lexical='bm25' (or 'tsvector') to use keyword or hybrid search"
+            )
+        terms = lx.query_terms(query, self._analyzer)
+        if self.lexical == "tsvector":
+            top = lx.tsvector_top_sql(self.layout, where.sql)
+            return top, [lx.tsquery(terms) if terms else "", *where.params, limit]
+        if filtered:
+            return lx.bm25_top_sql(self.layout, where.sql), [terms, *where.params, limit]
+        return lx.bm25_top_sql_unfiltered(self.layout), [terms, limit]
+
+    def _sql_filter(self, filter: MetadataFilter | None, what: str) -> Where:
+        where = compile_sql(filter)
+        if where is None:
+            raise ConfigurationError(
+                f"{what} runs its filter in SQL; use a filter dict with scalar values (callables "
+                "and list/dict values work with similarity_search only)"
+            )
+        return where
+
+    def lexical_search_with_score(
+        self, query: str, k: int = 4, filter: MetadataFilter | None = None
+    ) -> list[Hit]:
+        """Keyword search in the database (BM25 or ts_rank scores, higher is better)."""
+        check_k(k)
+        if self._info is None or not query.strip():
+            return []
+        where = self._sql_filter(filter, "lexical_search")
+        top, params = self._lexical_top(query, where, k, filter is not None)
+        if self.lexical == "tsvector" and not params[0]:
+            return []
+        rows = self._rows(q.lexical_docs_sql(self.layout, top), params)
+        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+
+    def hybrid_search_with_score(
+        self,
+        query: str,
+        k: int = 4,
+        *,
+        fetch_k: int = HYBRID_FETCH_K,
+        weights: Sequence[float] = (0.5, 0.5),
+        c: float = HYBRID_C,
+        filter: MetadataFilter | None = None,
+    ) -> list[Hit]:
+        """Keyword + dense search fused by weighted RRF in one statement (HybridRetriever's
+        defaults: each side ``fetch_k=50`` deep, ``c=10``, equal weights). Scores are the fused
+        RRF scores. A blank query returns nothing."""
+        plan = self._hybrid_plan(query, k, fetch_k=fetch_k, weights=weights, c=c, filter=filter)
+        if plan is None:
+            return []
+        rows = self._rows(*plan)
+        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+
+    def _hybrid_plan(
+        self,
+        query: str,
+        k: int = 4,
+        *,
+        fetch_k: int = HYBRID_FETCH_K,
+        weights: Sequence[float] = (0.5, 0.5),
+        c: float = HYBRID_C,
+        filter: MetadataFilter | None = None,
+    ) -> tuple[Any, list[Any]] | None:
+        """The fused statement and its parameters (None when there is nothing to search)."""
+        check_k(k)
+        check_k(fetch_k)
+        w = [float(x) for x in weights]
+        if len(w) != 2 or any(x < 0 or x != x for x in w):
+            raise ConfigurationError(
+                f"weights must be two non-negative numbers (keyword, dense), got {weights!r}"
+            )
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
+            raise ConfigurationError(f"c must be a number >= 0, got {c!r}")
+        if self._info is None or not query.strip():
+            return None
+        where = self._sql_filter(filter, "hybrid_search")
+        depth = max(fetch_k, k)
+        top, lex_params = self._lexical_top(query, where, depth, filter is not None)
+        if self.lexical == "tsvector" and not lex_params[0]:
+            lex_params[0] = "''"  # an empty query matches nothing
+        vector = self._query_matrix(self._embed_queries([query]))[0]
+        sql = q.hybrid_sql(self.layout, self.metric, self.vector_type, top, where.sql)
+        return sql, [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
+
+    def hybrid_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        """:meth:`hybrid_search_with_score` without the scores."""
+        return [d for d, _ in self.hybrid_search_with_score(query, k, **kwargs)]
+
+
+def _true() -> Any:
+    from psycopg import sql
+
+    return sql.SQL("true")

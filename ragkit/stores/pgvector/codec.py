@@ -1,0 +1,99 @@
+"""Rows in and out of PostgreSQL: texts, metadata and vectors, checked before anything is sent.
+
+PostgreSQL's ``text`` cannot hold NUL characters or lone surrogates, which Python strings (and
+FaissStore) can. Such a text is stored twice: ``content`` with U+FFFD in place of each bad
+character (what SQL sees) and ``content_raw``, its exact UTF-8 bytes with surrogates kept,
+from which the Document is rebuilt. Metadata must be JSON (JSONB): keys and string values
+with NUL or lone surrogates, NaN/infinity and non-JSON objects are refused with a
+``ValueError`` naming the row, before anything is written.
+
+Example:
+    >>> encode_text("plain")
+    ('plain', None)
+    >>> encode_text("bad \\ud800")
+    ('bad \\ufffd', b'bad \\xed\\xa0\\x80')
+    >>> decode_text("bad \\ufffd", b'bad \\xed\\xa0\\x80') == "bad \\ud800"
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ragkit.documents import Document
+
+_BAD = re.compile("[\x00\ud800-\udfff]")
+
+
+def encode_text(text: str) -> tuple[str, bytes | None]:
+    """``(content, content_raw)``: raw is None unless ``text`` has NUL or lone surrogates."""
+    if _BAD.search(text) is None:
+        return text, None
+    return _BAD.sub("\ufffd", text), text.encode("utf-8", "surrogatepass")
+
+
+def decode_text(content: str, raw: bytes | None) -> str:
+    if raw is None:
+        return content
+    return bytes(raw).decode("utf-8", "surrogatepass")
+
+
+def _check_json_strings(value: Any, row: int, path: str) -> None:
+    if isinstance(value, str):
+        if _BAD.search(value) is not None:
+            raise ValueError(
+                f"metadatas[{row}]{path}: strings in metadata cannot hold NUL characters or lone "
+                "surrogates in PostgreSQL (JSONB); clean the value first"
+            )
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and _BAD.search(k) is not None:
+                raise ValueError(
+                    f"metadatas[{row}]{path}: the key {k!r} holds NUL characters or lone "
+                    "surrogates, which PostgreSQL (JSONB) cannot store; rename it"
+                )
+            _check_json_strings(v, row, f"{path}[{k!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_json_strings(v, row, f"{path}[{i}]")
+
+
+def encode_metadata(metadata: dict[str, Any] | None, row: int) -> str:
+    """JSON text for the ``metadata`` column (``{}`` for None); ValueError naming the row."""
+    if not metadata:
+        return "{}"
+    try:
+        text = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"metadatas[{row}] cannot be stored as JSON ({err}); PostgreSQL keeps metadata as "
+            "JSONB: use str, int, float (finite), bool, None, lists and dicts with str keys"
+        ) from None
+    if _BAD.search(text) is not None:
+        _check_json_strings(metadata, row, "")
+    if "\\u0000" in text:  # a NUL escaped by json.dumps
+        raise ValueError(
+            f"metadatas[{row}]: strings in metadata cannot hold NUL characters in PostgreSQL "
+            "(JSONB); clean the value first"
+        )
+    return text
+
+
+def encode_metadatas(metadatas: Sequence[dict[str, Any] | None] | None, n: int) -> list[str]:
+    if metadatas is None:
+        return ["{}"] * n
+    return [encode_metadata(m, i) for i, m in enumerate(metadatas)]
+
+
+def document(
+    doc_id: str, content: str, raw: bytes | None, metadata: dict[str, Any] | None
+) -> Document:
+    """A fresh Document from a result row (the caller owns it)."""
+    return Document._trusted(decode_text(content, raw), metadata or {}, doc_id)
+
+
+#: Columns every search returns, in this order (see :func:`document`).
+DOC_COLUMNS = "d.id, d.content, d.content_raw, d.metadata"

@@ -1,0 +1,135 @@
+"""The SELECTs of PGVectorStore, built once per shape with ``psycopg.sql`` (values are parameters).
+
+Nearest-neighbour queries come in two forms:
+
+- exact (no ANN index, or ``exact=True``): ``ORDER BY distance + 0, seq``; the ``+ 0`` keeps
+  the planner off any ANN index, ``seq`` breaks ties by insertion order (as FaissStore does);
+- approximate (an HNSW or IVFFlat index): ``ORDER BY distance LIMIT k`` so pgvector's index
+  scan serves it (with iterative scans on, filters still get ``k`` rows), re-sorted by
+  distance in an outer query because IVFFlat's iterative scan may return rows slightly out of
+  order.
+
+Example:
+    >>> # sql = knn_sql(layout, metric, "vector", where, exact=True, with_vectors=False)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragkit.stores.pgvector.codec import DOC_COLUMNS
+from ragkit.stores.pgvector.distance import Metric
+
+
+def knn_sql(
+    layout: Any,
+    metric: Metric,
+    vector_type: str,
+    where: Any,
+    *,
+    exact: bool,
+    with_vectors: bool = False,
+) -> Any:
+    """Parameters: the query vector, then ``where``'s, then the limit."""
+    from psycopg import sql
+
+    extra = sql.SQL(", d.embedding") if with_vectors else sql.SQL("")
+    columns = sql.SQL(DOC_COLUMNS)
+    distance = sql.SQL("d.embedding {} %s::{}").format(
+        sql.SQL(metric.operator), sql.SQL(vector_type)
+    )
+    if exact:
+        outer = sql.SQL(", s.embedding") if with_vectors else sql.SQL("")
+        return sql.SQL(
+            "SELECT s.id, s.content, s.content_raw, s.metadata, s.dist{outer} FROM "
+            "(SELECT d.seq, {columns}, {distance} AS dist{extra} FROM {docs} d WHERE {where}) s "
+            "ORDER BY s.dist + 0, s.seq LIMIT %s"
+        ).format(
+            outer=outer,
+            columns=columns,
+            distance=distance,
+            extra=extra,
+            docs=layout.docs,
+            where=where,
+        )
+    return sql.SQL(
+        "WITH s AS MATERIALIZED (SELECT {columns}, {distance} AS dist{extra} FROM {docs} d "
+        "WHERE {where} ORDER BY dist LIMIT %s) SELECT * FROM s ORDER BY dist"
+    ).format(columns=columns, distance=distance, extra=extra, docs=layout.docs, where=where)
+
+
+def knn_batch_sql(
+    layout: Any, metric: Metric, vector_type: str, where: Any, *, exact: bool
+) -> Any:
+    """Many query vectors in one statement (one LATERAL search per vector).
+
+    Parameters: the query vectors (an array), then ``where``'s, then the limit. Rows carry
+    the 1-based query number ``qi`` first.
+    """
+    from psycopg import sql
+
+    distance = sql.SQL("d.embedding {} q.v").format(sql.SQL(metric.operator))
+    order = (
+        sql.SQL("ORDER BY ({}) + 0, d.seq").format(distance)
+        if exact
+        else sql.SQL("ORDER BY {}").format(distance)
+    )
+    return sql.SQL(
+        "SELECT q.qi, s.* FROM unnest(%s::{vt}[]) WITH ORDINALITY AS q(v, qi) "
+        "CROSS JOIN LATERAL (SELECT {columns}, {distance} AS dist FROM {docs} d WHERE {where} "
+        "{order} LIMIT %s) s ORDER BY q.qi, s.dist"
+    ).format(
+        vt=sql.SQL(vector_type),
+        columns=sql.SQL(DOC_COLUMNS),
+        distance=distance,
+        docs=layout.docs,
+        where=where,
+        order=order,
+    )
+
+
+def by_ids_sql(layout: Any) -> Any:
+    from psycopg import sql
+
+    return sql.SQL("SELECT {} FROM {} d WHERE d.id = ANY(%s::text[])").format(
+        sql.SQL(DOC_COLUMNS), layout.docs
+    )
+
+
+def hybrid_sql(layout: Any, metric: Metric, vector_type: str, lexical_top: Any, where: Any) -> Any:
+    """Weighted RRF of the dense and lexical rankings, fused in the database (one round trip).
+
+    Parameters: the lexical ranking's (query, where, limit), the query vector, ``where``'s, the
+    dense limit, then ``w_lex, c, w_dense, c, k``. Ties keep first appearance (lexical list
+    first), as :func:`~ragkit.retrievers.reciprocal_rank_fusion` does.
+    """
+    from psycopg import sql
+
+    return sql.SQL(
+        "WITH lex AS MATERIALIZED ({lexical}), "
+        "dense AS MATERIALIZED (SELECT s.seq, row_number() OVER (ORDER BY s.dist) AS r FROM "
+        "(SELECT d.seq, d.embedding {op} %s::{vt} AS dist FROM {docs} d WHERE {where} "
+        "ORDER BY dist LIMIT %s) s), "
+        "fused AS (SELECT u.seq, sum(u.w) AS score, min(u.pos) AS pos FROM ("
+        "SELECT seq, %s::float8 / (r + %s::float8) AS w, r AS pos FROM lex UNION ALL "
+        "SELECT seq, %s::float8 / (r + %s::float8), 1000000000 + r FROM dense) u "
+        "GROUP BY u.seq ORDER BY score DESC, pos LIMIT %s) "
+        "SELECT {columns}, f.score FROM fused f JOIN {docs} d ON d.seq = f.seq "
+        "ORDER BY f.score DESC, f.pos"
+    ).format(
+        lexical=lexical_top,
+        op=sql.SQL(metric.operator),
+        vt=sql.SQL(vector_type),
+        docs=layout.docs,
+        where=where,
+        columns=sql.SQL(DOC_COLUMNS),
+    )
+
+
+def lexical_docs_sql(layout: Any, lexical_top: Any) -> Any:
+    """The documents of a lexical ranking, best first (parameters: the ranking's)."""
+    from psycopg import sql
+
+    return sql.SQL(
+        "SELECT {columns}, t.score FROM ({top}) t JOIN {docs} d ON d.seq = t.seq ORDER BY t.r"
+    ).format(columns=sql.SQL(DOC_COLUMNS), top=lexical_top, docs=layout.docs)

@@ -1,0 +1,635 @@
+"""PGVectorStore: LangChain's vector store surface on PostgreSQL + pgvector.
+
+One collection = one PostgreSQL schema (see :mod:`ragkit.stores.pgvector.schema`), so any
+number of processes and servers can share an index. Same methods, filters, distance
+strategies and raw scores as :class:`~ragkit.stores.FaissStore`; differences, on purpose:
+
+- ``add_*`` with an id that exists replaces that document (upsert, as ``langchain-postgres``);
+  FaissStore refuses it.
+- Exact search by default; ``index_type="hnsw"`` or ``"ivfflat"`` (or :meth:`create_index`
+  after a bulk load) makes searches approximate, tuned by ``ef_search`` / ``probes``.
+- ``lexical="bm25"`` keeps a BM25 index in the database too, for :meth:`hybrid_search`.
+
+Example:
+    >>> # store = PGVectorStore(LocalEmbeddings(), connection="postgresql://app:pw@db/rag",
+    >>> #                       collection_name="manuals", index_type="hnsw", lexical="bm25")
+    >>> # store.add_documents(docs)
+    >>> # store.similarity_search("how to change a tyre", k=4, filter={"lang": "en"})
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
+from ragkit.stores._docstore import DocColumns
+from ragkit.stores._faiss_index import new_ids, relevance
+from ragkit.stores.base import VectorStore
+from ragkit.stores.pgvector import schema as sc
+from ragkit.stores.pgvector import writes
+from ragkit.stores.pgvector._async import PGAsyncMixin
+from ragkit.stores.pgvector._search import PGSearchMixin
+from ragkit.stores.pgvector.client import PGClient
+from ragkit.stores.pgvector.codec import document, encode_metadatas, encode_text
+from ragkit.stores.pgvector.distance import metric
+from ragkit.stores.pgvector.queries import by_ids_sql
+from ragkit.stores.pgvector.lexical import Terms, check_bm25_params, default_analyzer
+from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+
+DEFAULT_COLLECTION = "ragkit"
+
+
+class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
+    """A PostgreSQL + pgvector vector store with LangChain's method names.
+
+    Args:
+        embeddings: the model that embeds texts and queries (optional for by-vector use).
+        connection: a connection string (``postgresql://user:password@host:5432/db``) or a
+            :class:`PGClient` shared with other stores / record managers.
+        collection_name: the collection, i.e. the PostgreSQL schema holding its tables.
+        distance_strategy: ``"cosine"`` (default), ``"max_inner_product"``,
+            ``"euclidean_distance"`` (LangChain's ``DistanceStrategy`` values work too).
+        embedding_length: the dimension, when there is no model to ask (LangChain's name).
+        vector_type: ``"vector"`` (float32) or ``"halfvec"`` (float16: half the space).
+        index_type: ``None`` (exact search), ``"hnsw"`` or ``"ivfflat"``; built when the
+            collection is created (IVFFlat: on the first add; better: :meth:`create_index`).
+        index_params: HNSW ``m`` (16), ``ef_construction`` (64); IVFFlat ``lists``.
+        ef_search: HNSW's search breadth (pgvector's default 40); ``probes``: IVFFlat lists
+            searched (default 1).
+        lexical: ``None``, ``"bm25"`` (postings + BM25 in SQL) or ``"tsvector"`` (GIN +
+            ``ts_rank``): the keyword half of :meth:`hybrid_search`.
+        analyzer: the :class:`~ragkit.retrievers.analyzer.Analyzer` of the lexical index.
+        bm25_params: ``k1`` (1.5) and ``b`` (0.75).
+        pre_delete_collection: drop the collection first (LangChain's flag).
+        create_extension: create the ``vector`` extension when the database lacks it.
+        relevance_score_fn: maps raw scores to [0, 1] instead of FaissStore's default.
+        pool_min_size / pool_max_size / pool_timeout / connect_timeout: the connection pool.
+    """
+
+    returns_fresh_documents = True
+
+    def __init__(
+        self,
+        embeddings: Embeddings | None = None,
+        *,
+        connection: str | PGClient,
+        collection_name: str = DEFAULT_COLLECTION,
+        distance_strategy: Any = None,
+        embedding_length: int | None = None,
+        vector_type: str | None = None,
+        index_type: str | None = None,
+        index_params: dict[str, Any] | None = None,
+        ef_search: int | None = None,
+        probes: int | None = None,
+        lexical: str | None = None,
+        analyzer: Any = None,
+        bm25_params: dict[str, Any] | None = None,
+        pre_delete_collection: bool = False,
+        create_extension: bool = True,
+        relevance_score_fn: Callable[[float], float] | None = None,
+        pool_min_size: int = 1,
+        pool_max_size: int = 16,
+        pool_timeout: float = 30.0,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        explicit = {
+            name
+            for name, value in (
+                ("distance_strategy", distance_strategy),
+                ("vector_type", vector_type),
+                ("lexical", lexical),
+            )
+            if value is not None
+        }
+        self._check_options(vector_type, index_type, lexical, ef_search, probes)
+        self.layout = sc.Layout(collection_name)  # raises before connecting
+        self.collection_name = collection_name
+        self._embedding = embeddings
+        self.override_relevance_score_fn = relevance_score_fn
+        self._owns_client = not isinstance(connection, PGClient)
+        self.client = PGClient.connect(
+            connection,
+            create_extension=create_extension,
+            min_size=pool_min_size,
+            max_size=pool_max_size,
+            timeout=pool_timeout,
+            connect_timeout=connect_timeout,
+        )
+        model_dim = embeddings.dimension if embeddings is not None else None
+        if embedding_length is not None and model_dim is not None and embedding_length != model_dim:
+            raise ConfigurationError(
+                f"embedding_length={embedding_length} but the embeddings produce {model_dim}"
+            )
+        self.index_type = index_type
+        self.index_params = dict(index_params or {})
+        self.ef_search = ef_search
+        self.probes = probes
+        if pre_delete_collection:
+            self.delete_collection()
+        stored = self.client.run(lambda c: sc.read_info(c, self.layout), what="open")
+        if stored is not None:
+            sc.check_compatible(
+                stored,
+                model_id=embeddings.model_id if embeddings is not None else None,
+                dimension=model_dim if model_dim is not None else embedding_length,
+                distance=metric(distance_strategy or "cosine").strategy,
+                vector_type=vector_type or "vector",
+                lexical=lexical,
+                explicit=explicit,
+            )
+            self._adopt(stored)
+        else:
+            self._info = None
+            self.metric = metric(distance_strategy or "cosine")
+            self.vector_type = vector_type or "vector"
+            self.lexical = lexical
+            self._analyzer = analyzer
+            self._bm25 = check_bm25_params(bm25_params) if lexical == "bm25" else None
+            self._dimension = model_dim if model_dim is not None else embedding_length
+            if self._dimension is not None:
+                self._create(self._dimension)
+        self._ann = self._find_ann_index() if self._info is not None else None
+        if self._info is not None and index_type is not None and self._ann != index_type:
+            if index_type == "hnsw" or self.count() > 0:
+                self.create_index(index_type, **self.index_params)
+
+    # -- set-up ---------------------------------------------------------------------------
+    @staticmethod
+    def _check_options(
+        vector_type: str | None,
+        index_type: str | None,
+        lexical: str | None,
+        ef_search: int | None,
+        probes: int | None,
+    ) -> None:
+        if vector_type is not None and vector_type not in sc.VECTOR_TYPES:
+            raise ConfigurationError(
+                f"vector_type must be one of {sc.VECTOR_TYPES}, got {vector_type!r}"
+            )
+        if index_type is not None and index_type not in sc.INDEX_TYPES:
+            raise ConfigurationError(
+                f"index_type must be None (exact search) or one of {sc.INDEX_TYPES}, got "
+                f"{index_type!r}"
+            )
+        if lexical is not None and lexical not in sc.LEXICAL_MODES:
+            raise ConfigurationError(
+                f"lexical must be None or one of {sc.LEXICAL_MODES}, got {lexical!r}"
+            )
+        for name, value in (("ef_search", ef_search), ("probes", probes)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigurationError(f"{name} must be a positive integer, got {value!r}")
+
+    def _adopt(self, info: sc.CollectionInfo) -> None:
+        self._info = info
+        self.metric = metric(info.distance)
+        self.vector_type = info.vector_type
+        self.lexical = info.lexical
+        self._dimension = info.dimension
+        self._bm25 = info.bm25_params
+        self._analyzer = default_analyzer(info.analyzer) if info.lexical else None
+
+    def _create(self, dimension: int) -> None:
+        analyzer = self._analyzer
+        if self.lexical and analyzer is None:
+            analyzer = self._analyzer = default_analyzer(None)
+        config = analyzer.to_config() if analyzer is not None and hasattr(analyzer, "to_config") else None
+        if self.lexical and config is None:
+            raise ConfigurationError(
+                "a lexical index needs an Analyzer (ragkit.retrievers.analyzer.Analyzer): its "
+                "settings are stored with the collection so every reader analyses queries alike"
+            )
+        if self.index_type and dimension > sc.INDEX_MAX_DIM[self.vector_type]:
+            raise ConfigurationError(
+                f"pgvector indexes {self.vector_type} columns of at most "
+                f"{sc.INDEX_MAX_DIM[self.vector_type]} dimensions, got {dimension}; use "
+                "vector_type='halfvec' or exact search (index_type=None)"
+            )
+        info = sc.CollectionInfo(
+            name=self.collection_name,
+            model_id=self._embedding.model_id if self._embedding is not None else None,
+            dimension=dimension,
+            distance=self.metric.strategy,
+            vector_type=self.vector_type,
+            lexical=self.lexical,
+            analyzer=config,
+            bm25_params=self._bm25,
+        )
+
+        def create(conn: Any) -> sc.CollectionInfo:
+            with conn.transaction():
+                # two processes creating the same collection: the second waits, then adopts
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                    (writes.LOCK_CLASS + 1, self.collection_name),
+                )
+                existing = sc.read_info(conn, self.layout)
+                if existing is not None:
+                    return existing
+                sc.create_collection(conn, self.layout, info)
+                if self.index_type == "hnsw":
+                    self._build_index(conn, "hnsw", self.index_params)
+            return info
+
+        created = self.client.run(create, what="create the collection", retry=False)
+        self._adopt(created)
+        if self._analyzer is None and analyzer is not None:
+            self._analyzer = analyzer
+
+    def _find_ann_index(self) -> str | None:
+        def find(conn: Any) -> str | None:
+            row = conn.execute(
+                "SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = %s::regclass "
+                "AND am.amname IN ('hnsw', 'ivfflat') LIMIT 1",
+                (self.layout.docs.as_string(conn),),
+            ).fetchone()
+            return row[0] if row else None
+
+        return self.client.run(find, what="inspect indexes")
+
+    # -- indexes --------------------------------------------------------------------------
+    def create_index(
+        self,
+        index_type: str = "hnsw",
+        *,
+        maintenance_work_mem: str | None = None,
+        **params: Any,
+    ) -> None:
+        """Build (or rebuild) the ANN index: ``"hnsw"`` (``m``, ``ef_construction``) or
+        ``"ivfflat"`` (``lists``; default rows/1000, at least 1). Build after bulk loads."""
+        self._check_options(None, index_type, None, None, None)
+        self._need_collection("create an index")
+
+        def build(conn: Any) -> None:
+            with conn.transaction():
+                if maintenance_work_mem:
+                    conn.execute(
+                        "SELECT set_config('maintenance_work_mem', %s, true)",
+                        (maintenance_work_mem,),
+                    )
+                self._build_index(conn, index_type, params)
+
+        self.client.run(build, what="build the index", retry=False)
+        self.index_type, self.index_params, self._ann = index_type, dict(params), index_type
+
+    def drop_index(self) -> None:
+        """Drop the ANN index: searches become exact."""
+        from psycopg import sql
+
+        def drop(conn: Any) -> None:
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()))
+
+        self.client.run(drop, what="drop the index", retry=False)
+        self._ann = None
+
+    def _index_name(self) -> Any:
+        from psycopg import sql
+
+        return sql.Identifier(self.layout.schema_name, "documents_embedding_ann")
+
+    def _build_index(self, conn: Any, index_type: str, params: dict[str, Any]) -> None:
+        from psycopg import sql
+
+        allowed = {"hnsw": {"m", "ef_construction"}, "ivfflat": {"lists"}}[index_type]
+        unknown = sorted(set(params) - allowed)
+        if unknown:
+            raise ConfigurationError(
+                f"{index_type} index parameters are {sorted(allowed)}, got {unknown}"
+            )
+        if index_type == "ivfflat" and "lists" not in params:
+            rows = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs))
+            count = int(rows.fetchone()[0])
+            params = {"lists": max(1, count // 1000 if count <= 1_000_000 else int(math.sqrt(count)))}
+        with_clause = sql.SQL("")
+        if params:
+            with_clause = sql.SQL(" WITH ({})").format(
+                sql.SQL(", ").join(
+                    sql.SQL("{} = {}").format(sql.SQL(k), sql.Literal(int(v)))
+                    for k, v in sorted(params.items())
+                )
+            )
+        conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()))
+        conn.execute(
+            sql.SQL("CREATE INDEX {} ON {} USING {} (embedding {}){}").format(
+                sql.Identifier("documents_embedding_ann"),
+                self.layout.docs,
+                sql.SQL(index_type),
+                sql.SQL(self.metric.opclass(self.vector_type)),
+                with_clause,
+            )
+        )
+
+    def _settings(self) -> dict[str, str]:
+        """Session settings of ANN queries (applied per connection, only when they change)."""
+        if self._ann == "hnsw":
+            return {
+                "hnsw.ef_search": str(self.ef_search or 40),
+                "hnsw.iterative_scan": "strict_order",
+            }
+        if self._ann == "ivfflat":
+            return {"ivfflat.probes": str(self.probes or 1), "ivfflat.iterative_scan": "relaxed_order"}
+        return {}
+
+    # -- properties -----------------------------------------------------------------------
+    @property
+    def embeddings(self) -> Embeddings | None:
+        return self._embedding
+
+    @property
+    def dimension(self) -> int | None:
+        return self._dimension
+
+    @property
+    def model_id(self) -> str | None:
+        if self._info is not None and self._info.model_id:
+            return self._info.model_id
+        return self._embedding.model_id if self._embedding is not None else None
+
+    @property
+    def distance_strategy(self) -> str:
+        return self.metric.strategy
+
+    @property
+    def analyzer(self) -> Any:
+        return self._analyzer
+
+    def __repr__(self) -> str:
+        return (
+            f"PGVectorStore(collection_name={self.collection_name!r}, "
+            f"connection={self.client.dsn.display!r}, distance_strategy={self.metric.strategy!r}, "
+            f"index_type={self._ann!r})"
+        )
+
+    def _need_embedding(self) -> Embeddings:
+        if self._embedding is None:
+            raise ValueError(
+                "this PGVectorStore has no embedding model; pass embeddings= when creating it, "
+                "or use the *_by_vector methods"
+            )
+        return self._embedding
+
+    def _need_collection(self, action: str) -> None:
+        if self._info is None:
+            raise ConfigurationError(
+                f"cannot {action}: collection {self.collection_name!r} has no vectors yet and no "
+                "known dimension (pass embeddings or embedding_length, or add vectors first)"
+            )
+
+    def close(self) -> None:
+        """Close the connection pool (when this store created it)."""
+        if self._owns_client:
+            self.client.close()
+
+    def __enter__(self) -> PGVectorStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def delete_collection(self) -> None:
+        """Drop the collection's schema and everything in it."""
+        self.client.run(lambda c: sc.drop_collection(c, self.layout), what="drop", retry=False)
+        self._info = None
+        self._ann = None
+
+    # -- counting and reading by id ---------------------------------------------------------
+    def count(self) -> int:
+        """How many documents the collection holds."""
+        if self._info is None:
+            return 0
+        from psycopg import sql
+
+        query = sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs)
+        return int(self.client.run(lambda c: c.execute(query).fetchone()[0], what="count"))
+
+    def __len__(self) -> int:
+        return self.count()
+
+    @property
+    def ids(self) -> list[str]:
+        """All ids in insertion order."""
+        if self._info is None:
+            return []
+        from psycopg import sql
+
+        query = sql.SQL("SELECT id FROM {} ORDER BY seq").format(self.layout.docs)
+        return [r[0] for r in self.client.run(lambda c: c.execute(query).fetchall(), what="list")]
+
+    def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        """The documents of the known ``ids``, in the order asked (unknown ids are skipped)."""
+        wanted = list(ids)
+        if self._info is None or not wanted:
+            return []
+        query = by_ids_sql(self.layout)
+        rows = self.client.run(
+            lambda c: c.execute(query, (wanted,), binary=True).fetchall(), what="get_by_ids"
+        )
+        found = {r[0]: r for r in rows}
+        return [document(*found[x]) for x in wanted if x in found]
+
+    # -- adding -----------------------------------------------------------------------------
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Embed and store ``texts``; an id that exists is replaced. Returns the ids."""
+        texts = list(texts)
+        DocColumns().validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, self._need_embedding().embed_documents_array(texts), metadatas, ids)
+
+    def add_embeddings(
+        self,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]] | Sequence[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        embeddings: Any = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Add precomputed vectors: ``(text, vector)`` pairs (FaissStore's form), or texts with
+        ``embeddings=`` (langchain-postgres' form)."""
+        if embeddings is not None:
+            texts, vectors = list(text_embeddings), embeddings  # type: ignore[arg-type]
+        else:
+            pairs = list(text_embeddings)
+            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]  # type: ignore[misc]
+        DocColumns().validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, vectors, metadatas, ids)
+
+    def add_vectors(
+        self,
+        texts: Sequence[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Add texts with a precomputed ``(n, d)`` matrix (the fastest way in: binary COPY)."""
+        texts = list(texts)
+        DocColumns().validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, vectors, metadatas, ids)
+
+    def _add(
+        self,
+        texts: list[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any] | None] | None,
+        ids: Sequence[str] | None,
+    ) -> list[str]:
+        batch = self._prepare(texts, vectors, metadatas, ids)
+        if self._info is None:
+            self._create(self._pending_dim)
+        self.client.run(lambda c: self._write(c, batch, ids is not None), what="add", retry=True)
+        if self._ann is None and self.index_type == "ivfflat":
+            self.create_index("ivfflat", **self.index_params)
+        return batch.ids
+
+    def _prepare(
+        self,
+        texts: list[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any] | None] | None,
+        ids: Sequence[str] | None,
+    ) -> writes.Batch:
+        """Check and encode everything before the first byte is sent (errors name the row)."""
+        matrix = check_matrix(vectors, self._dimension, unit=self.metric.normalize)
+        if matrix.shape[0] != len(texts):
+            raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
+        self._pending_dim = int(matrix.shape[1])
+        metas = encode_metadatas(metadatas, len(texts))
+        encoded = [encode_text(t) for t in texts]
+        terms = Terms.of(texts, self._analyzer) if self.lexical and self._analyzer else None
+        if self.lexical and self._analyzer is None:
+            self._analyzer = default_analyzer(None)
+            terms = Terms.of(texts, self._analyzer)
+        return writes.Batch(
+            ids=list(ids) if ids is not None else new_ids(len(texts)),
+            contents=[c for c, _ in encoded],
+            raws=[r for _, r in encoded],
+            metadatas=metas,
+            vectors=binary_rows(matrix, self.vector_type),
+            terms=terms,
+        )
+
+    def _write(self, conn: Any, batch: writes.Batch, given_ids: bool) -> None:
+        with conn.transaction():
+            writes.lock_collection(conn, self.layout)
+            if given_ids:
+                present = writes.existing_ids(conn, self.layout, batch.ids)
+                if present:
+                    writes.delete_rows(conn, self.layout, present, self.lexical)
+            first = writes.reserve_seqs(conn, self.layout, len(batch.ids))
+            writes.copy_rows(conn, self.layout, batch, first, self.lexical)
+
+    # -- deleting -----------------------------------------------------------------------------
+    def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
+        """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
+        if ids is None:
+            raise ValueError("delete() needs the ids to delete")
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return True
+        self._need_collection("delete")
+
+        def delete(conn: Any) -> None:
+            with conn.transaction():
+                writes.lock_collection(conn, self.layout)
+                present = set(writes.existing_ids(conn, self.layout, wanted))
+                missing = [x for x in wanted if x not in present]
+                if missing:
+                    raise ValueError(
+                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
+                        "; nothing was deleted"
+                    )
+                writes.delete_rows(conn, self.layout, wanted, self.lexical)
+
+        self.client.run(delete, what="delete", retry=False)
+        return True
+
+    # -- scores -------------------------------------------------------------------------------
+    def _relevance_score(self, score: float) -> float:
+        if self.override_relevance_score_fn is not None:
+            return self.override_relevance_score_fn(score)
+        return relevance(self.metric.strategy, score)
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> PGVectorStore:
+        """Embed ``texts`` into a (new or existing) collection; kwargs go to the constructor."""
+        store = cls(embedding, **kwargs)
+        store.add_texts(texts, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_embeddings(
+        cls,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> PGVectorStore:
+        store = cls(embedding, **kwargs)
+        store.add_embeddings(text_embeddings, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_vectors(
+        cls,
+        texts: Sequence[str],
+        vectors: Any,
+        embedding: Embeddings | None = None,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> PGVectorStore:
+        store = cls(embedding, **kwargs)
+        store.add_vectors(texts, vectors, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def from_documents(
+        cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
+    ) -> PGVectorStore:
+        store = super().from_documents(documents, embedding, **kwargs)
+        assert isinstance(store, PGVectorStore)
+        return store
+
+    @classmethod
+    def from_existing_index(
+        cls, embedding: Embeddings | None = None, **kwargs: Any
+    ) -> PGVectorStore:
+        """Open an existing collection (LangChain's name); raises if it does not exist."""
+        store = cls(embedding, **kwargs)
+        if store._info is None:
+            store.close()
+            raise ConfigurationError(
+                f"collection {store.collection_name!r} does not exist in "
+                f"{store.client.dsn.display}; create it with from_texts/from_documents first"
+            )
+        return store
