@@ -29,3 +29,58 @@ def unit_rows() -> Callable[[int, int, int], np.ndarray]:
 def corpus() -> list[str]:
     rng = np.random.default_rng(7)
     return [" ".join(rng.choice(WORDS, size=6)) for _ in range(60)]
+
+
+# -- one suite, several stores ---------------------------------------------------------------
+class StoreKind:
+    """How the parametrised store suite builds a store of one kind.
+
+    ``kind.cls.from_texts(texts, emb, **kind.kw())`` and ``kind.new(emb, distance_strategy=...)``
+    work for every kind; ``kw()`` carries what a kind needs besides (PostgreSQL: a shared client
+    and a fresh collection name). ``upserts``: whether adding an existing id replaces it
+    (PGVectorStore, like langchain-postgres) instead of raising (FaissStore, like LangChain's FAISS).
+    """
+
+    def __init__(self, name: str, cls: type, extra: Callable[[], dict] | None = None) -> None:
+        self.name = name
+        self.cls = cls
+        self._extra = extra or dict
+        self.upserts = name == "pgvector"
+
+    def kw(self, **more: object) -> dict:
+        return {**self._extra(), **more}
+
+    def new(self, embedding=None, **kwargs):
+        return self.cls(embedding, **self.kw(**kwargs))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+@pytest.fixture(scope="session")
+def pg_client(request: pytest.FixtureRequest):
+    """One PGClient (one pool) shared by every PGVectorStore of the suite."""
+    from ragkit.stores.pgvector import PGClient
+
+    client = PGClient.connect(request.getfixturevalue("pg_dsn"), max_size=8)
+    yield client
+    client.close()
+
+
+@pytest.fixture(params=["faiss", "pgvector"])
+def kind(request: pytest.FixtureRequest) -> StoreKind:
+    """Each store kind in turn (the conformance suite runs unchanged against all of them)."""
+    if request.param == "faiss":
+        from ragkit.stores import FaissStore
+
+        return StoreKind("faiss", FaissStore)
+    import uuid
+
+    from ragkit.stores import PGVectorStore
+
+    client = request.getfixturevalue("pg_client")
+    return StoreKind(
+        "pgvector",
+        PGVectorStore,
+        lambda: {"connection": client, "collection_name": f"s_{uuid.uuid4().hex[:12]}"},
+    )

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragkit.stores import FaissStore
 from ragkit.stores.filters import compile_filter
 
 KEYS = ["a", "b", "c"]
@@ -102,11 +101,12 @@ def test_compiled_filter_matches_reference(
 )
 @given(flt=filters, metas=st.lists(metadata, min_size=1, max_size=40), k=st.integers(1, 8))
 def test_store_search_with_filter_equals_brute_force(
-    flt: dict[str, Any], metas: list[dict[str, Any]], k: int, unit_rows
+    kind, flt: dict[str, Any], metas: list[dict[str, Any]], k: int, unit_rows
 ) -> None:
+    """Every store kind (PGVectorStore compiles the filter to SQL) matches the reference."""
     n = len(metas)
     vecs = unit_rows(n, 8, n)
-    store = FaissStore(None)
+    store = kind.new(None)
     store.add_vectors([f"t{i}" for i in range(n)], vecs, metas, ids=[str(i) for i in range(n)])
     q = unit_rows(1, 8, 999)[0]
     got = [
@@ -168,8 +168,8 @@ def test_malformed_filters_raise_value_error(bad: Any, fragment: str) -> None:
     assert fragment in str(info.value)
 
 
-def test_malformed_filter_raises_before_search(unit_rows) -> None:
-    store = FaissStore(None)
+def test_malformed_filter_raises_before_search(kind, unit_rows) -> None:
+    store = kind.new(None)
     store.add_vectors(["a"], unit_rows(1, 4, 0))
     with pytest.raises(ValueError, match="unsupported operator"):
         store.similarity_search_by_vector(

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragkit.stores import FaissStore
 from ragkit.stores.mmr import maximal_marginal_relevance
 
 
@@ -64,7 +63,12 @@ def test_mmr_edge_cases() -> None:
     assert maximal_marginal_relevance(q, cands, 1.0, 3) == [1, 2, 0]
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     seed=st.integers(0, 10_000),
     k=st.integers(1, 8),
@@ -72,12 +76,12 @@ def test_mmr_edge_cases() -> None:
     lambda_mult=st.floats(0, 1),
 )
 def test_store_mmr_is_brute_force_over_the_fetch_k_nearest(
-    seed: int, k: int, fetch_k: int, lambda_mult: float
+    kind, seed: int, k: int, fetch_k: int, lambda_mult: float
 ) -> None:
     rng = np.random.default_rng(seed)
     vecs = rng.standard_normal((60, 12)).astype(np.float32)
     query = rng.standard_normal(12).astype(np.float32)
-    store = FaissStore(None, distance_strategy="max_inner_product")
+    store = kind.new(None, distance_strategy="max_inner_product")
     store.add_vectors([f"t{i}" for i in range(60)], vecs, ids=[str(i) for i in range(60)])
     got = [
         int(d.id)
