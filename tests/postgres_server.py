@@ -154,8 +154,10 @@ class TestServer:
             f"-p {port}",
             f"-k {tmp}",
             f"-c max_connections={max_connections}",
-            "-c fsync=off",  # a crash of the *process* loses nothing; only an OS crash would
-            "-c synchronous_commit=off",
+            # fsync off: a crash of the server *process* (kill -9, pg_ctl stop -m immediate) still
+            # loses no committed transaction (the WAL is in the OS's cache); only an OS crash would.
+            # synchronous_commit stays on: turning it off would lose the last commits on a crash.
+            "-c fsync=off",
             "-c full_page_writes=off",
             "-c shared_buffers=128MB",
             "-c log_min_messages=warning",

@@ -217,7 +217,7 @@ class PGAsyncMixin:
             async with conn.transaction():
                 await conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, %s::regclass::oid::integer)",
-                    (writes.LOCK_CLASS, self.layout.docs.as_string(conn)),
+                    (writes.LOCK_CLASS, self.layout.docs_name),
                 )
                 cursor = await conn.execute(
                     sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(self.layout.docs),

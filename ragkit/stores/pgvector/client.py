@@ -300,36 +300,30 @@ class PGClient:
         return self._pinned.get() is not None
 
     # -- async ---------------------------------------------------------------------------
-    async def apool(self) -> Any:
+    async def apool(self) -> _LoopPool:
+        """This event loop's async pool (made on first use; it dies with its loop)."""
         loop = asyncio.get_running_loop()
         pool = self._apools.get(loop)
         if pool is None:
             if self._closed:
                 raise DatabaseError(f"the client of {self.dsn.display} is closed")
-            from psycopg_pool import AsyncConnectionPool
-
-            pool = AsyncConnectionPool(
-                self.dsn.conninfo,
-                min_size=self.min_size,
-                max_size=self.max_size,
-                timeout=self.timeout,
-                kwargs={
-                    "autocommit": True,
-                    "connect_timeout": max(1, int(self.connect_timeout)),
-                },
-                configure=self._aregister,
-                open=False,
-                name=f"ragkit-apg-{id(self):x}",
-            )
-            await pool.open(wait=False)
+            pool = _LoopPool(self)
             self._apools[loop] = pool
         return pool
 
-    async def _aregister(self, conn: Any) -> None:
+    async def _aconnect(self) -> Any:
+        psycopg = _driver()
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                self.dsn.conninfo, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
+            )
+        except psycopg.Error as err:
+            raise self.translate(err, "connect") from None
         self._register(conn)
+        return conn
 
     async def aclose(self) -> None:
-        """Close this event loop's async pool (and the sync pool)."""
+        """Close this event loop's async connections (and the sync pool)."""
         loop = asyncio.get_running_loop()
         pool = self._apools.pop(loop, None)
         if pool is not None:
@@ -354,12 +348,9 @@ class PGClient:
                     return await fn(conn)
             except psycopg.Error as err:
                 if attempt == 0 and retry and is_connection_lost(err):
-                    with contextlib.suppress(Exception):
-                        await pool.check()
+                    await pool.check()
                     continue
                 raise self.translate(err, what) from None
-            except _pool_timeout() as err:
-                raise self._pool_timeout_error(err) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @contextlib.asynccontextmanager
@@ -388,6 +379,8 @@ class PGClient:
 
         if isinstance(err, RagkitError):
             return err
+        if isinstance(err, _pool_timeout()):
+            return self._pool_timeout_error(err)
         text = self.dsn.scrub(str(err).strip()) or type(err).__name__
         where = f"PostgreSQL at {self.dsn.host}:{self.dsn.port} (database {self.dsn.dbname!r})"
         lowered = text.lower()
@@ -473,3 +466,52 @@ async def aapply_settings(conn: Any, settings: dict[str, str]) -> None:
     )
     await conn.execute(sql.SQL("SELECT {}").format(calls))
     applied.update(todo)
+
+
+class _LoopPool:
+    """Idle ``AsyncConnection``s of one event loop, at most ``max_size`` in use at once.
+
+    No background tasks: nothing is left running when the loop closes (asyncio.run per call).
+    """
+
+    def __init__(self, client: PGClient) -> None:
+        self.client = client
+        self.idle: list[Any] = []
+        self.limit = asyncio.Semaphore(client.max_size)
+
+    @contextlib.asynccontextmanager
+    async def connection(self) -> AsyncIterator[Any]:
+        async with self.limit:
+            conn = None
+            while self.idle and conn is None:
+                candidate = self.idle.pop()
+                if not (candidate.closed or candidate.broken):
+                    conn = candidate
+            if conn is None:
+                conn = await self.client._aconnect()
+            reusable = False
+            try:
+                yield conn
+                reusable = True
+            finally:
+                if reusable and not (conn.closed or conn.broken) and _idle(conn):
+                    self.idle.append(conn)
+                else:
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+
+    async def check(self) -> None:
+        """Drop every idle connection (after a loss, the others are suspect too)."""
+        idle, self.idle = self.idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def close(self) -> None:
+        await self.check()
+
+
+def _idle(conn: Any) -> bool:
+    from psycopg.pq import TransactionStatus
+
+    return bool(conn.info.transaction_status == TransactionStatus.IDLE)

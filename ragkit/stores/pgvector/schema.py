@@ -61,23 +61,43 @@ def check_collection_name(name: object) -> str:
     return name
 
 
+def ident(*names: str) -> Any:
+    """A quoted (qualified) name for a statement *with* parameters (always pass some, even ``()``).
+
+    psycopg scans the final statement text for ``%s`` placeholders, quoted names included, so a
+    ``%`` inside a name is doubled here and turned back into one ``%`` by that scan.
+    """
+    from psycopg import sql
+
+    class _Ident(sql.Identifier):
+        def as_bytes(self, context: Any = None) -> bytes:
+            return super().as_bytes(context).replace(b"%", b"%%")
+
+    return _Ident(*names)
+
+
+def qualified(*names: str) -> str:
+    """The quoted name as text, for use as a *value* (e.g. ``%s::regclass``)."""
+    return ".".join('"' + n.replace('"', '""') + '"' for n in names)
+
+
 class Layout:
-    """The quoted names of one collection's schema, tables and indexes."""
+    """The quoted names of one collection's schema, tables and indexes.
+
+    Statements built from these must be executed with parameters (``()`` when there are none).
+    """
 
     def __init__(self, collection_name: str) -> None:
-        from psycopg import sql
-
         self.schema_name = check_collection_name(collection_name)
-        self.schema = sql.Identifier(self.schema_name)
-        self.meta = sql.Identifier(self.schema_name, "collection")
-        self.docs = sql.Identifier(self.schema_name, "documents")
-        self.postings = sql.Identifier(self.schema_name, "postings")
-        self.records = sql.Identifier(self.schema_name, "upsertion_record")
+        self.schema = ident(self.schema_name)
+        self.meta = ident(self.schema_name, "collection")
+        self.docs = ident(self.schema_name, "documents")
+        self.postings = ident(self.schema_name, "postings")
+        self.records = ident(self.schema_name, "upsertion_record")
+        self.docs_name = qualified(self.schema_name, "documents")
 
-    def index(self, name: str) -> Any:
-        from psycopg import sql
-
-        return sql.Identifier(name)
+    def table(self, name: str) -> Any:
+        return ident(self.schema_name, name)
 
 
 @dataclass
@@ -111,7 +131,8 @@ def read_info(conn: Any, layout: Layout) -> CollectionInfo | None:
         sql.SQL(
             "SELECT name, format, model_id, dimension, distance, vector_type, lexical, analyzer, "
             "bm25_params, doc_count, total_len FROM {}"
-        ).format(layout.meta)
+        ).format(layout.meta),
+        (),
     ).fetchone()
     if row is None:
         raise StoreError(
@@ -177,7 +198,7 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
     elif info.lexical == "tsvector":
         statements.append(sql.SQL("CREATE INDEX ON {} USING gin (tsv)").format(layout.docs))
     for statement in statements:
-        conn.execute(statement)
+        conn.execute(statement, ())
     conn.execute(
         sql.SQL(
             "INSERT INTO {} (name, format, model_id, dimension, distance, vector_type, lexical, "
@@ -200,7 +221,7 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
 def drop_collection(conn: Any, layout: Layout) -> None:
     from psycopg import sql
 
-    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(layout.schema))
+    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(layout.schema), ())
 
 
 def check_compatible(

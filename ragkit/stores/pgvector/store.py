@@ -37,6 +37,7 @@ from ragkit.stores.pgvector.codec import document, encode_metadatas, encode_text
 from ragkit.stores.pgvector.distance import metric
 from ragkit.stores.pgvector.queries import by_ids_sql
 from ragkit.stores.pgvector.lexical import Terms, check_bm25_params, default_analyzer
+from ragkit.stores.pgvector.schema import ident as schema_ident
 from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
                 "SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
                 "JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = %s::regclass "
                 "AND am.amname IN ('hnsw', 'ivfflat') LIMIT 1",
-                (self.layout.docs.as_string(conn),),
+                (self.layout.docs_name,),
             ).fetchone()
             return row[0] if row else None
 
@@ -285,15 +286,13 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         from psycopg import sql
 
         def drop(conn: Any) -> None:
-            conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()))
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()), ())
 
         self.client.run(drop, what="drop the index", retry=False)
         self._ann = None
 
     def _index_name(self) -> Any:
-        from psycopg import sql
-
-        return sql.Identifier(self.layout.schema_name, "documents_embedding_ann")
+        return self.layout.table("documents_embedding_ann")
 
     def _build_index(self, conn: Any, index_type: str, params: dict[str, Any]) -> None:
         from psycopg import sql
@@ -305,7 +304,7 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
                 f"{index_type} index parameters are {sorted(allowed)}, got {unknown}"
             )
         if index_type == "ivfflat" and "lists" not in params:
-            rows = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs))
+            rows = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs), ())
             count = int(rows.fetchone()[0])
             params = {"lists": max(1, count // 1000 if count <= 1_000_000 else int(math.sqrt(count)))}
         with_clause = sql.SQL("")
@@ -316,15 +315,16 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
                     for k, v in sorted(params.items())
                 )
             )
-        conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()))
+        conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()), ())
         conn.execute(
             sql.SQL("CREATE INDEX {} ON {} USING {} (embedding {}){}").format(
-                sql.Identifier("documents_embedding_ann"),
+                schema_ident("documents_embedding_ann"),
                 self.layout.docs,
                 sql.SQL(index_type),
                 sql.SQL(self.metric.opclass(self.vector_type)),
                 with_clause,
-            )
+            ),
+            (),
         )
 
     def _settings(self) -> dict[str, str]:
@@ -408,7 +408,7 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         from psycopg import sql
 
         query = sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs)
-        return int(self.client.run(lambda c: c.execute(query).fetchone()[0], what="count"))
+        return int(self.client.run(lambda c: c.execute(query, ()).fetchone()[0], what="count"))
 
     def __len__(self) -> int:
         return self.count()
@@ -421,7 +421,9 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         from psycopg import sql
 
         query = sql.SQL("SELECT id FROM {} ORDER BY seq").format(self.layout.docs)
-        return [r[0] for r in self.client.run(lambda c: c.execute(query).fetchall(), what="list")]
+        return [
+            r[0] for r in self.client.run(lambda c: c.execute(query, ()).fetchall(), what="list")
+        ]
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """The documents of the known ``ids``, in the order asked (unknown ids are skipped)."""

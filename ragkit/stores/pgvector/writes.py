@@ -40,12 +40,8 @@ def lock_collection(conn: Any, layout: Any) -> None:
     """Take the collection's write lock until the end of the transaction."""
     conn.execute(
         "SELECT pg_advisory_xact_lock(%s, %s::regclass::oid::integer)",
-        (LOCK_CLASS, _qualified(conn, layout.docs)),
+        (LOCK_CLASS, layout.docs_name),
     )
-
-
-def _qualified(conn: Any, identifier: Any) -> str:
-    return str(identifier.as_string(conn))
 
 
 def existing_ids(conn: Any, layout: Any, ids: Sequence[str]) -> list[str]:
@@ -93,7 +89,7 @@ def reserve_seqs(conn: Any, layout: Any, n: int) -> int:
     """Reserve ``n`` consecutive sequence numbers (under the collection lock); the first one."""
     last = conn.execute(
         "SELECT setval(s, nextval(s) + %s - 1) FROM pg_get_serial_sequence(%s, 'seq') AS s",
-        (n, _qualified(conn, layout.docs)),
+        (n, layout.docs_name),
     ).fetchone()[0]
     return int(last) - n + 1
 
@@ -111,8 +107,10 @@ def copy_rows(conn: Any, layout: Any, batch: Batch, first_seq: int, lexical: str
     if lexical == "tsvector":
         columns.append("tsv")
         types.append("bytea")
+    # COPY takes no parameters, so its names are plain (not %-doubled: see schema.ident)
     statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-        layout.docs, sql.SQL(", ").join(map(sql.Identifier, columns))
+        sql.Identifier(layout.schema_name, "documents"),
+        sql.SQL(", ").join(map(sql.Identifier, columns)),
     )
     cursor = conn.cursor()
     with cursor.copy(statement) as copy:
@@ -143,7 +141,7 @@ def copy_rows(conn: Any, layout: Any, batch: Batch, first_seq: int, lexical: str
     if lexical == "bm25":
         assert batch.terms is not None and lengths is not None
         statement = sql.SQL("COPY {} (term, seq, tf, dl) FROM STDIN (FORMAT BINARY)").format(
-            layout.postings
+            sql.Identifier(layout.schema_name, "postings")
         )
         with cursor.copy(statement) as copy:
             copy.set_types(["text", "int8", "int4", "int4"])
