@@ -394,7 +394,9 @@ class PGSearchMixin:
         if self.lexical == "tsvector" and not lex_params[0]:
             lex_params[0] = "''"  # an empty query matches nothing
         vector = self._query_matrix(self._embed_queries([query]))[0]
-        sql = q.hybrid_sql(self.layout, self.metric, self.vector_type, top, where.sql)
+        sql = q.hybrid_sql(
+            self.layout, self.metric, self.vector_type, top, where.sql, exact=self._ann is None
+        )
         return sql, [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
 
     def hybrid_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:

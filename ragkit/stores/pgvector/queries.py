@@ -96,7 +96,9 @@ def by_ids_sql(layout: Any) -> Any:
     )
 
 
-def hybrid_sql(layout: Any, metric: Metric, vector_type: str, lexical_top: Any, where: Any) -> Any:
+def hybrid_sql(
+    layout: Any, metric: Metric, vector_type: str, lexical_top: Any, where: Any, *, exact: bool
+) -> Any:
     """Weighted RRF of the dense and lexical rankings, fused in the database (one round trip).
 
     Parameters: the lexical ranking's (query, where, limit), the query vector, ``where``'s, the
@@ -105,11 +107,12 @@ def hybrid_sql(layout: Any, metric: Metric, vector_type: str, lexical_top: Any, 
     """
     from psycopg import sql
 
+    order = sql.SQL("x.dist + 0, x.seq" if exact else "x.dist")
     return sql.SQL(
         "WITH lex AS MATERIALIZED ({lexical}), "
-        "dense AS MATERIALIZED (SELECT s.seq, row_number() OVER (ORDER BY s.dist) AS r FROM "
-        "(SELECT d.seq, d.embedding {op} %s::{vt} AS dist FROM {docs} d WHERE {where} "
-        "ORDER BY dist LIMIT %s) s), "
+        "dense AS MATERIALIZED (SELECT s.seq, row_number() OVER (ORDER BY s.dist, s.seq) AS r "
+        "FROM (SELECT x.seq, x.dist FROM (SELECT d.seq, d.embedding {op} %s::{vt} AS dist "
+        "FROM {docs} d WHERE {where}) x ORDER BY {order} LIMIT %s) s), "
         "fused AS (SELECT u.seq, sum(u.w) AS score, min(u.pos) AS pos FROM ("
         "SELECT seq, %s::float8 / (r + %s::float8) AS w, r AS pos FROM lex UNION ALL "
         "SELECT seq, %s::float8 / (r + %s::float8), 1000000000 + r FROM dense) u "
@@ -118,6 +121,7 @@ def hybrid_sql(layout: Any, metric: Metric, vector_type: str, lexical_top: Any, 
         "ORDER BY f.score DESC, f.pos"
     ).format(
         lexical=lexical_top,
+        order=order,
         op=sql.SQL(metric.operator),
         vt=sql.SQL(vector_type),
         docs=layout.docs,
