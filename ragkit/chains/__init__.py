@@ -6,6 +6,7 @@ from ragkit.chains.history import (
     ChatMessageHistory,
     FileChatMessageHistory,
     InMemoryChatMessageHistory,
+    PostgresChatMessageHistory,
     RunnableWithMessageHistory,
     SQLiteChatMessageHistory,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "InMemoryChatMessageHistory",
     "JsonProcessor",
     "LLMChain",
+    "PostgresChatMessageHistory",
     "PydanticProcessor",
     "RunnableWithMessageHistory",
     "SQLiteChatMessageHistory",

@@ -1,4 +1,4 @@
-"""Chat history: in memory, in a JSON file, in SQLite; and RunnableWithMessageHistory.
+"""Chat history: in memory, in a JSON file, in SQLite, in PostgreSQL; and RunnableWithMessageHistory.
 
 Example:
     >>> h = ChatMessageHistory()
@@ -13,6 +13,7 @@ from ragkit.chains.history_base import (
     InMemoryChatMessageHistory,
 )
 from ragkit.chains.history_file import FileChatMessageHistory
+from ragkit.chains.history_postgres import PostgresChatMessageHistory
 from ragkit.chains.history_runnable import RunnableWithMessageHistory
 from ragkit.chains.history_sqlite import SQLiteChatMessageHistory
 from ragkit.errors import ChatHistoryError
@@ -23,6 +24,7 @@ __all__ = [
     "ChatMessageHistory",
     "FileChatMessageHistory",
     "InMemoryChatMessageHistory",
+    "PostgresChatMessageHistory",
     "RunnableWithMessageHistory",
     "SQLiteChatMessageHistory",
 ]

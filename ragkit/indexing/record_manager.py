@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ragkit.core.base import run_in_executor
 from ragkit.errors import ConfigurationError, IndexingError
@@ -61,7 +62,20 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
 
 
 class SQLRecordManager:
-    """Records of indexed keys in SQLite, one ``namespace`` per index."""
+    """Records of indexed keys in SQLite, one ``namespace`` per index.
+
+    A ``postgresql://`` ``db_url`` gives a :class:`~ragkit.indexing.pg_record_manager.PGRecordManager`
+    (same API, records in PostgreSQL), as LangChain's class accepts any database URL.
+    """
+
+    def __new__(cls, namespace: str = "", db_url: str = "sqlite:///:memory:", **kwargs: object) -> Any:
+        from ragkit.stores.pgvector.dsn import is_postgres_url
+
+        if cls is SQLRecordManager and is_postgres_url(db_url):
+            from ragkit.indexing.pg_record_manager import PGRecordManager
+
+            return object.__new__(PGRecordManager)
+        return object.__new__(cls)
 
     def __init__(
         self, namespace: str, db_url: str = "sqlite:///:memory:", *, timeout: float = 30.0

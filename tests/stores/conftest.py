@@ -57,16 +57,6 @@ class StoreKind:
         return self.name
 
 
-@pytest.fixture(scope="session")
-def pg_client(request: pytest.FixtureRequest):
-    """One PGClient (one pool) shared by every PGVectorStore of the suite."""
-    from ragkit.stores.pgvector import PGClient
-
-    client = PGClient.connect(request.getfixturevalue("pg_dsn"), max_size=8)
-    yield client
-    client.close()
-
-
 @pytest.fixture(params=["faiss", "pgvector"])
 def kind(request: pytest.FixtureRequest) -> StoreKind:
     """Each store kind in turn (the conformance suite runs unchanged against all of them)."""

@@ -104,18 +104,20 @@ class PGClient:
         connection: str | Dsn | PGClient,
         *,
         create_extension: bool = True,
+        require_vector: bool = True,
         **pool_kwargs: Any,
     ) -> PGClient:
         """A client for ``connection`` after checking the server (raises before anything is written).
 
         ``create_extension``: run ``CREATE EXTENSION IF NOT EXISTS vector`` when the database lacks
         it (needs a superuser or the database owner with pgvector marked trusted).
+        ``require_vector=False``: skip the extension check (chat history, record manager).
         """
         if isinstance(connection, PGClient):
             return connection
         dsn = connection if isinstance(connection, Dsn) else Dsn(connection)
         client = cls(dsn, **pool_kwargs)
-        client._check_server(create_extension)
+        client._check_server(create_extension, require_vector)
         return client
 
     def _raw_connect(self) -> Any:
@@ -127,11 +129,12 @@ class PGClient:
         except psycopg.Error as err:
             raise self.translate(err, "connect") from None
 
-    def _check_server(self, create_extension: bool) -> None:
+    def _check_server(self, create_extension: bool, require_vector: bool = True) -> None:
         psycopg = _driver()
         with self._raw_connect() as conn:
             try:
-                self._ensure_extension(conn, create_extension)
+                if require_vector:
+                    self._ensure_extension(conn, create_extension)
                 self._load_types(conn)
             except psycopg.Error as err:
                 raise self.translate(err, "check the vector extension") from None
@@ -178,7 +181,8 @@ class PGClient:
         from pgvector.psycopg.halfvec import register_halfvec_info
         from pgvector.psycopg.vector import register_vector_info
 
-        register_vector_info(conn, self._types["vector"])
+        if "vector" in self._types:
+            register_vector_info(conn, self._types["vector"])
         if "halfvec" in self._types:
             register_halfvec_info(conn, self._types["halfvec"])
         conn.info_settings = {}  # settings applied on this connection (see apply_settings)
