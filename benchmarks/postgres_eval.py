@@ -99,7 +99,9 @@ def run(data: BeirDataset, model: Any, vectors: np.ndarray, dsn: str) -> list[tu
         )
         started = time.perf_counter()
         store.add_vectors(texts, vectors, metas, ids=ids)
-        print(f"  loaded {len(texts)} docs (lexical={lexical}) in {time.perf_counter() - started:.1f}s")
+        print(
+            f"  loaded {len(texts)} docs (lexical={lexical}) in {time.perf_counter() - started:.1f}s"
+        )
         stores[lexical] = store
     pg = stores["bm25"]
     score("PGVectorStore (exact)", lambda q: pg.similarity_search_by_vector(by_text[q], k=100))
@@ -167,10 +169,14 @@ def report(data: BeirDataset, rows: list[tuple[str, dict]]) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--dataset", type=Path, default=ROOT / "datasets" / "scifact")
     ap.add_argument("--queries", type=int, default=None, help="only the first N test queries")
-    ap.add_argument("--docs", type=int, default=None, help="a corpus of about N docs (judged first)")
+    ap.add_argument(
+        "--docs", type=int, default=None, help="a corpus of about N docs (judged first)"
+    )
     ap.add_argument("--vector-cache", type=Path, default=Path.home() / ".cache" / "ragkit-bench")
     ap.add_argument("--out", type=Path, default=None, help="also write the table here")
     args = ap.parse_args()

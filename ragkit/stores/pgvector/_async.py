@@ -92,7 +92,7 @@ class PGAsyncMixin:
         keep = compile_filter(filter)  # type: ignore[arg-type]
         fetched = max(k, fetch_k)
         while True:
-            rows = await knn(Where(_true()), fetched, use_exact)
+            rows = await knn(Where(_true(), always=True), fetched, use_exact)
             chosen = [r for r in rows if keep(r[3] or {})][:k]
             if len(chosen) >= k or len(rows) < fetched:
                 hits = self._hits(chosen)

@@ -91,12 +91,26 @@ class PGSearchMixin:
     def _exact(self, exact: bool | None) -> bool:
         return self._ann is None or bool(exact)
 
+    def _knn_sql(self, where: Where, exact: bool, with_vectors: bool) -> Any:
+        """The statement (as text, cached per shape when there is no filter)."""
+        if where.params or not where.always:
+            return q.knn_sql(
+                self.layout, self.metric, self.vector_type, where.sql, exact=exact, with_vectors=with_vectors
+            )
+        cache = self.__dict__.setdefault("_sql_cache", {})
+        key = ("knn", exact, with_vectors, self.vector_type, self.metric.strategy)
+        text = cache.get(key)
+        if text is None:
+            composed = q.knn_sql(
+                self.layout, self.metric, self.vector_type, where.sql, exact=exact, with_vectors=with_vectors
+            )
+            text = cache[key] = composed.as_string(None)
+        return text
+
     def _knn(
         self, vector: np.ndarray, where: Where, limit: int, exact: bool, with_vectors: bool
     ) -> list[tuple[Any, ...]]:
-        sql = q.knn_sql(
-            self.layout, self.metric, self.vector_type, where.sql, exact=exact, with_vectors=with_vectors
-        )
+        sql = self._knn_sql(where, exact, with_vectors)
         return self._rows(sql, [query_param(vector), *where.params, limit])
 
     def _search_one(
@@ -124,7 +138,7 @@ class PGSearchMixin:
         keep = compile_filter(filter)
         fetched = max(k, fetch_k)
         while True:
-            rows = self._knn(vector, Where(_true()), fetched, use_exact, with_vectors)
+            rows = self._knn(vector, Where(_true(), always=True), fetched, use_exact, with_vectors)
             chosen = [r for r in rows if keep(r[3] or {})][:k]
             if len(chosen) >= k or len(rows) < fetched:
                 hits = self._hits(chosen)

@@ -40,11 +40,12 @@ class Where:
     """A boolean SQL fragment (``psycopg.sql.Composable`` with ``%s`` placeholders) and its
     parameters, in placeholder order."""
 
-    __slots__ = ("sql", "params")
+    __slots__ = ("sql", "params", "always")
 
-    def __init__(self, fragment: Any, params: list[Any] | None = None) -> None:
+    def __init__(self, fragment: Any, params: list[Any] | None = None, always: bool = False) -> None:
         self.sql = fragment
         self.params = params or []
+        self.always = always  # no filter at all: the fragment is ``true``
 
 
 def compile_sql(filter: MetadataFilter | None) -> Where | None:
@@ -55,7 +56,7 @@ def compile_sql(filter: MetadataFilter | None) -> Where | None:
     from psycopg import sql
 
     if filter is None:
-        return Where(sql.SQL("true"))
+        return Where(sql.SQL("true"), always=True)
     compile_filter(filter)  # validates: the same errors as FaissStore, before any SQL
     if callable(filter) and not isinstance(filter, Mapping):
         return None

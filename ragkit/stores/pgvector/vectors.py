@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,14 @@ def check_matrix(
         return matrix
     if matrix.shape[1] == 0:
         raise ValueError(f"{what} are empty (dimension 0)")
+    if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array passes
+        with np.errstate(over="ignore", invalid="ignore"):
+            norm2 = float(matrix[0] @ matrix[0])
+        if math.isfinite(norm2):
+            matrix = np.ascontiguousarray(matrix)
+            if unit and norm2 > 0 and abs(norm2 - 1.0) >= 1e-5:
+                return matrix / np.float32(math.sqrt(norm2))
+            return matrix
     with np.errstate(over="ignore", invalid="ignore"):
         sq = np.einsum("ij,ij->i", matrix, matrix, dtype=np.float32)
     if not np.isfinite(sq).all():
