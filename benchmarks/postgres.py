@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
 import threading
 import time
@@ -190,7 +189,7 @@ def overhead(dsn: str, rk: Any, lc: Any, queries: np.ndarray, rounds: int) -> st
         "lc": lambda q: lc.similarity_search_with_score_by_vector(q.tolist(), k=10),
         "lc_bare": lambda q: bare.execute(lc_sql, (q, coll), prepare=True).fetchall(),
     }
-    for name, call in calls.items():  # warm up: plans, caches, prepared statements
+    for call in calls.values():  # warm up: plans, caches, prepared statements
         for q in queries[:20]:
             call(q)
     for _ in range(rounds):
@@ -214,6 +213,35 @@ def overhead(dsn: str, rk: Any, lc: Any, queries: np.ndarray, rounds: int) -> st
 
 
 # -- 3. concurrency ---------------------------------------------------------------------------
+def run_clients(
+    call: Callable[[np.ndarray], Any], queries: np.ndarray, clients: int, duration: float
+) -> tuple[list[float], list[str], float]:
+    """``clients`` threads calling ``call`` until ``duration`` is over: latencies, errors, wall s."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    errors: list[str] = []
+    stop = time.monotonic() + duration
+
+    def client(i: int) -> None:
+        rng = np.random.default_rng(i)
+        while time.monotonic() < stop:
+            q = queries[int(rng.integers(0, len(queries)))]
+            started = time.perf_counter()
+            try:
+                call(q)
+            except Exception as err:  # counted and reported, never hidden
+                errors.append(f"{type(err).__name__}: {err}")
+                continue
+            latencies[i].append(time.perf_counter() - started)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [x for row in latencies for x in row], errors, time.perf_counter() - started
+
+
 def concurrency(rk: Any, lc: Any, queries: np.ndarray, clients: int, duration: float) -> str:
     lines = [
         "| store | clients | seconds | queries | queries/s | p50 ms | p99 ms | errors |",
@@ -223,30 +251,7 @@ def concurrency(rk: Any, lc: Any, queries: np.ndarray, clients: int, duration: f
         ("ragkit PGVectorStore", lambda q: rk.similarity_search_by_vector(q, k=10)),
         ("langchain-postgres PGVector", lambda q: lc.similarity_search_by_vector(q.tolist(), k=10)),
     ):
-        latencies: list[list[float]] = [[] for _ in range(clients)]
-        errors: list[str] = []
-        stop = time.monotonic() + duration
-
-        def client(i: int) -> None:
-            rng = np.random.default_rng(i)
-            while time.monotonic() < stop:
-                q = queries[int(rng.integers(0, len(queries)))]
-                started = time.perf_counter()
-                try:
-                    call(q)
-                except Exception as err:  # counted and reported, never hidden
-                    errors.append(f"{type(err).__name__}: {err}")
-                    continue
-                latencies[i].append(time.perf_counter() - started)
-
-        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-        started = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - started
-        flat = [x for row in latencies for x in row]
+        flat, errors, wall = run_clients(call, queries, clients, duration)
         lines.append(
             f"| {name} | {clients} | {wall:.1f} | {len(flat):,} | {len(flat) / wall:,.0f} | "
             f"{pct(flat, 50) * 1000:.2f} | {pct(flat, 99) * 1000:.2f} | {len(errors)} |"
@@ -337,7 +342,7 @@ def main() -> int:
         dsn = server.create_database("ragkit_bench")
     try:
         queries = unit_vectors(args.queries, args.dim, 99)
-        sections = [f"# PGVectorStore vs langchain-postgres (same server)\n"]
+        sections = ["# PGVectorStore vs langchain-postgres (same server)\n"]
         sections.append(
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}; server and clients on the same machine (loopback). "

@@ -13,7 +13,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-
 from postgres_server import TestServer, running_server
 
 

@@ -227,9 +227,8 @@ class TestServer:
 
     def create_database(self, name: str, *, vector: bool = True) -> str:
         """A new database (dropped first if it exists); returns its superuser DSN."""
-        from psycopg import sql
-
         import psycopg
+        from psycopg import sql
 
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute(
@@ -242,9 +241,8 @@ class TestServer:
 
     def create_role(self, name: str, password: str, *, dbname: str = "postgres") -> str:
         """A LOGIN role without superuser rights that owns a schema-creatable database; its DSN."""
-        from psycopg import sql
-
         import psycopg
+        from psycopg import sql
 
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))

@@ -111,7 +111,9 @@ class PostgresChatMessageHistory(BaseChatMessageHistory):
         _with(connection, create)
 
     @staticmethod
-    async def acreate_tables(connection: Any, table_name: str, /, schema: str | None = None) -> None:
+    async def acreate_tables(
+        connection: Any, table_name: str, /, schema: str | None = None
+    ) -> None:
         table = _table(table_name, schema)
         for statement in _statements(table, table_name, schema):
             await connection.execute(statement, ())

@@ -57,11 +57,13 @@ class PGRecordManager(SQLRecordManager):
                 "PGRecordManager needs db_url='postgresql://...' or client= (a store's client)"
             )
         self.namespace = namespace
-        self.db_url = client.dsn.display if client is not None else db_url
+        self.db_url = client.dsn.display if client is not None else str(db_url)
         self.timeout = timeout
         self.schema = check_collection_name(schema) if schema != "public" else schema
         self._owns_client = client is None
-        self.client = client if client is not None else PGClient.connect(db_url, require_vector=False)  # type: ignore[arg-type]
+        self.client = (
+            client if client is not None else PGClient.connect(str(db_url), require_vector=False)
+        )
         self._table = ident(self.schema, "upsertion_record")
         self._last_time = 0.0
         self._mutex = threading.RLock()
@@ -77,7 +79,9 @@ class PGRecordManager(SQLRecordManager):
         return f"PGRecordManager({self.namespace!r}, schema={self.schema!r}, db={self.client.dsn.display!r})"
 
     # -- plumbing ---------------------------------------------------------------------------
-    def _run(self, sql: Any, params: Sequence[Any] = (), *, fetch: bool = False, what: str = "records") -> Any:
+    def _run(
+        self, sql: Any, params: Sequence[Any] = (), *, fetch: bool = False, what: str = "records"
+    ) -> Any:
         def call(conn: Any) -> Any:
             cursor = conn.execute(sql, params)
             return cursor.fetchall() if fetch else None

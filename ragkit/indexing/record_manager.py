@@ -68,7 +68,9 @@ class SQLRecordManager:
     (same API, records in PostgreSQL), as LangChain's class accepts any database URL.
     """
 
-    def __new__(cls, namespace: str = "", db_url: str = "sqlite:///:memory:", **kwargs: object) -> Any:
+    def __new__(
+        cls, namespace: str = "", db_url: str = "sqlite:///:memory:", **kwargs: object
+    ) -> Any:
         from ragkit.stores.pgvector.dsn import is_postgres_url
 
         if cls is SQLRecordManager and is_postgres_url(db_url):

@@ -65,7 +65,9 @@ def test_tables_are_shared_with_langchain_postgres(pg_dsn: str) -> None:
     with psycopg.connect(pg_dsn) as conn:
         LCHistory.create_tables(conn, table)
         theirs = LCHistory(table, session, sync_connection=conn)
-        theirs.add_messages([LCHumanMessage(content="asked in LangChain"), LCAIMessage(content="ok")])
+        theirs.add_messages(
+            [LCHumanMessage(content="asked in LangChain"), LCAIMessage(content="ok")]
+        )
         ours = PostgresChatMessageHistory(table, session, sync_connection=conn)
         assert [(m.type, m.content) for m in ours.messages] == [
             ("human", "asked in LangChain"),

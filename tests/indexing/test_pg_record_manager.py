@@ -70,7 +70,9 @@ def test_records_and_vectors_commit_together(pg_dsn: str, pg_client) -> None:
     def unit_rows(n: int, d: int, seed: int) -> np.ndarray:
         return rng.standard_normal((n, d)).astype(np.float32)
 
-    store = PGVectorStore(None, connection=pg_client, collection_name=f"r_{uuid.uuid4().hex[:10]}", embedding_length=8)
+    store = PGVectorStore(
+        None, connection=pg_client, collection_name=f"r_{uuid.uuid4().hex[:10]}", embedding_length=8
+    )
     rm = PGRecordManager.for_store(store)
     rm.create_schema()
     reader = SQLRecordManager(store.collection_name, db_url=pg_dsn, schema=store.collection_name)

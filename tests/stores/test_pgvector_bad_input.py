@@ -43,14 +43,15 @@ def new_name() -> str:
 
 def schemas(server: TestServer, dbname: str) -> set[str]:
     import psycopg
-
     from postgres_server import with_database
 
     with psycopg.connect(with_database(server.dsn, dbname)) as conn:
         return {r[0] for r in conn.execute("SELECT nspname FROM pg_namespace").fetchall()}
 
 
-def test_wrong_password_is_a_clear_error_without_the_password(pg_server: TestServer, pg_dsn) -> None:
+def test_wrong_password_is_a_clear_error_without_the_password(
+    pg_server: TestServer, pg_dsn
+) -> None:
     secret = "not-the-Right-pw-" + uuid.uuid4().hex
     dsn = with_user(pg_dsn, "postgres", secret)
     with pytest.raises(DatabaseAuthenticationError) as info:
@@ -65,7 +66,9 @@ def test_wrong_password_is_a_clear_error_without_the_password(pg_server: TestSer
 def test_unreachable_server_and_missing_database(pg_server: TestServer, pg_dsn) -> None:
     port = free_port()  # nothing listens there
     dsn = f"postgresql://postgres:pw-{uuid.uuid4().hex}@127.0.0.1:{port}/ragkit_test"
-    with pytest.raises(DatabaseConnectionError, match=f"cannot connect to PostgreSQL at 127.0.0.1:{port}") as info:
+    with pytest.raises(
+        DatabaseConnectionError, match=f"cannot connect to PostgreSQL at 127.0.0.1:{port}"
+    ) as info:
         PGVectorStore(None, connection=dsn, connect_timeout=3)
     assert "Is the server running" in str(info.value) and "pw-" not in str(info.value)
     from postgres_server import with_database
@@ -90,7 +93,9 @@ def test_no_vector_extension_on_the_server(pg_server: TestServer) -> None:
 
     before = schemas(pg_server, "novector")
     with pytest.raises(VectorExtensionError, match="no pgvector extension installed") as info:
-        PGVectorStore(None, connection=with_database(pg_server.dsn, "novector"), collection_name="c")
+        PGVectorStore(
+            None, connection=with_database(pg_server.dsn, "novector"), collection_name="c"
+        )
     assert "CREATE EXTENSION vector" in str(info.value) and isinstance(info.value, RagkitError)
     assert schemas(pg_server, "novector") == before  # nothing written
 
@@ -193,7 +198,9 @@ def test_a_second_loss_raises_a_clear_error_and_the_pool_recovers(unit_rows) -> 
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_hostile_strings_change_only_their_own_rows(hostile: str, pg_client: PGClient, unit_rows) -> None:
+def test_hostile_strings_change_only_their_own_rows(
+    hostile: str, pg_client: PGClient, unit_rows
+) -> None:
     victim = PGVectorStore(None, connection=pg_client, collection_name=new_name())
     victim.add_vectors(["victim"], unit_rows(1, 8, 0), [{"k": "v"}], ids=["v1"])
     store = PGVectorStore(None, connection=pg_client, collection_name=new_name())
@@ -207,7 +214,9 @@ def test_hostile_strings_change_only_their_own_rows(hostile: str, pg_client: PGC
     assert ids({hostile: hostile}) == [hostile]
     assert ids({hostile: {"$ne": hostile}}) == ["b", "c"]
     assert ids({"plain": {"$in": [hostile, "zz"]}}) == ["c"]
-    assert ids({hostile: {"$gte": hostile}}) == sorted([hostile] + (["b"] if "other" >= hostile else []))
+    assert ids({hostile: {"$gte": hostile}}) == sorted(
+        [hostile] + (["b"] if "other" >= hostile else [])
+    )
     got = store.get_by_ids([hostile])[0]
     assert got.page_content == hostile and got.metadata == {hostile: hostile, "n": 1}
     store.delete([hostile])
@@ -219,9 +228,13 @@ def test_hostile_strings_change_only_their_own_rows(hostile: str, pg_client: PGC
 def test_hostile_collection_names_are_just_names(name: str, pg_client: PGClient, unit_rows) -> None:
     victim = PGVectorStore(None, connection=pg_client, collection_name=new_name())
     victim.add_vectors(["victim"], unit_rows(1, 8, 0), ids=["v1"])
-    store = PGVectorStore(None, connection=pg_client, collection_name=name, pre_delete_collection=True)
+    store = PGVectorStore(
+        None, connection=pg_client, collection_name=name, pre_delete_collection=True
+    )
     store.add_vectors(["x"], unit_rows(1, 8, 1), ids=["x"])
-    assert store.ids == ["x"] and PGVectorStore(None, connection=pg_client, collection_name=name).ids == ["x"]
+    assert store.ids == ["x"] and PGVectorStore(
+        None, connection=pg_client, collection_name=name
+    ).ids == ["x"]
     store.delete_collection()
     assert victim.ids == ["v1"]
 
@@ -238,8 +251,12 @@ def test_unusable_collection_names_are_refused_before_connecting() -> None:
             PGVectorStore(None, connection="postgresql://u:pw@127.0.0.1:1/db", collection_name=bad)
 
 
-def test_metadata_postgres_cannot_store_is_refused_before_writing(pg_client: PGClient, unit_rows) -> None:
-    store = PGVectorStore(None, connection=pg_client, collection_name=new_name(), embedding_length=4)
+def test_metadata_postgres_cannot_store_is_refused_before_writing(
+    pg_client: PGClient, unit_rows
+) -> None:
+    store = PGVectorStore(
+        None, connection=pg_client, collection_name=new_name(), embedding_length=4
+    )
     vec = unit_rows(1, 4, 0)
     for meta, fragment in [
         ({"x": float("nan")}, "cannot be stored as JSON"),

@@ -69,7 +69,9 @@ class Jittered(HashEmbeddings):
 @pytest.fixture
 def corpus_docs(corpus: list[str]) -> list[Document]:
     texts = list(dict.fromkeys(TEXTS + corpus))  # distinct texts
-    return [Document(t, metadata={"i": i, "even": i % 2 == 0}, id=f"d{i}") for i, t in enumerate(texts)]
+    return [
+        Document(t, metadata={"i": i, "even": i % 2 == 0}, id=f"d{i}") for i, t in enumerate(texts)
+    ]
 
 
 def make_store(pg_client: PGClient, docs: list[Document], lexical: str = "bm25") -> PGVectorStore:
@@ -143,7 +145,9 @@ def test_hybrid_filters_blank_queries_and_async(pg_client: PGClient, corpus_docs
         store.hybrid_search("solar", filter=lambda m: True)
     with pytest.raises(ConfigurationError, match="weights"):
         store.hybrid_search("solar", weights=(1.0,))
-    plain = PGVectorStore(HashEmbeddings(8), connection=pg_client, collection_name=f"h_{uuid.uuid4().hex[:8]}")
+    plain = PGVectorStore(
+        HashEmbeddings(8), connection=pg_client, collection_name=f"h_{uuid.uuid4().hex[:8]}"
+    )
     plain.add_texts(["x"])
     with pytest.raises(ConfigurationError, match="no lexical index"):
         plain.hybrid_search("x")

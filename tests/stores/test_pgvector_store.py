@@ -10,7 +10,6 @@ import uuid
 import numpy as np
 import pytest
 
-from ragkit.documents import Document
 from ragkit.embeddings import HashEmbeddings
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError
 from ragkit.stores import FaissStore, PGVectorStore
@@ -102,7 +101,9 @@ def test_index_type_at_creation_and_reopen(pg_client: PGClient, unit_rows) -> No
 def test_halfvec_stores_half_precision(pg_client: PGClient, unit_rows) -> None:
     vecs = unit_rows(200, 24, 5)
     ids = [str(i) for i in range(200)]
-    half = PGVectorStore(None, connection=pg_client, collection_name=new_name(), vector_type="halfvec")
+    half = PGVectorStore(
+        None, connection=pg_client, collection_name=new_name(), vector_type="halfvec"
+    )
     half.add_vectors(ids, vecs, ids=ids)
     full = FaissStore(None)
     full.add_vectors(ids, vecs, ids=ids)
@@ -190,7 +191,6 @@ def test_upsert_and_counts_keep_bm25_statistics(pg_client: PGClient) -> None:
 def test_sql_filters_cover_the_filter_language() -> None:
     """The hypothesis filters of test_store_filters.py run in SQL, not in the Python fallback."""
     from hypothesis import given, settings
-
     from test_store_filters import filters  # same folder (pytest puts it on sys.path)
 
     @settings(max_examples=200, deadline=None, derandomize=True)

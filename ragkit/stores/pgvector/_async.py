@@ -80,7 +80,12 @@ class PGAsyncMixin:
 
         async def knn(w: Where, limit: int, ex: bool) -> list[tuple[Any, ...]]:
             sql = q.knn_sql(
-                self.layout, self.metric, self.vector_type, w.sql, exact=ex, with_vectors=with_vectors
+                self.layout,
+                self.metric,
+                self.vector_type,
+                w.sql,
+                exact=ex,
+                with_vectors=with_vectors,
             )
             return await self._arows(sql, [query_param(vector), *w.params, limit])  # type: ignore[no-any-return]
 
@@ -124,7 +129,9 @@ class PGAsyncMixin:
         vector = await self._aquery_vector(query)
         return await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)  # type: ignore[no-any-return]
 
-    async def asimilarity_search(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+    async def asimilarity_search(
+        self: Any, query: str, k: int = 4, **kwargs: Any
+    ) -> list[Document]:
         pairs = await self.asimilarity_search_with_score(query, k, **kwargs)
         return [d for d, _ in pairs]
 
@@ -178,7 +185,9 @@ class PGAsyncMixin:
             vector, k, fetch_k, lambda_mult, **kwargs
         )
 
-    async def ahybrid_search_with_score(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Hit]:
+    async def ahybrid_search_with_score(
+        self: Any, query: str, k: int = 4, **kwargs: Any
+    ) -> list[Hit]:
         """Async :meth:`hybrid_search_with_score` (the statement runs on an AsyncConnection)."""
         plan = await run_in_executor(self._hybrid_plan, query, k, **kwargs)
         if plan is None:
@@ -220,7 +229,9 @@ class PGAsyncMixin:
                     (writes.LOCK_CLASS, self.layout.docs_name),
                 )
                 cursor = await conn.execute(
-                    sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(self.layout.docs),
+                    sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(
+                        self.layout.docs
+                    ),
                     (wanted,),
                 )
                 present = {r[0] for r in await cursor.fetchall()}
@@ -237,7 +248,10 @@ class PGAsyncMixin:
 
     # -- adds (embedding and COPY in a worker thread) -------------------------------------------
     async def aadd_texts(
-        self: Any, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any
+        self: Any,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
     ) -> list[str]:
         return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)  # type: ignore[no-any-return]
 
@@ -262,7 +276,9 @@ class PGAsyncMixin:
         return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
 
     @classmethod
-    async def afrom_documents(cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any) -> Any:
+    async def afrom_documents(
+        cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
+    ) -> Any:
         return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     async def aclose(self: Any) -> None:

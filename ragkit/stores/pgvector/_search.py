@@ -61,7 +61,9 @@ class PGSearchMixin:
 
     # -- plumbing ---------------------------------------------------------------------------
     def _query_matrix(self, vectors: Any) -> np.ndarray:
-        return check_matrix(vectors, self._dimension, what="query vectors", unit=self.metric.normalize)
+        return check_matrix(
+            vectors, self._dimension, what="query vectors", unit=self.metric.normalize
+        )
 
     def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         embedding = self._need_embedding()
@@ -95,14 +97,24 @@ class PGSearchMixin:
         """The statement (as text, cached per shape when there is no filter)."""
         if where.params or not where.always:
             return q.knn_sql(
-                self.layout, self.metric, self.vector_type, where.sql, exact=exact, with_vectors=with_vectors
+                self.layout,
+                self.metric,
+                self.vector_type,
+                where.sql,
+                exact=exact,
+                with_vectors=with_vectors,
             )
         cache = self.__dict__.setdefault("_sql_cache", {})
         key = ("knn", exact, with_vectors, self.vector_type, self.metric.strategy)
         text = cache.get(key)
         if text is None:
             composed = q.knn_sql(
-                self.layout, self.metric, self.vector_type, where.sql, exact=exact, with_vectors=with_vectors
+                self.layout,
+                self.metric,
+                self.vector_type,
+                where.sql,
+                exact=exact,
+                with_vectors=with_vectors,
             )
             text = cache[key] = composed.as_string(None)
         return text
@@ -244,13 +256,25 @@ class PGSearchMixin:
         return [self._threshold(h, threshold, self.metric.higher_is_better) for h in out]
 
     def similarity_search_by_vector_batch(
-        self, embeddings: Any, k: int = 4, filter: MetadataFilter | None = None, fetch_k: int = 20, **kwargs: Any
+        self,
+        embeddings: Any,
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
     ) -> list[list[Document]]:
-        rows = self.similarity_search_with_score_by_vector_batch(embeddings, k, filter, fetch_k, **kwargs)
+        rows = self.similarity_search_with_score_by_vector_batch(
+            embeddings, k, filter, fetch_k, **kwargs
+        )
         return [[d for d, _ in row] for row in rows]
 
     def similarity_search_with_score_batch(
-        self, queries: Sequence[str], k: int = 4, filter: MetadataFilter | None = None, fetch_k: int = 20, **kwargs: Any
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
     ) -> list[list[Hit]]:
         """Embed all ``queries`` in one model call and search them in one statement."""
         queries = list(queries)
@@ -261,7 +285,12 @@ class PGSearchMixin:
         )
 
     def similarity_search_batch(
-        self, queries: Sequence[str], k: int = 4, filter: MetadataFilter | None = None, fetch_k: int = 20, **kwargs: Any
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: MetadataFilter | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
     ) -> list[list[Document]]:
         rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
         return [[d for d, _ in row] for row in rows]

@@ -124,7 +124,9 @@ class PGClient:
         psycopg = _driver()
         try:
             return psycopg.connect(
-                self.dsn.conninfo, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
+                self.dsn.conninfo,
+                autocommit=True,
+                connect_timeout=max(1, int(self.connect_timeout)),
             )
         except psycopg.Error as err:
             raise self.translate(err, "connect") from None
@@ -141,7 +143,9 @@ class PGClient:
 
     def _ensure_extension(self, conn: Any, create: bool) -> None:
         psycopg = _driver()
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        row = conn.execute(
+            "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+        ).fetchone()
         if row is not None:
             return
         available = conn.execute(
@@ -319,7 +323,9 @@ class PGClient:
         psycopg = _driver()
         try:
             conn = await psycopg.AsyncConnection.connect(
-                self.dsn.conninfo, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
+                self.dsn.conninfo,
+                autocommit=True,
+                connect_timeout=max(1, int(self.connect_timeout)),
             )
         except psycopg.Error as err:
             raise self.translate(err, "connect") from None

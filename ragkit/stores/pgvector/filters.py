@@ -42,7 +42,9 @@ class Where:
 
     __slots__ = ("sql", "params", "always")
 
-    def __init__(self, fragment: Any, params: list[Any] | None = None, always: bool = False) -> None:
+    def __init__(
+        self, fragment: Any, params: list[Any] | None = None, always: bool = False
+    ) -> None:
         self.sql = fragment
         self.params = params or []
         self.always = always  # no filter at all: the fragment is ``true``

@@ -58,9 +58,7 @@ def knn_sql(
     ).format(columns=columns, distance=distance, extra=extra, docs=layout.docs, where=where)
 
 
-def knn_batch_sql(
-    layout: Any, metric: Metric, vector_type: str, where: Any, *, exact: bool
-) -> Any:
+def knn_batch_sql(layout: Any, metric: Metric, vector_type: str, where: Any, *, exact: bool) -> Any:
     """Many query vectors in one statement (one LATERAL search per vector).
 
     Parameters: the query vectors (an array), then ``where``'s, then the limit. Rows carry

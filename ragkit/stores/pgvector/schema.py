@@ -163,7 +163,9 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
     from psycopg import sql
 
     if info.vector_type not in VECTOR_TYPES:
-        raise ConfigurationError(f"vector_type must be one of {VECTOR_TYPES}, got {info.vector_type!r}")
+        raise ConfigurationError(
+            f"vector_type must be one of {VECTOR_TYPES}, got {info.vector_type!r}"
+        )
     column = sql.SQL("{}({})").format(sql.SQL(info.vector_type), sql.Literal(int(info.dimension)))
     lexical_cols = sql.SQL("")
     if info.lexical == "bm25":

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
@@ -35,8 +35,8 @@ from ragkit.stores.pgvector._search import PGSearchMixin
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.codec import document, encode_metadatas, encode_text
 from ragkit.stores.pgvector.distance import metric
-from ragkit.stores.pgvector.queries import by_ids_sql
 from ragkit.stores.pgvector.lexical import Terms, check_bm25_params, default_analyzer
+from ragkit.stores.pgvector.queries import by_ids_sql
 from ragkit.stores.pgvector.schema import ident as schema_ident
 from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
 
@@ -201,7 +201,11 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         analyzer = self._analyzer
         if self.lexical and analyzer is None:
             analyzer = self._analyzer = default_analyzer(None)
-        config = analyzer.to_config() if analyzer is not None and hasattr(analyzer, "to_config") else None
+        config = (
+            analyzer.to_config()
+            if analyzer is not None and hasattr(analyzer, "to_config")
+            else None
+        )
         if self.lexical and config is None:
             raise ConfigurationError(
                 "a lexical index needs an Analyzer (ragkit.retrievers.analyzer.Analyzer): its "
@@ -306,8 +310,10 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         if index_type == "ivfflat" and "lists" not in params:
             rows = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs), ())
             count = int(rows.fetchone()[0])
-            params = {"lists": max(1, count // 1000 if count <= 1_000_000 else int(math.sqrt(count)))}
-        with_clause = sql.SQL("")
+            params = {
+                "lists": max(1, count // 1000 if count <= 1_000_000 else int(math.sqrt(count)))
+            }
+        with_clause: Any = sql.SQL("")
         if params:
             with_clause = sql.SQL(" WITH ({})").format(
                 sql.SQL(", ").join(
@@ -335,7 +341,10 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
                 "hnsw.iterative_scan": "strict_order",
             }
         if self._ann == "ivfflat":
-            return {"ivfflat.probes": str(self.probes or 1), "ivfflat.iterative_scan": "relaxed_order"}
+            return {
+                "ivfflat.probes": str(self.probes or 1),
+                "ivfflat.iterative_scan": "relaxed_order",
+            }
         return {}
 
     # -- properties -----------------------------------------------------------------------
@@ -464,11 +473,12 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
     ) -> list[str]:
         """Add precomputed vectors: ``(text, vector)`` pairs (FaissStore's form), or texts with
         ``embeddings=`` (langchain-postgres' form)."""
+        texts: list[str]
         if embeddings is not None:
-            texts, vectors = list(text_embeddings), embeddings  # type: ignore[arg-type]
+            texts, vectors = cast("list[str]", list(text_embeddings)), embeddings
         else:
-            pairs = list(text_embeddings)
-            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]  # type: ignore[misc]
+            pairs: list[Any] = list(text_embeddings)
+            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]
         DocColumns().validate_new(texts, metadatas, ids)
         if not texts:
             return []
