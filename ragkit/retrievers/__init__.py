@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ragkit.retrievers.multi_query import MultiQueryRetriever
     from ragkit.retrievers.multi_vector import MultiVectorRetriever
     from ragkit.retrievers.parent_document import ParentDocumentRetriever
+    from ragkit.retrievers.pg_hybrid import PGHybridRetriever
     from ragkit.retrievers.reorder import LongContextReorder
 
 # name -> module; imported on first use
@@ -42,6 +43,7 @@ _LAZY = {
     "EnsembleRetriever": "ragkit.retrievers.ensemble",
     "reciprocal_rank_fusion": "ragkit.retrievers.fusion",
     "HybridRetriever": "ragkit.retrievers.hybrid",
+    "PGHybridRetriever": "ragkit.retrievers.pg_hybrid",
     "MultiQueryRetriever": "ragkit.retrievers.multi_query",
     "MultiVectorRetriever": "ragkit.retrievers.multi_vector",
     "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
@@ -69,6 +71,7 @@ __all__ = [
     "LongContextReorder",
     "MultiQueryRetriever",
     "MultiVectorRetriever",
+    "PGHybridRetriever",
     "ParentDocumentRetriever",
     "VectorStoreRetriever",
     "reciprocal_rank_fusion",

@@ -160,3 +160,22 @@ def test_tsvector_mode_ranks_matching_documents(pg_client: PGClient, corpus_docs
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
     assert store.lexical_search_with_score("zzz qqq", k=5) == []
     assert store.hybrid_search("don't ride", k=3)
+
+
+def test_pg_hybrid_retriever_is_a_retriever(pg_client: PGClient, corpus_docs) -> None:
+    from ragkit.retrievers import PGHybridRetriever
+
+    store = make_store(pg_client, corpus_docs)
+    retriever = store.as_hybrid_retriever(k=3)
+    assert isinstance(retriever, PGHybridRetriever)
+    docs = retriever.invoke("vitamin D fractures")
+    assert [d.id for d in docs] == [d.id for d in store.hybrid_search("vitamin D fractures", k=3)]
+    assert all("score" in d.metadata for d in docs)
+    assert len(retriever.invoke("solar", k=5, filter={"even": True})) <= 5
+    assert [d.id for d in asyncio.run(retriever.ainvoke("vitamin D fractures"))] == [
+        d.id for d in docs
+    ]
+    from ragkit.errors import InvalidQueryError
+
+    with pytest.raises(InvalidQueryError, match="unknown search option"):
+        retriever.invoke("solar", depth=3)

@@ -446,6 +446,13 @@ class PGSearchMixin:
         """:meth:`hybrid_search_with_score` without the scores."""
         return [d for d, _ in self.hybrid_search_with_score(query, k, **kwargs)]
 
+    def as_hybrid_retriever(self, **kwargs: Any) -> Any:
+        """A :class:`~ragkit.retrievers.PGHybridRetriever` over this store (kwargs: ``k``,
+        ``fetch_k``, ``weights``, ``c``, ``filter``)."""
+        from ragkit.retrievers.pg_hybrid import PGHybridRetriever
+
+        return PGHybridRetriever(self, **kwargs)
+
 
 def _true() -> Any:
     from psycopg import sql
