@@ -444,3 +444,11 @@ def test_eval_an_index_explains_ids_that_do_not_match(bikes_index, tmp_path):
     assert "1 judged document id(s) name no source" in some.stderr
     missing = ragkit("eval", "--index", bikes_index)
     assert missing.returncode == 2 and "--queries" in missing.stderr
+
+
+def test_the_demo_labels_its_scores():
+    out = ragkit("demo", RAGKIT_EMBEDDING="hash")
+    assert out.returncode == 0, out.stderr
+    assert "scores: BM25" in out.stdout and "[bm25 " in out.stdout
+    assert "scores: reciprocal-rank fusion" in out.stdout and "[rrf " in out.stdout
+    assert "re-index, nothing changed: added 0" in out.stdout
