@@ -84,7 +84,9 @@ def test_runnable_examples(page: Path, tmp_path: Path) -> None:
 
 
 def test_every_guide_has_runnable_examples() -> None:
+    """A guide runs its examples, or says why it cannot (``<!-- not runnable: REASON -->``)."""
     guides = sorted((REPO / "docs" / "guides").glob("*.md"))
-    assert guides
+    assert len(guides) >= 10
     for guide in guides:
-        assert blocks(guide), f"{guide.name} has no runnable example"
+        excuse = re.search(r"<!-- not runnable: (\S.*?) -->", guide.read_text(encoding="utf-8"))
+        assert blocks(guide) or excuse, f"{guide.name} has no runnable example and no reason"
