@@ -61,8 +61,8 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         index_type: ``None`` (exact search), ``"hnsw"`` or ``"ivfflat"``; built when the
             collection is created (IVFFlat: on the first add; better: :meth:`create_index`).
         index_params: HNSW ``m`` (16), ``ef_construction`` (64); IVFFlat ``lists``.
-        ef_search: HNSW's search breadth (pgvector's default 40); ``probes``: IVFFlat lists
-            searched (default 1).
+        ef_search: HNSW's search breadth (pgvector's default 40).
+        probes: IVFFlat lists searched (default 1).
         lexical: ``None``, ``"bm25"`` (postings + BM25 in SQL) or ``"tsvector"`` (GIN +
             ``ts_rank``): the keyword half of :meth:`hybrid_search`.
         analyzer: the :class:`~ragkit.retrievers.analyzer.Analyzer` of the lexical index.
@@ -70,7 +70,10 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         pre_delete_collection: drop the collection first (LangChain's flag).
         create_extension: create the ``vector`` extension when the database lacks it.
         relevance_score_fn: maps raw scores to [0, 1] instead of FaissStore's default.
-        pool_min_size / pool_max_size / pool_timeout / connect_timeout: the connection pool.
+        pool_min_size: connections the pool keeps open.
+        pool_max_size: connections the pool may open.
+        pool_timeout: seconds to wait for a free connection.
+        connect_timeout: seconds to wait for the server when connecting.
     """
 
     returns_fresh_documents = True
