@@ -220,3 +220,22 @@ def test_bool_int_float_equality_as_in_python(pg_client: PGClient, unit_rows) ->
     assert ids({"v": {"$gt": 0.5}}) == {"0", "1", "2"}  # strings/None are not ordered vs numbers
     assert ids({"v": {"$ne": 1}}) == {"3", "4", "5", "6"}
     assert ids({"v": {"$lt": "2"}}) == {"3"}
+
+
+def test_collection_metadata_travels_with_the_collection(pg_client: PGClient, unit_rows) -> None:
+    name = new_name()
+    store = PGVectorStore(
+        None,
+        connection=pg_client,
+        collection_name=name,
+        embedding_length=4,
+        collection_metadata={"splitter": {"chunk_size": 500}},
+    )
+    assert store.get_collection_metadata() == {"splitter": {"chunk_size": 500}}
+    with pytest.raises(RuntimeError), pg_client.transaction():
+        store.set_collection_metadata({"model": "other"})
+        raise RuntimeError("rolled back with the transaction")
+    reopened = PGVectorStore(None, connection=pg_client, collection_name=name)
+    assert reopened.get_collection_metadata() == {"splitter": {"chunk_size": 500}}
+    reopened.set_collection_metadata({"model": "m", "files": 3})
+    assert store.get_collection_metadata() == {"model": "m", "files": 3}

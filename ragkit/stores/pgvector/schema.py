@@ -112,6 +112,7 @@ class CollectionInfo:
     lexical: str | None
     analyzer: dict[str, Any] | None
     bm25_params: dict[str, Any] | None
+    metadata: dict[str, Any] | None = None
     doc_count: int = 0
     total_len: int = 0
 
@@ -130,7 +131,7 @@ def read_info(conn: Any, layout: Layout) -> CollectionInfo | None:
     row = conn.execute(
         sql.SQL(
             "SELECT name, format, model_id, dimension, distance, vector_type, lexical, analyzer, "
-            "bm25_params, doc_count, total_len FROM {}"
+            "bm25_params, doc_count, total_len, cmetadata FROM {}"
         ).format(layout.meta),
         (),
     ).fetchone()
@@ -155,6 +156,7 @@ def read_info(conn: Any, layout: Layout) -> CollectionInfo | None:
         bm25_params=row[8],
         doc_count=int(row[9]),
         total_len=int(row[10]),
+        metadata=row[11],
     )
 
 
@@ -178,7 +180,7 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
             "CREATE TABLE {} (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
             "name text NOT NULL, format integer NOT NULL, model_id text, dimension integer NOT NULL, "
             "distance text NOT NULL, vector_type text NOT NULL, lexical text, analyzer jsonb, "
-            "bm25_params jsonb, doc_count bigint NOT NULL DEFAULT 0, "
+            "bm25_params jsonb, cmetadata jsonb, doc_count bigint NOT NULL DEFAULT 0, "
             "total_len bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now())"
         ).format(layout.meta),
         sql.SQL(
@@ -204,7 +206,8 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
     conn.execute(
         sql.SQL(
             "INSERT INTO {} (name, format, model_id, dimension, distance, vector_type, lexical, "
-            "analyzer, bm25_params) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb)"
+            "analyzer, bm25_params, cmetadata) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb)"
         ).format(layout.meta),
         (
             info.name,
@@ -216,6 +219,7 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
             info.lexical,
             json.dumps(info.analyzer) if info.analyzer is not None else None,
             json.dumps(info.bm25_params) if info.bm25_params is not None else None,
+            json.dumps(info.metadata) if info.metadata is not None else None,
         ),
     )
 

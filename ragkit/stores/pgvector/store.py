@@ -67,6 +67,8 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
             ``ts_rank``): the keyword half of :meth:`hybrid_search`.
         analyzer: the :class:`~ragkit.retrievers.analyzer.Analyzer` of the lexical index.
         bm25_params: ``k1`` (1.5) and ``b`` (0.75).
+        collection_metadata: a JSON object stored with a new collection (LangChain's name);
+            read it with :meth:`get_collection_metadata`.
         pre_delete_collection: drop the collection first (LangChain's flag).
         create_extension: create the ``vector`` extension when the database lacks it.
         relevance_score_fn: maps raw scores to [0, 1] instead of FaissStore's default.
@@ -94,6 +96,7 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         lexical: str | None = None,
         analyzer: Any = None,
         bm25_params: dict[str, Any] | None = None,
+        collection_metadata: dict[str, Any] | None = None,
         pre_delete_collection: bool = False,
         create_extension: bool = True,
         relevance_score_fn: Callable[[float], float] | None = None,
@@ -114,6 +117,7 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         self._check_options(vector_type, index_type, lexical, ef_search, probes)
         self.layout = sc.Layout(collection_name)  # raises before connecting
         self.collection_name = collection_name
+        self._collection_metadata = collection_metadata
         self._embedding = embeddings
         self.override_relevance_score_fn = relevance_score_fn
         self._owns_client = not isinstance(connection, PGClient)
@@ -229,6 +233,7 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
             lexical=self.lexical,
             analyzer=config,
             bm25_params=self._bm25,
+            metadata=self._collection_metadata,
         )
 
         def create(conn: Any) -> sc.CollectionInfo:
@@ -411,6 +416,27 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         self.client.run(lambda c: sc.drop_collection(c, self.layout), what="drop", retry=False)
         self._info = None
         self._ann = None
+
+    def get_collection_metadata(self) -> dict[str, Any]:
+        """The collection's metadata object (``{}`` when none), read from the database."""
+        if self._info is None:
+            return dict(self._collection_metadata or {})
+        from psycopg import sql
+
+        query = sql.SQL("SELECT cmetadata FROM {}").format(self.layout.meta)
+        row = self.client.run(lambda c: c.execute(query, ()).fetchone(), what="read metadata")
+        return dict(row[0] or {})
+
+    def set_collection_metadata(self, metadata: dict[str, Any]) -> None:
+        """Replace the collection's metadata object (joins ``client.transaction()`` when in one),
+        e.g. an index's settings written in the same transaction as its documents."""
+        self._need_collection("set collection metadata")
+        from psycopg import sql
+        from psycopg.types.json import Jsonb
+
+        query = sql.SQL("UPDATE {} SET cmetadata = %s").format(self.layout.meta)
+        self.client.run(lambda c: c.execute(query, (Jsonb(dict(metadata)),)), what="write metadata")
+        self._collection_metadata = dict(metadata)
 
     # -- counting and reading by id ---------------------------------------------------------
     def count(self) -> int:
