@@ -365,7 +365,7 @@ class PGSearchMixin:
             return top, [lx.tsquery(terms) if terms else "", *where.params, limit]
         if filtered:
             return lx.bm25_top_sql(self.layout, where.sql), [terms, *where.params, limit]
-        return lx.bm25_top_sql_unfiltered(self.layout), [terms, limit]
+        return lx.bm25_top_sql(self.layout, None), [terms, limit]
 
     def _sql_filter(self, filter: MetadataFilter | None, what: str) -> Where:
         where = compile_sql(filter)

@@ -114,51 +114,37 @@ def tsquery(terms: Sequence[str]) -> str:
     return " | ".join(quote_lexeme(t) for t in dict.fromkeys(terms))
 
 
-def bm25_top_sql(layout: Any, where: Any) -> Any:
+def bm25_top_sql(layout: Any, where: Any | None) -> Any:
     """Ranked ``(seq, score, r)`` of the documents matching a term (and the filter ``where``).
 
-    Parameters, in order: terms (text[]), then ``where``'s, then the limit. ``{k1}`` and ``{b}``
-    come from the collection row.
+    Each distinct query term reads its own postings through the primary-key index (a LATERAL
+    per term, so the plan does not depend on table statistics); its document frequency is the
+    number of those postings, counted before the filter. Parameters, in order: the terms
+    (text[]), then ``where``'s (when given), then the limit. ``k1`` and ``b`` come from the
+    collection row.
     """
     from psycopg import sql
 
+    join = (
+        sql.SQL("JOIN {docs} d ON d.seq = p.seq WHERE {where} ").format(
+            docs=layout.docs, where=where
+        )
+        if where is not None
+        else sql.SQL("")
+    )
     return sql.SQL(
         "SELECT s.seq, s.score, row_number() OVER (ORDER BY s.score DESC, s.seq) AS r FROM ("
-        "SELECT p.seq, sum(w.qtf * w.idf * p.tf * (st.k1 + 1) / "
-        "(p.tf + st.k1 * (1 - st.b + st.b * p.dl / st.avgdl))) AS score "
-        "FROM (SELECT q.term, q.qtf, ln(1 + (st0.n - df.df + 0.5) / (df.df + 0.5)) AS idf "
-        "  FROM (SELECT t AS term, count(*) AS qtf FROM unnest(%s::text[]) t GROUP BY t) q "
-        "  CROSS JOIN (SELECT doc_count::float8 AS n FROM {meta}) st0 "
-        "  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM {postings} p0 "
-        "                      WHERE p0.term = q.term) df WHERE df.df > 0) w "
-        "JOIN {postings} p ON p.term = w.term "
-        "CROSS JOIN (SELECT coalesce((bm25_params->>'k1')::float8, 1.5) AS k1, "
+        "SELECT p.seq, sum(q.qtf * ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * p.tf * (st.k1 + 1)"
+        " / (p.tf + st.k1 * (1 - st.b + st.b * p.dl / st.avgdl))) AS score "
+        "FROM (SELECT t AS term, count(*) AS qtf FROM unnest(%s::text[]) t GROUP BY t) q "
+        "CROSS JOIN LATERAL (SELECT p0.seq, p0.tf, p0.dl, count(*) OVER ()::float8 AS df "
+        "  FROM {postings} p0 WHERE p0.term = q.term) p "
+        "CROSS JOIN (SELECT doc_count::float8 AS n, "
+        "  coalesce((bm25_params->>'k1')::float8, 1.5) AS k1, "
         "  coalesce((bm25_params->>'b')::float8, 0.75) AS b, CASE WHEN doc_count > 0 AND "
         "  total_len > 0 THEN total_len::float8 / doc_count ELSE 1 END AS avgdl FROM {meta}) st "
-        "JOIN {docs} d ON d.seq = p.seq WHERE {where} "
-        "GROUP BY p.seq) s ORDER BY s.score DESC, s.seq LIMIT %s"
-    ).format(meta=layout.meta, postings=layout.postings, docs=layout.docs, where=where)
-
-
-def bm25_top_sql_unfiltered(layout: Any) -> Any:
-    """As :func:`bm25_top_sql` without a filter (no join to ``documents`` needed)."""
-    from psycopg import sql
-
-    return sql.SQL(
-        "SELECT s.seq, s.score, row_number() OVER (ORDER BY s.score DESC, s.seq) AS r FROM ("
-        "SELECT p.seq, sum(w.qtf * w.idf * p.tf * (st.k1 + 1) / "
-        "(p.tf + st.k1 * (1 - st.b + st.b * p.dl / st.avgdl))) AS score "
-        "FROM (SELECT q.term, q.qtf, ln(1 + (st0.n - df.df + 0.5) / (df.df + 0.5)) AS idf "
-        "  FROM (SELECT t AS term, count(*) AS qtf FROM unnest(%s::text[]) t GROUP BY t) q "
-        "  CROSS JOIN (SELECT doc_count::float8 AS n FROM {meta}) st0 "
-        "  CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM {postings} p0 "
-        "                      WHERE p0.term = q.term) df WHERE df.df > 0) w "
-        "JOIN {postings} p ON p.term = w.term "
-        "CROSS JOIN (SELECT coalesce((bm25_params->>'k1')::float8, 1.5) AS k1, "
-        "  coalesce((bm25_params->>'b')::float8, 0.75) AS b, CASE WHEN doc_count > 0 AND "
-        "  total_len > 0 THEN total_len::float8 / doc_count ELSE 1 END AS avgdl FROM {meta}) st "
-        "GROUP BY p.seq) s ORDER BY s.score DESC, s.seq LIMIT %s"
-    ).format(meta=layout.meta, postings=layout.postings)
+        "{join}GROUP BY p.seq) s ORDER BY s.score DESC, s.seq LIMIT %s"
+    ).format(meta=layout.meta, postings=layout.postings, join=join)
 
 
 def tsvector_top_sql(layout: Any, where: Any) -> Any:

@@ -188,6 +188,16 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
             "content text NOT NULL, content_raw bytea, metadata jsonb NOT NULL DEFAULT '{{}}', "
             "embedding {} NOT NULL{})"
         ).format(layout.docs, column, lexical_cols),
+        # vectors inline and uncompressed (texts get moved out instead): an exact scan then
+        # reads each vector straight from the page; beyond 4 kB let PostgreSQL move them out
+        sql.SQL("ALTER TABLE {} ALTER COLUMN embedding SET STORAGE {}").format(
+            layout.docs,
+            sql.SQL(
+                "PLAIN"
+                if info.dimension * (2 if info.vector_type == "halfvec" else 4) <= 4096
+                else "MAIN"
+            ),
+        ),
         sql.SQL("CREATE INDEX ON {} USING gin (metadata jsonb_path_ops)").format(layout.docs),
     ]
     if info.lexical == "bm25":
@@ -195,7 +205,7 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
             sql.SQL("CREATE UNIQUE INDEX ON {} (seq)").format(layout.docs),
             sql.SQL(
                 "CREATE TABLE {} (term text NOT NULL, seq bigint NOT NULL, tf integer NOT NULL, "
-                "dl integer NOT NULL, PRIMARY KEY (term, seq))"
+                "dl integer NOT NULL, PRIMARY KEY (term, seq) INCLUDE (tf, dl))"
             ).format(layout.postings),
             sql.SQL("CREATE INDEX ON {} (seq)").format(layout.postings),
         ]

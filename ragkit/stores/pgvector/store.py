@@ -539,6 +539,17 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         if self._info is None:
             self._create(self._pending_dim)
         self.client.run(lambda c: self._write(c, batch, ids is not None), what="add", retry=True)
+        if (
+            self.lexical == "bm25"
+            and len(batch.ids) >= writes.ANALYZE_MIN_ROWS
+            and not self.client.in_transaction
+        ):
+            # a bulk load: set the visibility map now so BM25 reads postings index-only
+            # (VACUUM cannot run inside a transaction; autovacuum does it later otherwise)
+            from psycopg import sql
+
+            vacuum = sql.SQL("VACUUM {}").format(self.layout.postings)
+            self.client.run(lambda c: c.execute(vacuum, ()), what="vacuum", retry=False)
         if self._ann is None and self.index_type == "ivfflat":
             self.create_index("ivfflat", **self.index_params)
         return batch.ids

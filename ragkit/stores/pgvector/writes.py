@@ -20,6 +20,8 @@ from typing import Any
 
 from ragkit.stores.pgvector.lexical import Terms
 
+#: A write of at least this many rows that is a tenth or more of the collection runs ANALYZE.
+ANALYZE_MIN_ROWS = 1000
 #: First key of the two-key advisory locks of ragkit's PostgreSQL writers ("rk" + 1).
 LOCK_CLASS = 0x726B01
 
@@ -151,12 +153,18 @@ def copy_rows(conn: Any, layout: Any, batch: Batch, first_seq: int, lexical: str
                 for term, tf in batch.terms.postings(i):
                     write((term, seq, tf, dl))
     total = sum(lengths) if lengths is not None else 0
-    conn.execute(
-        sql.SQL("UPDATE {} SET doc_count = doc_count + %s, total_len = total_len + %s").format(
-            layout.meta
-        ),
+    count = conn.execute(
+        sql.SQL(
+            "UPDATE {} SET doc_count = doc_count + %s, total_len = total_len + %s "
+            "RETURNING doc_count"
+        ).format(layout.meta),
         (len(batch.ids), total),
-    )
+    ).fetchone()[0]
+    if len(batch.ids) >= ANALYZE_MIN_ROWS and len(batch.ids) * 10 >= int(count):
+        # a bulk load: give the planner statistics now rather than when autovacuum gets to it
+        conn.execute(sql.SQL("ANALYZE {}").format(layout.docs), ())
+        if lexical == "bm25":
+            conn.execute(sql.SQL("ANALYZE {}").format(layout.postings), ())
 
 
 def tsvector_binary(terms: Terms, row: int) -> bytes:
