@@ -23,7 +23,7 @@ from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 from ragkit.stores.pgvector import queries as q
 from ragkit.stores.pgvector import writes
-from ragkit.stores.pgvector.client import aapply_settings
+from ragkit.stores.pgvector.client_async import aapply_settings
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param

@@ -18,21 +18,16 @@ from typing import Any
 import numpy as np
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
 from ragkit.stores._faiss_search import check_k
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.pgvector import lexical as lx
 from ragkit.stores.pgvector import queries as q
-from ragkit.stores.pgvector.client import apply_settings
+from ragkit.stores.pgvector.client_async import apply_settings
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import check_matrix, query_param
 
 Hit = tuple[Document, float]
-#: Hybrid defaults: HybridRetriever's (chosen on SciFact's train split).
-HYBRID_FETCH_K = 50
-HYBRID_C = 10
 
 
 def as_numpy(value: Any) -> np.ndarray:
@@ -349,109 +344,6 @@ class PGSearchMixin:
         return self.max_marginal_relevance_search_by_vector(
             vector, k, fetch_k, lambda_mult, filter, **kwargs
         )
-
-    # -- lexical and hybrid -------------------------------------------------------------------
-    def _lexical_top(
-        self, query: str, where: Where, limit: int, filtered: bool
-    ) -> tuple[Any, list[Any]]:
-        if not self.lexical:
-            raise ConfigurationError(
-                f"collection {self.layout.schema_name!r} has no lexical index; create it with "
-                "lexical='bm25' (or 'tsvector') to use keyword or hybrid search"
-            )
-        terms = lx.query_terms(query, self._analyzer)
-        if self.lexical == "tsvector":
-            top = lx.tsvector_top_sql(self.layout, where.sql)
-            return top, [lx.tsquery(terms) if terms else "", *where.params, limit]
-        if filtered:
-            return lx.bm25_top_sql(self.layout, where.sql), [terms, *where.params, limit]
-        return lx.bm25_top_sql(self.layout, None), [terms, limit]
-
-    def _sql_filter(self, filter: MetadataFilter | None, what: str) -> Where:
-        where = compile_sql(filter)
-        if where is None:
-            raise ConfigurationError(
-                f"{what} runs its filter in SQL; use a filter dict with scalar values (callables "
-                "and list/dict values work with similarity_search only)"
-            )
-        return where
-
-    def lexical_search_with_score(
-        self, query: str, k: int = 4, filter: MetadataFilter | None = None
-    ) -> list[Hit]:
-        """Keyword search in the database (BM25 or ts_rank scores, higher is better)."""
-        check_k(k)
-        if self._info is None or not query.strip():
-            return []
-        where = self._sql_filter(filter, "lexical_search")
-        top, params = self._lexical_top(query, where, k, filter is not None)
-        if self.lexical == "tsvector" and not params[0]:
-            return []
-        rows = self._rows(q.lexical_docs_sql(self.layout, top), params)
-        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
-
-    def hybrid_search_with_score(
-        self,
-        query: str,
-        k: int = 4,
-        *,
-        fetch_k: int = HYBRID_FETCH_K,
-        weights: Sequence[float] = (0.5, 0.5),
-        c: float = HYBRID_C,
-        filter: MetadataFilter | None = None,
-    ) -> list[Hit]:
-        """Keyword + dense search fused by weighted RRF in one statement (HybridRetriever's
-        defaults: each side ``fetch_k=50`` deep, ``c=10``, equal weights). Scores are the fused
-        RRF scores. A blank query returns nothing."""
-        plan = self._hybrid_plan(query, k, fetch_k=fetch_k, weights=weights, c=c, filter=filter)
-        if plan is None:
-            return []
-        rows = self._rows(*plan)
-        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
-
-    def _hybrid_plan(
-        self,
-        query: str,
-        k: int = 4,
-        *,
-        fetch_k: int = HYBRID_FETCH_K,
-        weights: Sequence[float] = (0.5, 0.5),
-        c: float = HYBRID_C,
-        filter: MetadataFilter | None = None,
-    ) -> tuple[Any, list[Any]] | None:
-        """The fused statement and its parameters (None when there is nothing to search)."""
-        check_k(k)
-        check_k(fetch_k)
-        w = [float(x) for x in weights]
-        if len(w) != 2 or any(x < 0 or x != x for x in w):
-            raise ConfigurationError(
-                f"weights must be two non-negative numbers (keyword, dense), got {weights!r}"
-            )
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
-            raise ConfigurationError(f"c must be a number >= 0, got {c!r}")
-        if self._info is None or not query.strip():
-            return None
-        where = self._sql_filter(filter, "hybrid_search")
-        depth = max(fetch_k, k)
-        top, lex_params = self._lexical_top(query, where, depth, filter is not None)
-        if self.lexical == "tsvector" and not lex_params[0]:
-            lex_params[0] = "''"  # an empty query matches nothing
-        vector = self._query_matrix(self._embed_queries([query]))[0]
-        sql = q.hybrid_sql(
-            self.layout, self.metric, self.vector_type, top, where.sql, exact=self._ann is None
-        )
-        return sql, [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
-
-    def hybrid_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
-        """:meth:`hybrid_search_with_score` without the scores."""
-        return [d for d, _ in self.hybrid_search_with_score(query, k, **kwargs)]
-
-    def as_hybrid_retriever(self, **kwargs: Any) -> Any:
-        """A :class:`~ragkit.retrievers.PGHybridRetriever` over this store (kwargs: ``k``,
-        ``fetch_k``, ``weights``, ``c``, ``filter``)."""
-        from ragkit.retrievers.pg_hybrid import PGHybridRetriever
-
-        return PGHybridRetriever(self, **kwargs)
 
 
 def _true() -> Any:

@@ -24,13 +24,12 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import logging
 import threading
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from ragkit.errors import (
@@ -39,6 +38,11 @@ from ragkit.errors import (
     DatabaseError,
     VectorExtensionError,
 )
+from ragkit.stores.pgvector.client_async import (
+    PGAsyncClientMixin,
+    _driver,
+    is_connection_lost,
+)
 from ragkit.stores.pgvector.dsn import Dsn
 
 T = TypeVar("T")
@@ -46,32 +50,9 @@ _log = logging.getLogger("ragkit.stores.pgvector")
 
 _AUTH_MARKERS = ("password authentication failed", "no password supplied", "authentication failed")
 _NO_DB_MARKER = "does not exist"
-_LOST_MARKERS = (
-    "terminating connection",
-    "server closed the connection",
-    "connection is closed",
-    "connection is lost",
-    "consuming input failed",
-    "the connection is closed",
-    "ssl connection has been closed",
-    "connection not open",
-    "sending query failed",
-    "could not receive data",
-)
 
 
-def _driver() -> Any:
-    try:
-        import psycopg
-        import psycopg_pool  # noqa: F401
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "the PostgreSQL stores need psycopg 3 and psycopg-pool: pip install 'ragkit[postgres]'"
-        ) from err
-    return psycopg
-
-
-class PGClient:
+class PGClient(PGAsyncClientMixin):
     """Pools and transactions over one PostgreSQL database (build with :meth:`connect`)."""
 
     def __init__(
@@ -292,12 +273,17 @@ class PGClient:
             return
         psycopg = _driver()
         try:
-            with self.pool.connection() as conn, conn.transaction():
-                token = self._pinned.set(conn)
+            with self.pool.connection() as conn:
                 try:
-                    yield conn
-                finally:
-                    self._pinned.reset(token)
+                    with conn.transaction():
+                        token = self._pinned.set(conn)
+                        try:
+                            yield conn
+                        finally:
+                            self._pinned.reset(token)
+                except BaseException:
+                    conn.info_settings = {}  # settings made in the transaction were rolled back
+                    raise
         except psycopg.Error as err:
             raise self.translate(err, "transaction") from None
         except _pool_timeout() as err:
@@ -306,81 +292,6 @@ class PGClient:
     @property
     def in_transaction(self) -> bool:
         return self._pinned.get() is not None
-
-    # -- async ---------------------------------------------------------------------------
-    async def apool(self) -> _LoopPool:
-        """This event loop's async pool (made on first use; it dies with its loop)."""
-        loop = asyncio.get_running_loop()
-        pool = self._apools.get(loop)
-        if pool is None:
-            if self._closed:
-                raise DatabaseError(f"the client of {self.dsn.display} is closed")
-            pool = _LoopPool(self)
-            self._apools[loop] = pool
-        return pool
-
-    async def _aconnect(self) -> Any:
-        psycopg = _driver()
-        try:
-            conn = await psycopg.AsyncConnection.connect(
-                self.dsn.conninfo,
-                autocommit=True,
-                connect_timeout=max(1, int(self.connect_timeout)),
-            )
-        except psycopg.Error as err:
-            raise self.translate(err, "connect") from None
-        self._register(conn)
-        return conn
-
-    async def aclose(self) -> None:
-        """Close this event loop's async connections (and the sync pool)."""
-        loop = asyncio.get_running_loop()
-        pool = self._apools.pop(loop, None)
-        if pool is not None:
-            await pool.close()
-        self.close()
-
-    async def arun(
-        self, fn: Callable[[Any], Awaitable[T]], *, what: str = "query", retry: bool = True
-    ) -> T:
-        """Async :meth:`run` on an ``AsyncConnection``."""
-        psycopg = _driver()
-        pinned = self._pinned.get()
-        if pinned is not None:
-            try:
-                return await fn(pinned)
-            except psycopg.Error as err:
-                raise self.translate(err, what) from None
-        pool = await self.apool()
-        for attempt in (0, 1):
-            try:
-                async with pool.connection() as conn:
-                    return await fn(conn)
-            except psycopg.Error as err:
-                if attempt == 0 and retry and is_connection_lost(err):
-                    await pool.check()
-                    continue
-                raise self.translate(err, what) from None
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    @contextlib.asynccontextmanager
-    async def atransaction(self) -> AsyncIterator[Any]:
-        """Async :meth:`transaction` (the connection is pinned to the current task)."""
-        pinned = self._pinned.get()
-        if pinned is not None:
-            yield pinned
-            return
-        psycopg = _driver()
-        pool = await self.apool()
-        try:
-            async with pool.connection() as conn, conn.transaction():
-                token = self._pinned.set(conn)
-                try:
-                    yield conn
-                finally:
-                    self._pinned.reset(token)
-        except psycopg.Error as err:
-            raise self.translate(err, "transaction") from None
 
     # -- errors --------------------------------------------------------------------------
     def translate(self, err: BaseException, what: str) -> Exception:
@@ -429,99 +340,3 @@ def _pool_timeout() -> type[BaseException]:
     from psycopg_pool import PoolTimeout
 
     return PoolTimeout
-
-
-def is_connection_lost(err: BaseException) -> bool:
-    """Whether ``err`` means the connection itself broke (worth one retry on a fresh one)."""
-    import psycopg
-
-    if isinstance(err, psycopg.errors.AdminShutdown | psycopg.errors.CrashShutdown):
-        return True
-    if isinstance(err, psycopg.OperationalError | psycopg.InterfaceError):
-        text = str(err).lower()
-        return any(m in text for m in _LOST_MARKERS)
-    return False
-
-
-def apply_settings(conn: Any, settings: dict[str, str]) -> None:
-    """Make the session settings of ``conn`` equal ``settings`` (one round trip, only on change)."""
-    applied = getattr(conn, "info_settings", None)
-    if applied is None:
-        applied = conn.info_settings = {}
-    todo = {k: v for k, v in settings.items() if applied.get(k) != v}
-    if not todo:
-        return
-    from psycopg import sql
-
-    calls = sql.SQL(", ").join(
-        sql.SQL("set_config({}, {}, false)").format(sql.Literal(k), sql.Literal(v))
-        for k, v in todo.items()
-    )
-    conn.execute(sql.SQL("SELECT {}").format(calls))
-    applied.update(todo)
-
-
-async def aapply_settings(conn: Any, settings: dict[str, str]) -> None:
-    applied = getattr(conn, "info_settings", None)
-    if applied is None:
-        applied = conn.info_settings = {}
-    todo = {k: v for k, v in settings.items() if applied.get(k) != v}
-    if not todo:
-        return
-    from psycopg import sql
-
-    calls = sql.SQL(", ").join(
-        sql.SQL("set_config({}, {}, false)").format(sql.Literal(k), sql.Literal(v))
-        for k, v in todo.items()
-    )
-    await conn.execute(sql.SQL("SELECT {}").format(calls))
-    applied.update(todo)
-
-
-class _LoopPool:
-    """Idle ``AsyncConnection``s of one event loop, at most ``max_size`` in use at once.
-
-    No background tasks: nothing is left running when the loop closes (asyncio.run per call).
-    """
-
-    def __init__(self, client: PGClient) -> None:
-        self.client = client
-        self.idle: list[Any] = []
-        self.limit = asyncio.Semaphore(client.max_size)
-
-    @contextlib.asynccontextmanager
-    async def connection(self) -> AsyncIterator[Any]:
-        async with self.limit:
-            conn = None
-            while self.idle and conn is None:
-                candidate = self.idle.pop()
-                if not (candidate.closed or candidate.broken):
-                    conn = candidate
-            if conn is None:
-                conn = await self.client._aconnect()
-            reusable = False
-            try:
-                yield conn
-                reusable = True
-            finally:
-                if reusable and not (conn.closed or conn.broken) and _idle(conn):
-                    self.idle.append(conn)
-                else:
-                    with contextlib.suppress(Exception):
-                        await conn.close()
-
-    async def check(self) -> None:
-        """Drop every idle connection (after a loss, the others are suspect too)."""
-        idle, self.idle = self.idle, []
-        for conn in idle:
-            with contextlib.suppress(Exception):
-                await conn.close()
-
-    async def close(self) -> None:
-        await self.check()
-
-
-def _idle(conn: Any) -> bool:
-    from psycopg.pq import TransactionStatus
-
-    return bool(conn.info.transaction_status == TransactionStatus.IDLE)

@@ -19,26 +19,26 @@ Example:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.stores._docstore import DocColumns
-from ragkit.stores._faiss_index import new_ids, relevance
+from ragkit.stores._faiss_index import relevance
 from ragkit.stores.base import VectorStore
 from ragkit.stores.pgvector import schema as sc
 from ragkit.stores.pgvector import writes
+from ragkit.stores.pgvector._admin import PGAdminMixin
 from ragkit.stores.pgvector._async import PGAsyncMixin
+from ragkit.stores.pgvector._construct import PGConstructMixin
+from ragkit.stores.pgvector._hybrid import PGHybridMixin
 from ragkit.stores.pgvector._search import PGSearchMixin
+from ragkit.stores.pgvector._write import PGWriteMixin
 from ragkit.stores.pgvector.client import PGClient
-from ragkit.stores.pgvector.codec import document, encode_metadatas, encode_text
+from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.distance import metric
-from ragkit.stores.pgvector.lexical import Terms, check_bm25_params, default_analyzer
+from ragkit.stores.pgvector.lexical import check_bm25_params, default_analyzer
 from ragkit.stores.pgvector.queries import by_ids_sql
-from ragkit.stores.pgvector.schema import ident as schema_ident
-from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -46,7 +46,15 @@ if TYPE_CHECKING:
 DEFAULT_COLLECTION = "ragkit"
 
 
-class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
+class PGVectorStore(
+    PGWriteMixin,
+    PGAdminMixin,
+    PGConstructMixin,
+    PGHybridMixin,
+    PGSearchMixin,
+    PGAsyncMixin,
+    VectorStore,
+):
     """A PostgreSQL + pgvector vector store with LangChain's method names.
 
     Args:
@@ -256,105 +264,6 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         if self._analyzer is None and analyzer is not None:
             self._analyzer = analyzer
 
-    def _find_ann_index(self) -> str | None:
-        def find(conn: Any) -> str | None:
-            row = conn.execute(
-                "SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                "JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = %s::regclass "
-                "AND am.amname IN ('hnsw', 'ivfflat') LIMIT 1",
-                (self.layout.docs_name,),
-            ).fetchone()
-            return row[0] if row else None
-
-        return self.client.run(find, what="inspect indexes")
-
-    # -- indexes --------------------------------------------------------------------------
-    def create_index(
-        self,
-        index_type: str = "hnsw",
-        *,
-        maintenance_work_mem: str | None = None,
-        **params: Any,
-    ) -> None:
-        """Build (or rebuild) the ANN index: ``"hnsw"`` (``m``, ``ef_construction``) or
-        ``"ivfflat"`` (``lists``; default rows/1000, at least 1). Build after bulk loads."""
-        self._check_options(None, index_type, None, None, None)
-        self._need_collection("create an index")
-
-        def build(conn: Any) -> None:
-            with conn.transaction():
-                if maintenance_work_mem:
-                    conn.execute(
-                        "SELECT set_config('maintenance_work_mem', %s, true)",
-                        (maintenance_work_mem,),
-                    )
-                self._build_index(conn, index_type, params)
-
-        self.client.run(build, what="build the index", retry=False)
-        self.index_type, self.index_params, self._ann = index_type, dict(params), index_type
-
-    def drop_index(self) -> None:
-        """Drop the ANN index: searches become exact."""
-        from psycopg import sql
-
-        def drop(conn: Any) -> None:
-            conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()), ())
-
-        self.client.run(drop, what="drop the index", retry=False)
-        self._ann = None
-
-    def _index_name(self) -> Any:
-        return self.layout.table("documents_embedding_ann")
-
-    def _build_index(self, conn: Any, index_type: str, params: dict[str, Any]) -> None:
-        from psycopg import sql
-
-        allowed = {"hnsw": {"m", "ef_construction"}, "ivfflat": {"lists"}}[index_type]
-        unknown = sorted(set(params) - allowed)
-        if unknown:
-            raise ConfigurationError(
-                f"{index_type} index parameters are {sorted(allowed)}, got {unknown}"
-            )
-        if index_type == "ivfflat" and "lists" not in params:
-            rows = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(self.layout.docs), ())
-            count = int(rows.fetchone()[0])
-            params = {
-                "lists": max(1, count // 1000 if count <= 1_000_000 else int(math.sqrt(count)))
-            }
-        with_clause: Any = sql.SQL("")
-        if params:
-            with_clause = sql.SQL(" WITH ({})").format(
-                sql.SQL(", ").join(
-                    sql.SQL("{} = {}").format(sql.SQL(k), sql.Literal(int(v)))
-                    for k, v in sorted(params.items())
-                )
-            )
-        conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(self._index_name()), ())
-        conn.execute(
-            sql.SQL("CREATE INDEX {} ON {} USING {} (embedding {}){}").format(
-                schema_ident("documents_embedding_ann"),
-                self.layout.docs,
-                sql.SQL(index_type),
-                sql.SQL(self.metric.opclass(self.vector_type)),
-                with_clause,
-            ),
-            (),
-        )
-
-    def _settings(self) -> dict[str, str]:
-        """Session settings of ANN queries (applied per connection, only when they change)."""
-        if self._ann == "hnsw":
-            return {
-                "hnsw.ef_search": str(self.ef_search or 40),
-                "hnsw.iterative_scan": "strict_order",
-            }
-        if self._ann == "ivfflat":
-            return {
-                "ivfflat.probes": str(self.probes or 1),
-                "ivfflat.iterative_scan": "relaxed_order",
-            }
-        return {}
-
     # -- properties -----------------------------------------------------------------------
     @property
     def embeddings(self) -> Embeddings | None:
@@ -411,33 +320,6 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def delete_collection(self) -> None:
-        """Drop the collection's schema and everything in it."""
-        self.client.run(lambda c: sc.drop_collection(c, self.layout), what="drop", retry=False)
-        self._info = None
-        self._ann = None
-
-    def get_collection_metadata(self) -> dict[str, Any]:
-        """The collection's metadata object (``{}`` when none), read from the database."""
-        if self._info is None:
-            return dict(self._collection_metadata or {})
-        from psycopg import sql
-
-        query = sql.SQL("SELECT cmetadata FROM {}").format(self.layout.meta)
-        row = self.client.run(lambda c: c.execute(query, ()).fetchone(), what="read metadata")
-        return dict(row[0] or {})
-
-    def set_collection_metadata(self, metadata: dict[str, Any]) -> None:
-        """Replace the collection's metadata object (joins ``client.transaction()`` when in one),
-        e.g. an index's settings written in the same transaction as its documents."""
-        self._need_collection("set collection metadata")
-        from psycopg import sql
-        from psycopg.types.json import Jsonb
-
-        query = sql.SQL("UPDATE {} SET cmetadata = %s").format(self.layout.meta)
-        self.client.run(lambda c: c.execute(query, (Jsonb(dict(metadata)),)), what="write metadata")
-        self._collection_metadata = dict(metadata)
-
     # -- counting and reading by id ---------------------------------------------------------
     def count(self) -> int:
         """How many documents the collection holds."""
@@ -475,213 +357,8 @@ class PGVectorStore(PGSearchMixin, PGAsyncMixin, VectorStore):
         found = {r[0]: r for r in rows}
         return [document(*found[x]) for x in wanted if x in found]
 
-    # -- adding -----------------------------------------------------------------------------
-    def add_texts(
-        self,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Embed and store ``texts``; an id that exists is replaced. Returns the ids."""
-        texts = list(texts)
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, self._need_embedding().embed_documents_array(texts), metadatas, ids)
-
-    def add_embeddings(
-        self,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]] | Sequence[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        embeddings: Any = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Add precomputed vectors: ``(text, vector)`` pairs (FaissStore's form), or texts with
-        ``embeddings=`` (langchain-postgres' form)."""
-        texts: list[str]
-        if embeddings is not None:
-            texts, vectors = cast("list[str]", list(text_embeddings)), embeddings
-        else:
-            pairs: list[Any] = list(text_embeddings)
-            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
-
-    def add_vectors(
-        self,
-        texts: Sequence[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Add texts with a precomputed ``(n, d)`` matrix (the fastest way in: binary COPY)."""
-        texts = list(texts)
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
-
-    def _add(
-        self,
-        texts: list[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any] | None] | None,
-        ids: Sequence[str] | None,
-    ) -> list[str]:
-        batch = self._prepare(texts, vectors, metadatas, ids)
-        if self._info is None:
-            self._create(self._pending_dim)
-        self.client.run(lambda c: self._write(c, batch, ids is not None), what="add", retry=True)
-        if (
-            self.lexical == "bm25"
-            and len(batch.ids) >= writes.ANALYZE_MIN_ROWS
-            and not self.client.in_transaction
-        ):
-            # a bulk load: set the visibility map now so BM25 reads postings index-only
-            # (VACUUM cannot run inside a transaction; autovacuum does it later otherwise)
-            from psycopg import sql
-
-            vacuum = sql.SQL("VACUUM {}").format(self.layout.postings)
-            self.client.run(lambda c: c.execute(vacuum, ()), what="vacuum", retry=False)
-        if self._ann is None and self.index_type == "ivfflat":
-            self.create_index("ivfflat", **self.index_params)
-        return batch.ids
-
-    def _prepare(
-        self,
-        texts: list[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any] | None] | None,
-        ids: Sequence[str] | None,
-    ) -> writes.Batch:
-        """Check and encode everything before the first byte is sent (errors name the row)."""
-        matrix = check_matrix(vectors, self._dimension, unit=self.metric.normalize)
-        if matrix.shape[0] != len(texts):
-            raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
-        self._pending_dim = int(matrix.shape[1])
-        metas = encode_metadatas(metadatas, len(texts))
-        encoded = [encode_text(t) for t in texts]
-        terms = Terms.of(texts, self._analyzer) if self.lexical and self._analyzer else None
-        if self.lexical and self._analyzer is None:
-            self._analyzer = default_analyzer(None)
-            terms = Terms.of(texts, self._analyzer)
-        return writes.Batch(
-            ids=list(ids) if ids is not None else new_ids(len(texts)),
-            contents=[c for c, _ in encoded],
-            raws=[r for _, r in encoded],
-            metadatas=metas,
-            vectors=binary_rows(matrix, self.vector_type),
-            terms=terms,
-        )
-
-    def _write(self, conn: Any, batch: writes.Batch, given_ids: bool) -> None:
-        with conn.transaction():
-            writes.lock_collection(conn, self.layout)
-            if given_ids:
-                present = writes.existing_ids(conn, self.layout, batch.ids)
-                if present:
-                    writes.delete_rows(conn, self.layout, present, self.lexical)
-            first = writes.reserve_seqs(conn, self.layout, len(batch.ids))
-            writes.copy_rows(conn, self.layout, batch, first, self.lexical)
-
-    # -- deleting -----------------------------------------------------------------------------
-    def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
-        """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
-        if ids is None:
-            raise ValueError("delete() needs the ids to delete")
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return True
-        self._need_collection("delete")
-
-        def delete(conn: Any) -> None:
-            with conn.transaction():
-                writes.lock_collection(conn, self.layout)
-                present = set(writes.existing_ids(conn, self.layout, wanted))
-                missing = [x for x in wanted if x not in present]
-                if missing:
-                    raise ValueError(
-                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
-                        "; nothing was deleted"
-                    )
-                writes.delete_rows(conn, self.layout, wanted, self.lexical)
-
-        self.client.run(delete, what="delete", retry=False)
-        return True
-
     # -- scores -------------------------------------------------------------------------------
     def _relevance_score(self, score: float) -> float:
         if self.override_relevance_score_fn is not None:
             return self.override_relevance_score_fn(score)
         return relevance(self.metric.strategy, score)
-
-    # -- construction -----------------------------------------------------------------------
-    @classmethod
-    def from_texts(
-        cls,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> PGVectorStore:
-        """Embed ``texts`` into a (new or existing) collection; kwargs go to the constructor."""
-        store = cls(embedding, **kwargs)
-        store.add_texts(texts, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_embeddings(
-        cls,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> PGVectorStore:
-        store = cls(embedding, **kwargs)
-        store.add_embeddings(text_embeddings, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_vectors(
-        cls,
-        texts: Sequence[str],
-        vectors: Any,
-        embedding: Embeddings | None = None,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> PGVectorStore:
-        store = cls(embedding, **kwargs)
-        store.add_vectors(texts, vectors, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_documents(
-        cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
-    ) -> PGVectorStore:
-        store = super().from_documents(documents, embedding, **kwargs)
-        assert isinstance(store, PGVectorStore)
-        return store
-
-    @classmethod
-    def from_existing_index(
-        cls, embedding: Embeddings | None = None, **kwargs: Any
-    ) -> PGVectorStore:
-        """Open an existing collection (LangChain's name); raises if it does not exist."""
-        store = cls(embedding, **kwargs)
-        if store._info is None:
-            store.close()
-            raise ConfigurationError(
-                f"collection {store.collection_name!r} does not exist in "
-                f"{store.client.dsn.display}; create it with from_texts/from_documents first"
-            )
-        return store

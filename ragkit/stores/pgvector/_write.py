@@ -1,0 +1,184 @@
+"""The write side of PGVectorStore: add (an upsert by id, one binary COPY) and delete.
+
+Everything is checked and encoded before the first byte is sent (errors name the row); each
+write is one transaction under the collection's advisory lock (see
+:mod:`ragkit.stores.pgvector.writes`), or joins ``client.transaction()`` when inside one.
+
+Example:
+    >>> # store.add_vectors(texts, matrix, metadatas, ids=ids)
+    >>> # store.delete(["id1", "id2"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from ragkit.stores._docstore import DocColumns
+from ragkit.stores._faiss_index import new_ids
+from ragkit.stores.pgvector import writes
+from ragkit.stores.pgvector.codec import encode_metadatas, encode_text
+from ragkit.stores.pgvector.lexical import Terms, default_analyzer
+from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
+
+
+class PGWriteMixin:
+    """``add_texts``, ``add_embeddings``, ``add_vectors`` and ``delete`` of PGVectorStore."""
+
+    client: Any
+    layout: Any
+    metric: Any
+    vector_type: str
+    lexical: str | None
+    index_type: str | None
+    index_params: dict[str, Any]
+    _ann: str | None
+    _info: Any
+    _dimension: int | None
+    _analyzer: Any
+    _pending_dim: int
+    _need_embedding: Any
+    _need_collection: Any
+    _create: Any
+    create_index: Any
+
+    # -- adding -----------------------------------------------------------------------------
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Embed and store ``texts``; an id that exists is replaced. Returns the ids."""
+        texts = list(texts)
+        DocColumns().validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, self._need_embedding().embed_documents_array(texts), metadatas, ids)
+
+    def add_embeddings(
+        self,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]] | Sequence[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        embeddings: Any = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Add precomputed vectors: ``(text, vector)`` pairs (FaissStore's form), or texts with
+        ``embeddings=`` (langchain-postgres' form)."""
+        texts: list[str]
+        if embeddings is not None:
+            texts, vectors = cast("list[str]", list(text_embeddings)), embeddings
+        else:
+            pairs: list[Any] = list(text_embeddings)
+            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]
+        DocColumns().validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, vectors, metadatas, ids)
+
+    def add_vectors(
+        self,
+        texts: Sequence[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Add texts with a precomputed ``(n, d)`` matrix (the fastest way in: binary COPY)."""
+        texts = list(texts)
+        DocColumns().validate_new(texts, metadatas, ids)
+        if not texts:
+            return []
+        return self._add(texts, vectors, metadatas, ids)
+
+    def _add(
+        self,
+        texts: list[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any] | None] | None,
+        ids: Sequence[str] | None,
+    ) -> list[str]:
+        batch = self._prepare(texts, vectors, metadatas, ids)
+        if self._info is None:
+            self._create(self._pending_dim)
+        self.client.run(lambda c: self._write(c, batch, ids is not None), what="add", retry=True)
+        if (
+            self.lexical == "bm25"
+            and len(batch.ids) >= writes.ANALYZE_MIN_ROWS
+            and not self.client.in_transaction
+        ):
+            # a bulk load: set the visibility map now so BM25 reads postings index-only
+            # (VACUUM cannot run inside a transaction; autovacuum does it later otherwise)
+            from psycopg import sql
+
+            vacuum = sql.SQL("VACUUM {}").format(self.layout.postings)
+            self.client.run(lambda c: c.execute(vacuum, ()), what="vacuum", retry=False)
+        if self._ann is None and self.index_type == "ivfflat":
+            self.create_index("ivfflat", **self.index_params)
+        return batch.ids
+
+    def _prepare(
+        self,
+        texts: list[str],
+        vectors: Any,
+        metadatas: Sequence[dict[str, Any] | None] | None,
+        ids: Sequence[str] | None,
+    ) -> writes.Batch:
+        """Check and encode everything before the first byte is sent (errors name the row)."""
+        matrix = check_matrix(vectors, self._dimension, unit=self.metric.normalize)
+        if matrix.shape[0] != len(texts):
+            raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
+        self._pending_dim = int(matrix.shape[1])
+        metas = encode_metadatas(metadatas, len(texts))
+        encoded = [encode_text(t) for t in texts]
+        terms = Terms.of(texts, self._analyzer) if self.lexical and self._analyzer else None
+        if self.lexical and self._analyzer is None:
+            self._analyzer = default_analyzer(None)
+            terms = Terms.of(texts, self._analyzer)
+        return writes.Batch(
+            ids=list(ids) if ids is not None else new_ids(len(texts)),
+            contents=[c for c, _ in encoded],
+            raws=[r for _, r in encoded],
+            metadatas=metas,
+            vectors=binary_rows(matrix, self.vector_type),
+            terms=terms,
+        )
+
+    def _write(self, conn: Any, batch: writes.Batch, given_ids: bool) -> None:
+        with conn.transaction():
+            writes.lock_collection(conn, self.layout)
+            if given_ids:
+                present = writes.existing_ids(conn, self.layout, batch.ids)
+                if present:
+                    writes.delete_rows(conn, self.layout, present, self.lexical)
+            first = writes.reserve_seqs(conn, self.layout, len(batch.ids))
+            writes.copy_rows(conn, self.layout, batch, first, self.lexical)
+
+    # -- deleting -----------------------------------------------------------------------------
+    def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
+        """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
+        if ids is None:
+            raise ValueError("delete() needs the ids to delete")
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return True
+        self._need_collection("delete")
+
+        def delete(conn: Any) -> None:
+            with conn.transaction():
+                writes.lock_collection(conn, self.layout)
+                present = set(writes.existing_ids(conn, self.layout, wanted))
+                missing = [x for x in wanted if x not in present]
+                if missing:
+                    raise ValueError(
+                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
+                        "; nothing was deleted"
+                    )
+                writes.delete_rows(conn, self.layout, wanted, self.lexical)
+
+        self.client.run(delete, what="delete", retry=False)
+        return True
