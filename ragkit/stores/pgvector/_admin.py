@@ -122,17 +122,21 @@ class PGAdminMixin:
             (),
         )
 
-    def _settings(self) -> dict[str, str]:
-        """Session settings of ANN queries (applied per connection, only when they change)."""
+    def _settings(self, filtered: bool = False) -> dict[str, str]:
+        """Session settings of ANN queries (applied per connection, only when they change).
+
+        Iterative index scans (so a filter still gets ``k`` rows) are on for filtered queries
+        only: they cost time on unfiltered ones, which never need them.
+        """
         if self._ann == "hnsw":
             return {
                 "hnsw.ef_search": str(self.ef_search or 40),
-                "hnsw.iterative_scan": "strict_order",
+                "hnsw.iterative_scan": "strict_order" if filtered else "off",
             }
         if self._ann == "ivfflat":
             return {
                 "ivfflat.probes": str(self.probes or 1),
-                "ivfflat.iterative_scan": "relaxed_order",
+                "ivfflat.iterative_scan": "relaxed_order" if filtered else "off",
             }
         return {}
 

@@ -45,8 +45,10 @@ class PGAsyncMixin:
     _info: Any
     _settings: Any
 
-    async def _arows(self: Any, query: Any, params: list[Any]) -> list[tuple[Any, ...]]:
-        settings = self._settings()
+    async def _arows(
+        self: Any, query: Any, params: list[Any], filtered: bool = False
+    ) -> list[tuple[Any, ...]]:
+        settings = self._settings(filtered)
 
         async def fetch(conn: Any) -> list[tuple[Any, ...]]:
             if settings:
@@ -86,8 +88,9 @@ class PGAsyncMixin:
                 w.sql,
                 exact=ex,
                 with_vectors=with_vectors,
+                resort=self._ann == "ivfflat",
             )
-            return await self._arows(sql, [query_param(vector), *w.params, limit])  # type: ignore[no-any-return]
+            return await self._arows(sql, [query_param(vector), *w.params, limit], not w.always)  # type: ignore[no-any-return]
 
         if where is not None:
             rows = await knn(where, k, use_exact)

@@ -81,7 +81,7 @@ class PGHybridMixin:
         top, params = self._lexical_top(query, where, k, filter is not None)
         if self.lexical == "tsvector" and not params[0]:
             return []
-        rows = self._rows(q.lexical_docs_sql(self.layout, top), params)
+        rows = self._rows(q.lexical_docs_sql(self.layout, top), params, filter is not None)
         return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
 
     def hybrid_search_with_score(
@@ -112,7 +112,7 @@ class PGHybridMixin:
         weights: Sequence[float] = (0.5, 0.5),
         c: float = HYBRID_C,
         filter: MetadataFilter | None = None,
-    ) -> tuple[Any, list[Any]] | None:
+    ) -> tuple[Any, list[Any], bool] | None:
         """The fused statement and its parameters (None when there is nothing to search)."""
         check_k(k)
         check_k(fetch_k)
@@ -134,7 +134,8 @@ class PGHybridMixin:
         sql = q.hybrid_sql(
             self.layout, self.metric, self.vector_type, top, where.sql, exact=self._ann is None
         )
-        return sql, [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
+        params = [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
+        return sql, params, filter is not None
 
     def hybrid_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         """:meth:`hybrid_search_with_score` without the scores."""

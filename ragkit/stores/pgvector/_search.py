@@ -68,8 +68,8 @@ class PGSearchMixin:
             )
         return np.asarray(embedding.embed_queries_array(list(queries)), dtype=np.float32)
 
-    def _rows(self, query: Any, params: list[Any]) -> list[tuple[Any, ...]]:
-        settings = self._settings()
+    def _rows(self, query: Any, params: list[Any], filtered: bool = False) -> list[tuple[Any, ...]]:
+        settings = self._settings(filtered)
 
         def fetch(conn: Any) -> list[tuple[Any, ...]]:
             if settings:
@@ -98,9 +98,10 @@ class PGSearchMixin:
                 where.sql,
                 exact=exact,
                 with_vectors=with_vectors,
+                resort=self._ann == "ivfflat",
             )
         cache = self.__dict__.setdefault("_sql_cache", {})
-        key = ("knn", exact, with_vectors, self.vector_type, self.metric.strategy)
+        key = ("knn", exact, with_vectors, self.vector_type, self.metric.strategy, self._ann)
         text = cache.get(key)
         if text is None:
             composed = q.knn_sql(
@@ -110,6 +111,7 @@ class PGSearchMixin:
                 where.sql,
                 exact=exact,
                 with_vectors=with_vectors,
+                resort=self._ann == "ivfflat",
             )
             text = cache[key] = composed.as_string(None)
         return text
@@ -118,7 +120,7 @@ class PGSearchMixin:
         self, vector: np.ndarray, where: Where, limit: int, exact: bool, with_vectors: bool
     ) -> list[tuple[Any, ...]]:
         sql = self._knn_sql(where, exact, with_vectors)
-        return self._rows(sql, [query_param(vector), *where.params, limit])
+        return self._rows(sql, [query_param(vector), *where.params, limit], not where.always)
 
     def _search_one(
         self,
@@ -243,7 +245,9 @@ class PGSearchMixin:
                 for v in matrix
             ]
         sql = q.knn_batch_sql(self.layout, self.metric, self.vector_type, where.sql, exact=exact)
-        rows = self._rows(sql, [[query_param(v) for v in matrix], *where.params, k])
+        rows = self._rows(
+            sql, [[query_param(v) for v in matrix], *where.params, k], not where.always
+        )
         out: list[list[Hit]] = [[] for _ in range(matrix.shape[0])]
         score = self.metric.score
         for r in rows:

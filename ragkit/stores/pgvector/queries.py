@@ -29,8 +29,12 @@ def knn_sql(
     *,
     exact: bool,
     with_vectors: bool = False,
+    resort: bool = False,
 ) -> Any:
-    """Parameters: the query vector, then ``where``'s, then the limit."""
+    """Parameters: the query vector, then ``where``'s, then the limit.
+
+    ``resort``: wrap the ANN query and sort its rows again (IVFFlat's relaxed iterative scan).
+    """
     from psycopg import sql
 
     extra = sql.SQL(", d.embedding") if with_vectors else sql.SQL("")
@@ -52,10 +56,13 @@ def knn_sql(
             docs=layout.docs,
             where=where,
         )
-    return sql.SQL(
-        "WITH s AS MATERIALIZED (SELECT {columns}, {distance} AS dist{extra} FROM {docs} d "
-        "WHERE {where} ORDER BY dist LIMIT %s) SELECT * FROM s ORDER BY dist"
+    inner = sql.SQL(
+        "SELECT {columns}, {distance} AS dist{extra} FROM {docs} d WHERE {where} "
+        "ORDER BY dist LIMIT %s"
     ).format(columns=columns, distance=distance, extra=extra, docs=layout.docs, where=where)
+    if not resort:
+        return inner
+    return sql.SQL("WITH s AS MATERIALIZED ({}) SELECT * FROM s ORDER BY dist").format(inner)
 
 
 def knn_batch_sql(layout: Any, metric: Metric, vector_type: str, where: Any, *, exact: bool) -> Any:
