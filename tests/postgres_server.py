@@ -20,6 +20,7 @@ Example (what the ``pg_server`` fixture in ``tests/conftest.py`` does)::
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import secrets
@@ -163,6 +164,7 @@ class TestServer:
             "-c log_min_messages=warning",
         ]
         server.start_process()
+        atexit.register(server.stop)  # a run that ends without the fixture's teardown
         return server
 
     def start_process(self) -> None:
@@ -199,7 +201,7 @@ class TestServer:
 
     def stop(self) -> None:
         """Stop the server and delete its data directory (an external server is left alone)."""
-        if self.datadir is None:
+        if self.datadir is None or self._tmp is None or not self._tmp.exists():
             return
         self.stop_process("fast")
         if self._tmp is not None:

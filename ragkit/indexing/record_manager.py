@@ -51,9 +51,16 @@ def _db_path(db_url: str) -> str:
     prefix = "sqlite:///"
     if not db_url.startswith(prefix):
         raise ConfigurationError(
-            f"db_url must look like 'sqlite:///path/to/records.sqlite' (or 'sqlite:///:memory:'), got {db_url!r}"
+            f"db_url must look like 'sqlite:///path/to/records.sqlite' (or 'sqlite:///:memory:', or "
+            f"'postgresql://user:password@host/db' for PostgreSQL), got {_shown(db_url)!r}"
         )
     return db_url[len(prefix) :]
+
+
+def _shown(db_url: str) -> str:
+    """``db_url`` without the user and password part (never echo a password)."""
+    scheme, sep, rest = db_url.partition("://")
+    return f"{scheme}{sep}***@{rest.split('@', 1)[1]}" if sep and "@" in rest else db_url
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:

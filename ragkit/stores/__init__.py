@@ -20,6 +20,7 @@ from ragkit.stores.kv import (
 if TYPE_CHECKING:
     from ragkit.stores.faiss import FaissStore
     from ragkit.stores.google_vectorstore import GoogleVectorStore
+    from ragkit.stores.pgvector.store import PGVectorStore
 
 __all__ = [
     "BaseStore",

@@ -106,8 +106,9 @@ def test_persists_across_processes_in_wal_mode(tmp_path):
 
 
 def test_bad_db_url_names_the_setting():
+    # (a postgresql:// URL is a PostgreSQL record manager: tests/indexing/test_pg_record_manager.py)
     with pytest.raises(ConfigurationError, match="db_url"):
-        SQLRecordManager("ns", db_url="postgresql://x/y")
+        SQLRecordManager("ns", db_url="mysql://x/y")
 
 
 def test_garbage_database_file_is_a_clear_error(tmp_path):
