@@ -63,7 +63,7 @@ def run_eval(
     """Evaluate each retriever in ``names``; returns the Markdown table and the results."""
     from ragkit.eval import evaluate, load_beir
     from ragkit.eval.result import compare
-    from ragkit.indexing.models import make_embeddings
+    from ragkit.indexing.embedding_choice import make_embeddings
 
     for name in names:
         if name not in EVAL_RETRIEVERS:

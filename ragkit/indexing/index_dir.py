@@ -32,8 +32,8 @@ from ragkit.errors import (
     IndexMismatchError,
     RagkitError,
 )
+from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
 from ragkit.indexing.manifest import FILE_NAME, FORMAT, read_toml, write_toml
-from ragkit.indexing.models import make_embeddings, worth_caching
 from ragkit.indexing.snapshot import Snapshots
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
