@@ -282,10 +282,9 @@ def _message_from(role: str, content: Any, **extra: Any) -> BaseMessage:
 
 def convert_to_messages(messages: Sequence[Any] | Any) -> list[BaseMessage]:
     """Messages from messages, ``(role, content)`` tuples, ``{"role", "content"}`` dicts or strings."""
-    from ragkit.prompts import PromptValue
-
-    if isinstance(messages, PromptValue):
-        return messages.to_messages()
+    to_messages = getattr(messages, "to_messages", None)
+    if callable(to_messages):  # a PromptValue (ragkit.prompt_values imports this module)
+        return list(to_messages())
     if isinstance(messages, (str, BaseMessage)):
         messages = [messages]
     out: list[BaseMessage] = []
