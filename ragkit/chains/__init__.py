@@ -9,8 +9,7 @@ from ragkit.chains.history import (
     RunnableWithMessageHistory,
     SQLiteChatMessageHistory,
 )
-from ragkit.chains.llm_chain import LLMChain
-from ragkit.chains.processors import JsonProcessor, PydanticProcessor
+from ragkit.chains.llm_chain import JsonProcessor, LLMChain, PydanticProcessor
 from ragkit.chains.rag import create_rag_chain
 
 __all__ = [

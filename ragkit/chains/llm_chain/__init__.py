@@ -1,0 +1,14 @@
+"""LLMChain: a chat model in a loop with tools, processors, retries and fallbacks.
+
+One module per part: :mod:`~ragkit.chains.llm_chain.chain` (the class),
+:mod:`~ragkit.chains.llm_chain.modes` (run until ...), :mod:`~ragkit.chains.llm_chain.state`
+(what a run copies and fills in), :mod:`~ragkit.chains.llm_chain.processors` (checking replies),
+:mod:`~ragkit.chains.llm_chain.tool_execution`, :mod:`~ragkit.chains.llm_chain.deltas`
+(streamed chunks), :mod:`~ragkit.chains.llm_chain.handlers` (the chain's own callback
+events) and :mod:`~ragkit.chains.llm_chain.run_support`.
+"""
+
+from ragkit.chains.llm_chain.chain import LLMChain
+from ragkit.chains.llm_chain.processors import JsonProcessor, MessageProcessor, PydanticProcessor
+
+__all__ = ["JsonProcessor", "LLMChain", "MessageProcessor", "PydanticProcessor"]
