@@ -20,7 +20,7 @@ Example:
 """
 
 from ragkit.errors import ToolException, ToolTimeoutError
+from ragkit.tools.base import Tool
 from ragkit.tools.decorator import as_tool, tool
-from ragkit.tools.tool import Tool
 
 __all__ = ["Tool", "ToolException", "ToolTimeoutError", "as_tool", "tool"]

@@ -9,7 +9,7 @@ import pytest
 
 MODULES = [
     "ragkit.tools",
-    "ragkit.tools.tool",
+    "ragkit.tools.base",
     "ragkit.tools.decorator",
     "ragkit.tools.docstrings",
     "ragkit.chains.llm_chain.chain",
