@@ -6,10 +6,11 @@ Example:
     >>> # print(evaluate(retriever, data).to_markdown())
 """
 
-from ragkit.eval.beir import BeirDataset, load_beir
-from ragkit.eval.evaluate import evaluate
-from ragkit.eval.metrics import score_query, score_run
-from ragkit.eval.result import EvalResult, compare
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_exports
 
 __all__ = [
     "BeirDataset",
@@ -20,3 +21,21 @@ __all__ = [
     "score_query",
     "score_run",
 ]
+
+_LAZY = {
+    "BeirDataset": "ragkit.eval.beir",
+    "load_beir": "ragkit.eval.beir",
+    "score_query": "ragkit.eval.metrics",
+    "score_run": "ragkit.eval.metrics",
+    "EvalResult": "ragkit.eval.result",
+    "compare": "ragkit.eval.result",
+    "evaluate": "ragkit.eval.runner",
+}
+
+if TYPE_CHECKING:
+    from ragkit.eval.beir import BeirDataset, load_beir
+    from ragkit.eval.metrics import score_query, score_run
+    from ragkit.eval.result import EvalResult, compare
+    from ragkit.eval.runner import evaluate
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -292,13 +292,13 @@ class Index:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
         (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks)."""
         if kind == "similarity":
-            return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})  # type: ignore[no-any-return]
+            return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})
         if kind == "mmr":
             return self.vectorstore.as_retriever(
                 search_type="mmr", search_kwargs={"k": k, **kwargs}
-            )  # type: ignore[no-any-return]
+            )
         if kind == "bm25":
-            return self._bm25_retriever(k)  # type: ignore[no-any-return]
+            return self._bm25_retriever(k)
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
@@ -317,10 +317,10 @@ class Index:
                     "retriever('multi-query') needs llm= (a chat model that writes the "
                     "rephrasings), e.g. ChatGoogleGenerativeAI() or FakeChatModel(...)"
                 )
-            from ragkit.retrievers import MultiQueryRetriever  # type: ignore[attr-defined,unused-ignore]
+            from ragkit.retrievers import MultiQueryRetriever
 
             base = self.retriever(kwargs.pop("base", "hybrid"), k=k)
-            return MultiQueryRetriever.from_llm(retriever=base, llm=llm, **kwargs)  # type: ignore[no-any-return,unused-ignore]
+            return MultiQueryRetriever.from_llm(retriever=base, llm=llm, **kwargs)
         if kind == "parent":
             from ragkit.indexing.parent import SourceParentRetriever
 

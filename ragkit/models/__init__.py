@@ -1,16 +1,26 @@
 """Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra)."""
 
-from typing import Any
+from __future__ import annotations
 
-from ragkit.models.base import BaseChatModel
-from ragkit.models.fake import FakeChatModel
+from typing import TYPE_CHECKING
 
-__all__ = ["BaseChatModel", "ChatGoogleGenerativeAI", "FakeChatModel"]
+from ragkit._lazy import lazy_exports
 
+__all__ = [
+    "BaseChatModel",
+    "ChatGoogleGenerativeAI",
+    "FakeChatModel",
+]
 
-def __getattr__(name: str) -> Any:
-    if name == "ChatGoogleGenerativeAI":
-        from ragkit.models.google import ChatGoogleGenerativeAI
+_LAZY = {
+    "BaseChatModel": "ragkit.models.base",
+    "FakeChatModel": "ragkit.models.fake",
+    "ChatGoogleGenerativeAI": "ragkit.models.google",
+}
 
-        return ChatGoogleGenerativeAI
-    raise AttributeError(f"module 'ragkit.models' has no attribute {name!r}")
+if TYPE_CHECKING:
+    from ragkit.models.base import BaseChatModel
+    from ragkit.models.fake import FakeChatModel
+    from ragkit.models.google import ChatGoogleGenerativeAI
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -39,7 +39,7 @@ class BaseDocumentCompressor:
     async def acompress_documents(
         self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
     ) -> Sequence[Document]:
-        return await run_in_executor(self.compress_documents, documents, query, config)  # type: ignore[no-any-return]
+        return await run_in_executor(self.compress_documents, documents, query, config)
 
 
 class ContextualCompressionRetriever(CompositeRetriever):

@@ -122,7 +122,7 @@ class HybridRetriever(CompositeRetriever):
                 for d in docs
             ]
         from ragkit.retrievers.bm25 import BM25Retriever
-        from ragkit.stores.faiss import FaissStore  # type: ignore[import-not-found,unused-ignore]
+        from ragkit.stores.faiss import FaissStore
 
         bm25 = BM25Retriever.from_documents(
             docs, bm25_params=bm25_params, analyzer=analyzer, k=fetch_k
@@ -176,7 +176,7 @@ class HybridRetriever(CompositeRetriever):
     def load(cls, path: str | Path, embedding: Embeddings | None = None) -> HybridRetriever:
         """Read a retriever written by :meth:`save` (``embedding`` embeds queries; it must be the indexing model)."""
         from ragkit.retrievers.bm25 import BM25Retriever
-        from ragkit.stores.faiss import FaissStore  # type: ignore[import-not-found,unused-ignore]
+        from ragkit.stores.faiss import FaissStore
 
         folder = Path(path)
         settings_path = folder / "hybrid.json"
@@ -239,7 +239,7 @@ class HybridRetriever(CompositeRetriever):
         depth = self._depth(kwargs, top_n)
 
         def search(member: Any) -> Callable[[], list[Document]]:
-            return lambda: member.invoke(query, config, k=depth)  # type: ignore[no-any-return]
+            return lambda: member.invoke(query, config, k=depth)
 
         lists = run_all([search(self.bm25), search(self.dense)], config.get("max_concurrency"))
         return self._fuse(lists, top_n)

@@ -145,4 +145,4 @@ class ParentDocumentRetriever(MultiVectorRetriever):
     ) -> list[str]:
         from ragkit.core.base import run_in_executor
 
-        return await run_in_executor(self.add_documents, documents, ids, add_to_docstore, **kwargs)  # type: ignore[no-any-return]
+        return await run_in_executor(self.add_documents, documents, ids, add_to_docstore, **kwargs)

@@ -8,7 +8,32 @@ One module per part: :mod:`~ragkit.chains.llm_chain.chain` (the class),
 events) and :mod:`~ragkit.chains.llm_chain.run_support`.
 """
 
-from ragkit.chains.llm_chain.chain import LLMChain
-from ragkit.chains.llm_chain.processors import JsonProcessor, MessageProcessor, PydanticProcessor
+from __future__ import annotations
 
-__all__ = ["JsonProcessor", "LLMChain", "MessageProcessor", "PydanticProcessor"]
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_exports
+
+__all__ = [
+    "JsonProcessor",
+    "LLMChain",
+    "MessageProcessor",
+    "PydanticProcessor",
+]
+
+_LAZY = {
+    "LLMChain": "ragkit.chains.llm_chain.chain",
+    "JsonProcessor": "ragkit.chains.llm_chain.processors",
+    "MessageProcessor": "ragkit.chains.llm_chain.processors",
+    "PydanticProcessor": "ragkit.chains.llm_chain.processors",
+}
+
+if TYPE_CHECKING:
+    from ragkit.chains.llm_chain.chain import LLMChain
+    from ragkit.chains.llm_chain.processors import (
+        JsonProcessor,
+        MessageProcessor,
+        PydanticProcessor,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

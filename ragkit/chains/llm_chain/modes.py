@@ -75,7 +75,7 @@ def drive(steps: Steps[T], config: RunnableConfig | None) -> T:
             else:
                 step = steps.send(chain)
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
@@ -90,7 +90,7 @@ async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
             else:
                 step = steps.send(chain)
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 def _is_final_answer(message: Any) -> bool:
