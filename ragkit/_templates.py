@@ -13,6 +13,7 @@ import string
 from typing import Any, Literal
 
 from ragkit import _mustache
+from ragkit.errors import ConfigurationError, TemplateError
 
 TemplateFormat = Literal["f-string", "mustache"]
 
@@ -23,7 +24,7 @@ def _fstring_variables(template: str) -> list[str]:
         if field is None:
             continue
         if field == "" or field.isdigit():
-            raise ValueError(
+            raise TemplateError(
                 f"Prompt template {template!r:.60} uses a positional field '{{{field}}}'; "
                 "use named variables like '{name}' (or '{{' and '}}' for literal braces)"
             )
@@ -36,7 +37,9 @@ def template_variables(template: str, template_format: TemplateFormat) -> list[s
         return _fstring_variables(template)
     if template_format == "mustache":
         return _mustache.variables(template)
-    raise ValueError(f"template_format must be 'f-string' or 'mustache', got {template_format!r}")
+    raise ConfigurationError(
+        f"template_format must be 'f-string' or 'mustache', got {template_format!r}"
+    )
 
 
 def format_template(template: str, template_format: TemplateFormat, values: dict[str, Any]) -> str:

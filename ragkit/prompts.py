@@ -27,7 +27,7 @@ from ragkit._templates import (
 )
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
-from ragkit.errors import MissingVariablesError
+from ragkit.errors import InputTypeError, MissingVariablesError, TemplateError
 from ragkit.messages import (
     AIMessage,
     BaseMessage,
@@ -67,7 +67,7 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         if not isinstance(input, dict):
             if len(self.input_variables) == 1:
                 return {self.input_variables[0]: input}
-            raise TypeError(
+            raise InputTypeError(
                 f"{self.get_name()} expects a dict with keys {self.input_variables}, "
                 f"got {type(input).__name__}: {input!r:.80}"
             )
@@ -189,7 +189,7 @@ class MessagesPlaceholder(BaseModel):
                 [self.variable_name],
             )
         if not isinstance(value, list):
-            raise TypeError(
+            raise InputTypeError(
                 f"variable {self.variable_name!r} should be a list of messages, got {type(value).__name__}"
             )
         messages = convert_to_messages(value)
@@ -260,11 +260,11 @@ def _to_part(item: Any, template_format: TemplateFormat) -> ChatPart:
                 return MessagesPlaceholder(name, optional=optional)
             return MessagesPlaceholder(str(name), optional=True)
         if role not in _ROLE_CLASSES:
-            raise ValueError(
+            raise TemplateError(
                 f"Unknown role {role!r} in chat prompt; use 'system', 'human', 'ai' or 'placeholder'"
             )
         return MessagePromptTemplate(role=role, content=content, template_format=template_format)
-    raise TypeError(f"Cannot use {type(item).__name__} as a chat prompt message: {item!r:.80}")
+    raise InputTypeError(f"Cannot use {type(item).__name__} as a chat prompt message: {item!r:.80}")
 
 
 class ChatPromptTemplate(BasePromptTemplate):

@@ -20,6 +20,7 @@ from typing import Any
 from ragkit.core.callbacks import Run
 from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.core.tracing import QueueHandler, RunFilter, add_handler
+from ragkit.errors import ConfigurationError
 
 _DONE = object()
 
@@ -115,7 +116,9 @@ async def astream_events(
 ) -> AsyncIterator[dict[str, Any]]:
     """Run ``runnable.astream`` and yield the v2 events of every run it makes."""
     if version != "v2":
-        raise ValueError(f"astream_events supports version='v2' only, got version={version!r}")
+        raise ConfigurationError(
+            f"astream_events supports version='v2' only, got version={version!r}"
+        )
     handler = EventStreamHandler(
         RunFilter(
             include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, IndexCorruptedError
 
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
@@ -185,11 +185,11 @@ class BM25Index:
             or len(doc_ids) != len(weights)
             or int(indptr[-1]) != len(doc_ids)
         ):
-            raise ValueError(
+            raise IndexCorruptedError(
                 "BM25 arrays do not match the vocabulary (index files from different saves?)"
             )
         if len(doc_ids) and int(doc_ids.max()) >= num_docs:
-            raise ValueError(
+            raise IndexCorruptedError(
                 "BM25 postings point past the number of documents (index files from different saves?)"
             )
         return cls({t: i for i, t in enumerate(terms)}, indptr, doc_ids, weights, num_docs, params)

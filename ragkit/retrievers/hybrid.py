@@ -25,7 +25,13 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EmptyCorpusError, IndexFormatError, RagkitError
+from ragkit.errors import (
+    ConfigurationError,
+    EmptyCorpusError,
+    IndexCorruptedError,
+    IndexFormatError,
+    RagkitError,
+)
 from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_k, check_query, reject_unknown
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
@@ -187,7 +193,9 @@ class HybridRetriever(CompositeRetriever):
         try:
             settings = json.loads(settings_path.read_text(encoding="utf-8"))
             if settings.get("format") != _FORMAT or settings.get("version") != 1:
-                raise ValueError(f"not a version-1 {_FORMAT} file")
+                raise IndexCorruptedError(
+                    f"{settings_path}: not a version-1 {_FORMAT} file; rebuild the index"
+                )
             bm25 = BM25Retriever.load(folder / "bm25")
             store = FaissStore.load(folder / "dense", embedding)
             dense = store.as_retriever(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
 from ragkit.retrievers._util import with_score
 from ragkit.retrievers.base import BaseRetriever
 
@@ -31,12 +32,14 @@ class VectorStoreRetriever(BaseRetriever):
         metadata: dict[str, Any] | None = None,
     ) -> None:
         if search_type not in SEARCH_TYPES:
-            raise ValueError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
+            raise ConfigurationError(
+                f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}"
+            )
         search_kwargs = dict(search_kwargs or {})
         if search_type == "similarity_score_threshold" and not isinstance(
             search_kwargs.get("score_threshold"), (int, float)
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
             )
         self.vectorstore = vectorstore
