@@ -157,6 +157,44 @@ def test_pydantic_and_list_parsers() -> None:
     ]
 
 
+class _City(BaseModel):
+    name: str
+    population: int
+
+
+@pytest.mark.parametrize(
+    ("parser", "reply"),
+    [
+        (StrOutputParser(), "one two three"),
+        (JsonOutputParser(), '```json\n{"city": "Paris", "tags": ["capital", "france"]}\n```'),
+        (PydanticOutputParser(_City), '{"name": "Oslo", "population": 700000}'),
+        (CommaSeparatedListOutputParser(), 'red, "green, light", blue'),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, str) else "",
+)
+def test_sync_and_async_streams_yield_the_same_parts(parser, reply) -> None:
+    chain = FakeChatModel([reply]) | parser
+
+    async def parts() -> list:
+        return [p async for p in chain.astream("x")]
+
+    sync = list(chain.stream("x"))
+    assert asyncio.run(parts()) == sync
+    assert len(sync) > (0 if isinstance(parser, PydanticOutputParser) else 1)
+
+
+def test_json_stream_of_a_non_json_reply_raises_a_parser_error() -> None:
+    chain = FakeChatModel(["no json here"]) | JsonOutputParser()
+    with pytest.raises(OutputParserException):
+        list(chain.stream("x"))
+
+    async def parts() -> list:
+        return [p async for p in chain.astream("x")]
+
+    with pytest.raises(OutputParserException):
+        asyncio.run(parts())
+
+
 def test_fake_model_cycles_records_and_raises() -> None:
     model = FakeChatModel(
         [
