@@ -33,7 +33,7 @@ from ragkit.errors import (
     RagkitError,
 )
 from ragkit.retrievers._composite import CompositeRetriever
-from ragkit.retrievers._util import check_k, check_query, reject_unknown
+from ragkit.retrievers._util import check_c, check_k, check_query, reject_unknown, require_methods
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
 from ragkit.stores._atomic import write_bytes_atomic
 
@@ -80,23 +80,16 @@ class HybridRetriever(CompositeRetriever):
 
         if isinstance(dense, VectorStore):
             dense = dense.as_retriever()
-        for name, member in (("bm25", bm25), ("dense", dense)):
-            if not callable(getattr(member, "invoke", None)):
-                raise ConfigurationError(
-                    f"HybridRetriever: {name} ({type(member).__name__}) is not a retriever"
-                )
+        super().__init__(tags=tags, metadata=metadata)
+        require_methods(bm25, "HybridRetriever: bm25", "invoke")
+        require_methods(dense, "HybridRetriever: dense", "invoke")
         self.bm25 = bm25
         self.dense = dense
         self.weights = check_weights(weights, 2, "HybridRetriever")
         self.k = check_k(k)
         self.fetch_k = check_k(fetch_k, "fetch_k")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
-            raise ConfigurationError(f"HybridRetriever: c must be a number >= 0, got {c!r}")
-        self.c = c
+        self.c = check_c(c, "HybridRetriever")
         self.id_key = id_key
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     @classmethod
     def from_documents(
