@@ -1,4 +1,13 @@
-"""Chains: LLMChain (tool loop, processors, fallbacks), the RAG chain and chat history."""
+"""Chains: LLMChain (tool loop, processors, fallbacks), the RAG chain and chat history.
+
+Example:
+    >>> from ragkit.chains import ChatMessageHistory, LLMChain
+    >>> from ragkit.models import FakeChatModel
+    >>> history = ChatMessageHistory()
+    >>> history.add_user_message("Capital of France?")
+    >>> LLMChain(FakeChatModel(["Paris."])).add_messages(history.messages).run().last_message.content
+    'Paris.'
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """The Runnable core: the protocol every ragkit component implements, and its combinators.
 
-Only pydantic is imported here; nothing heavy.
+Names load on first use; the core itself imports only pydantic.
+
+Example:
+    >>> from ragkit.core import RunnableLambda, RunnableParallel
+    >>> RunnableParallel(double=RunnableLambda(lambda x: x * 2), same=lambda x: x).invoke(3)
+    {'double': 6, 'same': 3}
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """``astream_events(version="v2")``: every run's start, stream and end as events.
 
 Example:
-    >>>     >>> from ragkit import RunnableLambda
+    >>> import asyncio
+    >>> from ragkit import RunnableLambda
     >>> async def names():
     ...     chain = RunnableLambda(lambda x: x + 1) | RunnableLambda(lambda x: x * 2)
     ...     return [e["event"] async for e in chain.astream_events(1, version="v2")]

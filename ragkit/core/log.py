@@ -5,7 +5,8 @@ Applying every patch in order (``patch1 + patch2 + ...``) builds a
 per nested run (``name``, ``name:2``, ... when names repeat).
 
 Example:
-    >>>     >>> from ragkit import RunnableLambda
+    >>> import asyncio
+    >>> from ragkit import RunnableLambda
     >>> async def final():
     ...     state = None
     ...     async for patch in RunnableLambda(lambda x: x * 2).astream_log(21):

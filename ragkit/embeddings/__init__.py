@@ -2,6 +2,13 @@
 
 ``LocalEmbeddings`` (onnxruntime) and ``GoogleGenerativeAIEmbeddings`` (the
 Google SDK) are imported lazily, so ``import ragkit.embeddings`` stays light.
+
+Example:
+    >>> from ragkit.embeddings import CacheBackedEmbeddings, HashEmbeddings
+    >>> from ragkit.stores import InMemoryByteStore
+    >>> cached = CacheBackedEmbeddings.from_bytes_store(HashEmbeddings(8), InMemoryByteStore())
+    >>> cached.embed_documents(["tea"]) == HashEmbeddings(8).embed_documents(["tea"])
+    True
 """
 
 from __future__ import annotations

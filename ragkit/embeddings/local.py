@@ -15,9 +15,9 @@ unaffected. ``model_id`` records the setting, so indexes and caches built
 with one never mix with the other.
 
 Example:
-    >>> emb = LocalEmbeddings()                       # doctest: +SKIP
-    >>> vectors = emb.embed_documents(["Paris is in France.", "Berlin is in Germany."])  # doctest: +SKIP
-    >>> len(vectors[0]), emb.model_id                 # doctest: +SKIP
+    >>> emb = LocalEmbeddings()
+    >>> vectors = emb.embed_documents(["Paris is in France.", "Berlin is in Germany."])
+    >>> len(vectors[0]), emb.model_id
     (384, 'all-MiniLM-L6-v2.onnx-int8.seq256')
 """
 

@@ -1,4 +1,10 @@
-"""Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra)."""
+"""Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra).
+
+Example:
+    >>> from ragkit.models import FakeChatModel
+    >>> FakeChatModel(["Hello!"]).invoke([("human", "Hi")]).content
+    'Hello!'
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,13 @@
 
 ``FaissStore`` (faiss) and ``GoogleVectorStore`` (the Google SDK) are imported
 lazily, so ``import ragkit.stores`` stays light.
+
+Example:
+    >>> from ragkit.embeddings import HashEmbeddings
+    >>> from ragkit.stores import FaissStore
+    >>> store = FaissStore.from_texts(["tea", "coffee"], HashEmbeddings(32))
+    >>> store.similarity_search("tea", k=1)[0].page_content
+    'tea'
 """
 
 from __future__ import annotations

@@ -6,6 +6,14 @@ One module per part: :mod:`~ragkit.chains.llm_chain.chain` (the class),
 :mod:`~ragkit.chains.llm_chain.tool_execution`, :mod:`~ragkit.chains.llm_chain.deltas`
 (streamed chunks), :mod:`~ragkit.chains.llm_chain.handlers` (the chain's own callback
 events) and :mod:`~ragkit.chains.llm_chain.run_support`.
+
+Example:
+    >>> from ragkit.chains.llm_chain import JsonProcessor, LLMChain
+    >>> from ragkit.messages import HumanMessage
+    >>> from ragkit.models import FakeChatModel
+    >>> chain = LLMChain(FakeChatModel(['{"city": "Paris"}']), message_processors=[JsonProcessor()])
+    >>> chain.add_message(HumanMessage("Where? Answer in JSON.")).run().last_message.processed_content
+    {'city': 'Paris'}
 """
 
 from __future__ import annotations
