@@ -12,17 +12,16 @@ from pathlib import Path
 import ragkit
 
 ROOT = Path(ragkit.__file__).parent
-# Entry points and private plumbing whose use is the command line, not Python.
+# Entry points and the command line's own plumbing: their use is `ragkit ...`, not Python.
 NO_EXAMPLE = {
     "ragkit/__main__.py",
     "ragkit/demo.py",
     "ragkit/cli.py",
-    "ragkit/_cli/__init__.py",
-    "ragkit/_cli/output.py",
     "ragkit/_google/__init__.py",
     # Being reworked on the harden-index branch (the writer/Index seam).
     "ragkit/indexing/writer.py",
 }
+NO_EXAMPLE_UNDER = ("ragkit/_cli/",)
 MODULES = sorted(p.relative_to(ROOT.parent).as_posix() for p in ROOT.rglob("*.py"))
 
 
@@ -33,7 +32,13 @@ def examples(path: Path) -> int:
 
 
 def test_every_module_has_a_usage_example() -> None:
-    missing = [m for m in MODULES if m not in NO_EXAMPLE and not examples(ROOT.parent / m)]
+    missing = [
+        m
+        for m in MODULES
+        if m not in NO_EXAMPLE
+        and not m.startswith(NO_EXAMPLE_UNDER)
+        and not examples(ROOT.parent / m)
+    ]
     assert not missing, f"add a short >>> example to the docstrings of {missing}"
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "LongContextReorder",
     "MultiQueryRetriever",
     "MultiVectorRetriever",
+    "NearDuplicateFilter",
     "ParentDocumentRetriever",
     "VectorStoreRetriever",
     "reciprocal_rank_fusion",
@@ -50,6 +51,7 @@ _LAZY = {
     "LLMChainExtractor": "ragkit.retrievers.llm_extractor",
     "MultiQueryRetriever": "ragkit.retrievers.multi_query",
     "MultiVectorRetriever": "ragkit.retrievers.multi_vector",
+    "NearDuplicateFilter": "ragkit.retrievers.near_duplicates",
     "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
     "LongContextReorder": "ragkit.retrievers.reorder",
     "VectorStoreRetriever": "ragkit.retrievers.vectorstore",
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
     from ragkit.retrievers.llm_extractor import LLMChainExtractor
     from ragkit.retrievers.multi_query import MultiQueryRetriever
     from ragkit.retrievers.multi_vector import MultiVectorRetriever
+    from ragkit.retrievers.near_duplicates import NearDuplicateFilter
     from ragkit.retrievers.parent_document import ParentDocumentRetriever
     from ragkit.retrievers.reorder import LongContextReorder
     from ragkit.retrievers.vectorstore import VectorStoreRetriever
