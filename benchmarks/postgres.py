@@ -48,7 +48,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 warnings.filterwarnings("ignore")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -340,7 +339,7 @@ def main() -> int:
     ap.add_argument("--hnsw-sizes", default="100000,1000000", help="comma-separated; '' skips")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
-    from postgres_server import TestServer, server_from_env
+    from tests.postgres_server import TestServer, server_from_env
 
     server = None
     if args.dsn:

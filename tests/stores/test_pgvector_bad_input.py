@@ -14,7 +14,6 @@ import uuid
 
 import numpy as np
 import pytest
-from postgres_server import TestServer, free_port, with_user
 
 from ragkit.errors import (
     ConfigurationError,
@@ -25,6 +24,7 @@ from ragkit.errors import (
 )
 from ragkit.stores import PGVectorStore
 from ragkit.stores.pgvector import Dsn, PGClient
+from tests.postgres_server import TestServer, free_port, with_user
 
 HOSTILE = [
     "it's",
@@ -43,7 +43,8 @@ def new_name() -> str:
 
 def schemas(server: TestServer, dbname: str) -> set[str]:
     import psycopg
-    from postgres_server import with_database
+
+    from tests.postgres_server import with_database
 
     with psycopg.connect(with_database(server.dsn, dbname)) as conn:
         return {r[0] for r in conn.execute("SELECT nspname FROM pg_namespace").fetchall()}
@@ -71,7 +72,7 @@ def test_unreachable_server_and_missing_database(pg_server: TestServer, pg_dsn) 
     ) as info:
         PGVectorStore(None, connection=dsn, connect_timeout=3)
     assert "Is the server running" in str(info.value) and "pw-" not in str(info.value)
-    from postgres_server import with_database
+    from tests.postgres_server import with_database
 
     missing = with_database(pg_dsn, "no_such_db")
     with pytest.raises(DatabaseConnectionError, match="database does not exist"):
@@ -89,7 +90,7 @@ def test_no_vector_extension_on_the_server(pg_server: TestServer) -> None:
     """A database whose server has no pgvector (PostgreSQL 18's extension_control_path hides it)."""
     pg_server.create_database("novector", vector=False)
     pg_server.execute("ALTER DATABASE novector SET extension_control_path = '/nonexistent'")
-    from postgres_server import with_database
+    from tests.postgres_server import with_database
 
     before = schemas(pg_server, "novector")
     with pytest.raises(VectorExtensionError, match="no pgvector extension installed") as info:

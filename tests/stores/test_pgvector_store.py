@@ -191,7 +191,8 @@ def test_upsert_and_counts_keep_bm25_statistics(pg_client: PGClient) -> None:
 def test_sql_filters_cover_the_filter_language() -> None:
     """The hypothesis filters of test_store_filters.py run in SQL, not in the Python fallback."""
     from hypothesis import given, settings
-    from test_store_filters import filters  # same folder (pytest puts it on sys.path)
+
+    from tests.stores.test_store_filters import filters
 
     @settings(max_examples=200, deadline=None, derandomize=True)
     @given(flt=filters)
