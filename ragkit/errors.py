@@ -30,7 +30,11 @@ keep working. The tree (further base classes in brackets)::
     │   ├── StoreInputError [ValueError]
     │   ├── IndexNotFoundError [FileNotFoundError]
     │   ├── IndexCorruptedError [IndexingError, ValueError]
-    │   └── EmbeddingMismatchError [ValueError]
+    │   ├── EmbeddingMismatchError [ValueError]
+    │   └── DatabaseError
+    │       ├── DatabaseConnectionError [ConnectionError]
+    │       │   └── DatabaseAuthenticationError [PermissionError]
+    │       └── VectorExtensionError [RuntimeError]
     ├── IndexingError
     │   ├── IndexLockedError [TimeoutError]
     │   └── IndexMismatchError [EmbeddingMismatchError]

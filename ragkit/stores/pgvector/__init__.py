@@ -5,12 +5,29 @@ one PostgreSQL schema; ``PGClient`` is the connection pool and transaction scope
 record managers and chat histories on one database share. Needs ``pip install 'ragkit[postgres]'``.
 
 Example:
-    >>> # from ragkit.stores import PGVectorStore
-    >>> # store = PGVectorStore(LocalEmbeddings(), connection="postgresql://...", collection_name="docs")
+    >>> from ragkit.stores.pgvector import Dsn, is_postgres_url
+    >>> is_postgres_url("postgresql://app:pw@db/rag"), Dsn("postgresql://app:pw@db/rag").display
+    (True, 'postgresql://app@db/rag')
 """
 
-from ragkit.stores.pgvector.client import PGClient
-from ragkit.stores.pgvector.dsn import Dsn, is_postgres_url
-from ragkit.stores.pgvector.store import PGVectorStore
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_exports
 
 __all__ = ["Dsn", "PGClient", "PGVectorStore", "is_postgres_url"]
+
+_LAZY = {
+    "Dsn": "ragkit.stores.pgvector.dsn",
+    "PGClient": "ragkit.stores.pgvector.client",
+    "PGVectorStore": "ragkit.stores.pgvector.store",
+    "is_postgres_url": "ragkit.stores.pgvector.dsn",
+}
+
+if TYPE_CHECKING:
+    from ragkit.stores.pgvector.client import PGClient
+    from ragkit.stores.pgvector.dsn import Dsn, is_postgres_url
+    from ragkit.stores.pgvector.store import PGVectorStore
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

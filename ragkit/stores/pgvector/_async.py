@@ -18,6 +18,7 @@ import numpy as np
 
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
+from ragkit.errors import InvalidQueryError, StoreInputError
 from ragkit.stores._faiss_search import check_k
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
@@ -56,11 +57,11 @@ class PGAsyncMixin:
             cursor = await conn.execute(query, params, binary=True)
             return list(await cursor.fetchall())
 
-        return await self.client.arun(fetch, what="search")  # type: ignore[no-any-return]
+        return await self.client.arun(fetch, what="search")
 
     async def _aquery_vector(self: Any, query: str) -> np.ndarray:
         vector = await run_in_executor(self._embed_queries, [query])
-        return self._query_matrix(vector)[0]  # type: ignore[no-any-return]
+        return self._query_matrix(vector)[0]
 
     async def _asearch_one(
         self: Any,
@@ -90,14 +91,15 @@ class PGAsyncMixin:
                 with_vectors=with_vectors,
                 resort=self._ann == "ivfflat",
             )
-            return await self._arows(sql, [query_param(vector), *w.params, limit], not w.always)  # type: ignore[no-any-return]
+            return await self._arows(sql, [query_param(vector), *w.params, limit], not w.always)
 
         if where is not None:
             rows = await knn(where, k, use_exact)
             if len(rows) < k and filter is not None and not use_exact:
                 rows = await knn(where, k, True)
             return self._hits(rows), [as_numpy(r[5]) for r in rows] if with_vectors else []
-        keep = compile_filter(filter)  # type: ignore[arg-type]
+        assert filter is not None  # only a filter can fail to compile
+        keep = compile_filter(filter)
         fetched = max(k, fetch_k)
         while True:
             rows = await knn(Where(_true(), always=True), fetched, use_exact)
@@ -118,7 +120,7 @@ class PGAsyncMixin:
     ) -> list[Hit]:
         vector = self._query_matrix([embedding])[0]
         hits, _ = await self._asearch_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
-        return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)  # type: ignore[no-any-return]
+        return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
 
     async def asimilarity_search_by_vector(
         self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
@@ -130,7 +132,7 @@ class PGAsyncMixin:
         self: Any, query: str, k: int = 4, **kwargs: Any
     ) -> list[Hit]:
         vector = await self._aquery_vector(query)
-        return await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)  # type: ignore[no-any-return]
+        return await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)
 
     async def asimilarity_search(
         self: Any, query: str, k: int = 4, **kwargs: Any
@@ -162,7 +164,7 @@ class PGAsyncMixin:
         **kwargs: Any,
     ) -> list[Document]:
         if not 0.0 <= lambda_mult <= 1.0:
-            raise ValueError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+            raise InvalidQueryError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
         vector = self._query_matrix([embedding])[0]
         depth = max(k, fetch_k)
         hits, vectors = await self._asearch_one(
@@ -184,7 +186,7 @@ class PGAsyncMixin:
         **kwargs: Any,
     ) -> list[Document]:
         vector = await self._aquery_vector(query)
-        return await self.amax_marginal_relevance_search_by_vector(  # type: ignore[no-any-return]
+        return await self.amax_marginal_relevance_search_by_vector(
             vector, k, fetch_k, lambda_mult, **kwargs
         )
 
@@ -218,7 +220,7 @@ class PGAsyncMixin:
 
     async def adelete(self: Any, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
         if ids is None:
-            raise ValueError("delete() needs the ids to delete")
+            raise StoreInputError("delete() needs the ids to delete")
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return True
@@ -240,7 +242,7 @@ class PGAsyncMixin:
                 present = {r[0] for r in await cursor.fetchall()}
                 missing = [x for x in wanted if x not in present]
                 if missing:
-                    raise ValueError(
+                    raise StoreInputError(
                         f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
                         "; nothing was deleted"
                     )
@@ -256,7 +258,7 @@ class PGAsyncMixin:
         metadatas: Sequence[dict[str, Any]] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)  # type: ignore[no-any-return]
+        return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)
 
     async def aadd_embeddings(
         self: Any,
@@ -264,7 +266,7 @@ class PGAsyncMixin:
         metadatas: Sequence[dict[str, Any]] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        return await run_in_executor(  # type: ignore[no-any-return]
+        return await run_in_executor(
             self.add_embeddings, list(text_embeddings), metadatas, **kwargs
         )
 

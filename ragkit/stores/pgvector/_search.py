@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.documents import Document
+from ragkit.errors import InvalidQueryError
 from ragkit.stores._faiss_search import check_k
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
@@ -307,7 +308,7 @@ class PGSearchMixin:
     ) -> list[Hit]:
         """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw scores."""
         if not 0.0 <= lambda_mult <= 1.0:
-            raise ValueError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+            raise InvalidQueryError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
         vector = self._query_matrix([embedding])[0]
         depth = max(k, fetch_k)
         hits, vectors = self._search_one(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+from ragkit.errors import StoreInputError
 from ragkit.stores._docstore import DocColumns
 from ragkit.stores._faiss_index import new_ids
 from ragkit.stores.pgvector import writes
@@ -131,7 +132,7 @@ class PGWriteMixin:
         """Check and encode everything before the first byte is sent (errors name the row)."""
         matrix = check_matrix(vectors, self._dimension, unit=self.metric.normalize)
         if matrix.shape[0] != len(texts):
-            raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
+            raise StoreInputError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
         self._pending_dim = int(matrix.shape[1])
         metas = encode_metadatas(metadatas, len(texts))
         encoded = [encode_text(t) for t in texts]
@@ -162,7 +163,7 @@ class PGWriteMixin:
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
         if ids is None:
-            raise ValueError("delete() needs the ids to delete")
+            raise StoreInputError("delete() needs the ids to delete")
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return True
@@ -174,7 +175,7 @@ class PGWriteMixin:
                 present = set(writes.existing_ids(conn, self.layout, wanted))
                 missing = [x for x in wanted if x not in present]
                 if missing:
-                    raise ValueError(
+                    raise StoreInputError(
                         f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
                         "; nothing was deleted"
                     )

@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from ragkit.errors import DatabaseError
+from ragkit.errors import ConfigurationError, DatabaseError
 
 T = TypeVar("T")
 
@@ -39,7 +39,7 @@ def _driver() -> Any:
         import psycopg
         import psycopg_pool  # noqa: F401
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise ConfigurationError(
             "the PostgreSQL stores need psycopg 3 and psycopg-pool: pip install 'ragkit[postgres]'"
         ) from err
     return psycopg

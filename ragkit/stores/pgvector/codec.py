@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragkit.documents import Document
+from ragkit.errors import StoreInputError
 
 _BAD = re.compile("[\x00\ud800-\udfff]")
 
@@ -44,14 +45,14 @@ def decode_text(content: str, raw: bytes | None) -> str:
 def _check_json_strings(value: Any, row: int, path: str) -> None:
     if isinstance(value, str):
         if _BAD.search(value) is not None:
-            raise ValueError(
+            raise StoreInputError(
                 f"metadatas[{row}]{path}: strings in metadata cannot hold NUL characters or lone "
                 "surrogates in PostgreSQL (JSONB); clean the value first"
             )
     elif isinstance(value, dict):
         for k, v in value.items():
             if isinstance(k, str) and _BAD.search(k) is not None:
-                raise ValueError(
+                raise StoreInputError(
                     f"metadatas[{row}]{path}: the key {k!r} holds NUL characters or lone "
                     "surrogates, which PostgreSQL (JSONB) cannot store; rename it"
                 )
@@ -68,14 +69,14 @@ def encode_metadata(metadata: dict[str, Any] | None, row: int) -> str:
     try:
         text = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError) as err:
-        raise ValueError(
+        raise StoreInputError(
             f"metadatas[{row}] cannot be stored as JSON ({err}); PostgreSQL keeps metadata as "
             "JSONB: use str, int, float (finite), bool, None, lists and dicts with str keys"
         ) from None
     if _BAD.search(text) is not None:
         _check_json_strings(metadata, row, "")
     if "\\u0000" in text:  # a NUL escaped by json.dumps
-        raise ValueError(
+        raise StoreInputError(
             f"metadatas[{row}]: strings in metadata cannot hold NUL characters in PostgreSQL "
             "(JSONB); clean the value first"
         )

@@ -296,7 +296,7 @@ class PGVectorStore(
 
     def _need_embedding(self) -> Embeddings:
         if self._embedding is None:
-            raise ValueError(
+            raise ConfigurationError(
                 "this PGVectorStore has no embedding model; pass embeddings= when creating it, "
                 "or use the *_by_vector methods"
             )

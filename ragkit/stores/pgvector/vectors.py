@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import EmbeddingMismatchError
+from ragkit.errors import EmbeddingMismatchError, StoreInputError
 
 
 def check_matrix(
@@ -31,11 +31,11 @@ def check_matrix(
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (ValueError, TypeError) as err:
-        raise ValueError(f"{what} must be equal-length lists of numbers: {err}") from None
+        raise StoreInputError(f"{what} must be equal-length lists of numbers: {err}") from None
     if matrix.ndim == 1 and matrix.size == 0:
         matrix = matrix.reshape(0, dimension or 0)
     if matrix.ndim != 2:
-        raise ValueError(
+        raise StoreInputError(
             f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}"
         )
     if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
@@ -46,7 +46,7 @@ def check_matrix(
     if matrix.shape[0] == 0:
         return matrix
     if matrix.shape[1] == 0:
-        raise ValueError(f"{what} are empty (dimension 0)")
+        raise StoreInputError(f"{what} are empty (dimension 0)")
     if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array passes
         with np.errstate(over="ignore", invalid="ignore"):
             norm2 = float(matrix[0] @ matrix[0])
@@ -60,12 +60,12 @@ def check_matrix(
     if not np.isfinite(sq).all():
         rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
         if rows.size:
-            raise ValueError(
+            raise StoreInputError(
                 f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
                 f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output"
             )
         bad = np.flatnonzero(~np.isfinite(sq))
-        raise ValueError(
+        raise StoreInputError(
             f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)"
         )
     matrix = np.ascontiguousarray(matrix)
@@ -81,7 +81,7 @@ def binary_rows(matrix: np.ndarray, vector_type: str) -> list[memoryview]:
     n, d = matrix.shape
     value = ">f2" if vector_type == "halfvec" else ">f4"
     if vector_type == "halfvec" and n and float(np.abs(matrix).max()) > 65504.0:
-        raise ValueError(
+        raise StoreInputError(
             "vectors hold values beyond half precision's range (65504); use vector_type='vector'"
         )
     record = np.dtype([("dim", ">u2"), ("unused", ">u2"), ("v", value, (d,))])
