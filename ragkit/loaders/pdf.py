@@ -4,7 +4,9 @@ Built on pypdf. An encrypted PDF needs ``password`` (one encrypted with an
 empty password opens without); a wrong or missing password raises
 :class:`~ragkit.errors.EncryptedFileError`. A page whose text cannot be
 extracted is recorded on ``loader.errors`` and yields an empty page, so the
-other pages still load.
+other pages still load. A damaged file that pypdf cannot open, or that has no
+pages, raises :class:`~ragkit.errors.LoaderError`; a file over
+``max_file_size`` bytes is refused before it is opened.
 
 Example:
     >>> import tempfile, os
@@ -23,7 +25,7 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
-from ragkit.loaders._files import check_regular
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders.base import BaseLoader
 
 
@@ -36,8 +38,11 @@ class PDFLoader(BaseLoader):
         mode: Literal["page", "single"] = "page",
         password: str | None = None,
         pages_delimiter: str = "\n\f",
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
+        self.max_file_size = max_file_size
         if mode not in ("page", "single"):
             raise ConfigurationError(f"PDFLoader mode must be 'page' or 'single', got {mode!r}")
         self.file_path = file_path
@@ -49,10 +54,9 @@ class PDFLoader(BaseLoader):
         import logging
 
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
 
         name = os.fspath(self.file_path)
-        check_regular(name)
+        check_regular(name, self.max_file_size)
         logging.getLogger("pypdf").setLevel(logging.ERROR)
         try:
             reader = PdfReader(name)
@@ -64,13 +68,16 @@ class PDFLoader(BaseLoader):
                             f"{name} is encrypted; pass password= to PDFLoader", name
                         )
                     raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
-            len(reader.pages)
+            pages = len(reader.pages)
         except LoaderError:
             raise
-        except (PdfReadError, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except Exception as e:  # pypdf raises many kinds on damaged or crafted files
             raise LoaderError(
-                f"{name} is not a readable PDF (truncated or damaged?): {e}", name
+                f"{name} is not a readable PDF (truncated or damaged?): {type(e).__name__}: {e}",
+                name,
             ) from e
+        if pages == 0:
+            raise LoaderError(f"{name} has no pages (truncated or damaged PDF?)", name)
         return reader
 
     def _page_text(self, reader: Any, index: int, name: str) -> str:
