@@ -125,9 +125,9 @@ def read_bytes(
     name = os.fspath(path)
     try:
         fd = os.open(name, _FLAGS)
-    except OSError:
+    except OSError as e:
         check_regular(name)  # raises the specific error
-        raise
+        raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

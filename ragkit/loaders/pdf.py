@@ -19,7 +19,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -51,13 +54,11 @@ class PDFLoader(BaseLoader):
         self.pages_delimiter = pages_delimiter
 
     def _reader(self) -> Any:
-        import logging
-
         from pypdf import PdfReader
 
         name = os.fspath(self.file_path)
         check_regular(name, self.max_file_size)
-        logging.getLogger("pypdf").setLevel(logging.ERROR)
+        _warnings.install()
         try:
             reader = PdfReader(name)
             if reader.is_encrypted:
@@ -81,11 +82,15 @@ class PDFLoader(BaseLoader):
         return reader
 
     def _page_text(self, reader: Any, index: int, name: str) -> str:
-        try:
-            return str(reader.pages[index].extract_text() or "")
-        except Exception as e:  # one broken page must not lose the others
-            self._record(name, f"page {index}: text extraction failed: {e}", e)
-            return ""
+        with _warnings.collect() as warned:
+            try:
+                text = str(reader.pages[index].extract_text() or "")
+            except Exception as e:  # one broken page must not lose the others
+                self._record(name, f"page {index}: text extraction failed: {e}", e)
+                return ""
+        if not text.strip() and warned:  # pypdf only warns about a damaged page, and gives ""
+            self._record(name, f"page {index}: no text; the page looks damaged: {warned[0]}")
+        return text
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -103,6 +108,46 @@ class PDFLoader(BaseLoader):
         for i in range(total):
             meta = {**base, "page": i, "page_label": labels[i]}
             yield Document(self._page_text(reader, i, name), metadata=meta)
+
+
+class _PypdfWarnings(logging.Handler):
+    """Collects pypdf's warnings per thread (a damaged page is only a warning there), passes
+    errors on to the root logger, and keeps warnings off the console as ragkit always did."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._local = threading.local()
+        self._installed = False
+        self._lock = threading.Lock()
+
+    def install(self) -> None:
+        with self._lock:
+            if not self._installed:
+                pypdf_logger = logging.getLogger("pypdf")
+                pypdf_logger.setLevel(logging.WARNING)
+                pypdf_logger.addHandler(self)
+                pypdf_logger.propagate = False
+                self._installed = True
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[list[str]]:
+        found: list[str] = []
+        self._local.found = found
+        try:
+            yield found
+        finally:
+            self._local.found = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR:
+            logging.getLogger().handle(record)
+            return
+        found = getattr(self._local, "found", None)
+        if found is not None and len(found) < 5:
+            found.append(record.getMessage())
+
+
+_warnings = _PypdfWarnings()
 
 
 def _title(reader: Any) -> str | None:
