@@ -351,8 +351,8 @@ def ask_cmd(
     text = answer(question, docs, model_name=model_name)
     if text is None:
         output.err(
-            "GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
-            "one; the retrieved passages follow."
+            "GOOGLE_API_KEY (or GEMINI_API_KEY) is not set, so there is no generated answer. Set it "
+            "(a Gemini API key) to get one; the retrieved passages follow."
         )
         output.print_results(docs, question)
         return
