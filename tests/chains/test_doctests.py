@@ -21,10 +21,10 @@ MODULES = [
     "ragkit.chains.run_support",
     "ragkit.chains.callbacks",
     "ragkit.chains.history",
-    "ragkit.chains.history_base",
-    "ragkit.chains.history_file",
-    "ragkit.chains.history_sqlite",
-    "ragkit.chains.history_runnable",
+    "ragkit.chains.history.base",
+    "ragkit.chains.history.file",
+    "ragkit.chains.history.sqlite",
+    "ragkit.chains.history.runnable",
     "ragkit.chains.rag",
 ]
 

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ragkit.chains.history_base import BaseChatMessageHistory, _checked
+from ragkit.chains.history.base import BaseChatMessageHistory, _checked
 from ragkit.errors import ChatHistoryError
 from ragkit.messages import BaseMessage, messages_from_dict, messages_to_dict
 

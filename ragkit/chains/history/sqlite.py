@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ragkit.chains.history_base import BaseChatMessageHistory, _checked
+from ragkit.chains.history.base import BaseChatMessageHistory, _checked
 from ragkit.errors import ChatHistoryError, ConfigurationError
 from ragkit.messages import BaseMessage, message_to_dict, messages_from_dict
 

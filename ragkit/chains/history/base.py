@@ -1,8 +1,8 @@
 """Chat message histories: the base class and the in-memory one.
 
 A history stores the messages of one conversation (one session). Persisted
-variants live in :mod:`ragkit.chains.history_file` (JSON file) and
-:mod:`ragkit.chains.history_sqlite` (SQLite).
+variants live in :mod:`ragkit.chains.history.file` (JSON file) and
+:mod:`ragkit.chains.history.sqlite` (SQLite).
 
 Example:
     >>> h = ChatMessageHistory()

@@ -7,14 +7,14 @@ Example:
     1
 """
 
-from ragkit.chains.history_base import (
+from ragkit.chains.history.base import (
     BaseChatMessageHistory,
     ChatMessageHistory,
     InMemoryChatMessageHistory,
 )
-from ragkit.chains.history_file import FileChatMessageHistory
-from ragkit.chains.history_runnable import RunnableWithMessageHistory
-from ragkit.chains.history_sqlite import SQLiteChatMessageHistory
+from ragkit.chains.history.file import FileChatMessageHistory
+from ragkit.chains.history.runnable import RunnableWithMessageHistory
+from ragkit.chains.history.sqlite import SQLiteChatMessageHistory
 from ragkit.errors import ChatHistoryError
 
 __all__ = [
