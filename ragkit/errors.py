@@ -162,3 +162,7 @@ class ToolTimeoutError(ToolException, TimeoutError):
 
 class ChatHistoryError(RagkitError, ValueError):
     """A stored chat history cannot be read (names the file or table and what to do)."""
+
+
+class InvalidMessageError(ChatHistoryError, TypeError):
+    """Something that is not a chat message was given where messages are expected."""
