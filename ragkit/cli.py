@@ -26,10 +26,11 @@ from ragkit._cli.settings import index_defaults, matches, parse_filter, resolve
 
 def _fail(err: Exception) -> None:
     """Print ``err`` and exit 2 (usage) or 1 (everything else)."""
-    from ragkit.errors import ConfigurationError, IndexMismatchError
+    from ragkit.errors import ConfigurationError, IndexMismatchError, InvalidQueryError
 
     output.err(f"error: {err}")
-    sys.exit(2 if isinstance(err, (ConfigurationError, IndexMismatchError)) else 1)
+    usage = (ConfigurationError, IndexMismatchError, InvalidQueryError)
+    sys.exit(2 if isinstance(err, usage) else 1)
 
 
 def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -251,6 +252,19 @@ def _retrieve(
     return docs[:k]
 
 
+def _query_limit(value: int | None, defaults: dict[str, Any]) -> None:
+    """Apply --max-query-length (or ``max_query_length`` in ragkit.toml) to every search."""
+    from ragkit.errors import ConfigurationError
+    from ragkit.stores.search_args import DEFAULT_MAX_QUERY_LENGTH, set_max_query_length
+
+    limit = resolve(value, defaults, "max_query_length", DEFAULT_MAX_QUERY_LENGTH)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ConfigurationError(
+            f"max_query_length in ragkit.toml must be a positive integer, got {limit!r}"
+        )
+    set_max_query_length(limit)
+
+
 RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-query", "parent"])
 
 
@@ -269,6 +283,12 @@ RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-q
 @click.option("--filter", "filters", multiple=True, help="Metadata filter key=value (repeatable).")
 @click.option("--embedding", envvar="RAGKIT_EMBEDDING", hidden=True)
 @click.option(
+    "--max-query-length",
+    type=click.IntRange(min=1),
+    envvar="RAGKIT_MAX_QUERY_LENGTH",
+    help="Longest question accepted, in characters [100000].",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages."
 )
 @_guarded
@@ -279,6 +299,7 @@ def query_cmd(
     k: int | None,
     filters: tuple[str, ...],
     embedding: str | None,
+    max_query_length: int | None,
     as_json: bool,
 ) -> None:
     """Search an index: ranked passages with source, score and a highlighted snippet.
@@ -289,6 +310,7 @@ def query_cmd(
       ragkit query my-index "reset" --retriever bm25 -k 10 --filter source=/docs/manual.md --json
     """
     defaults = index_defaults(index_dir)
+    _query_limit(max_query_length, defaults)
     kind = resolve(retriever, defaults, "retriever", "hybrid")
     top = int(resolve(k, defaults, "k", 4))
     docs = _retrieve(index_dir, question, kind, top, parse_filter(filters), embedding)
@@ -325,9 +347,20 @@ def query_cmd(
     show_default=True,
     help="The Gemini model that writes the answer.",
 )
+@click.option(
+    "--max-query-length",
+    type=click.IntRange(min=1),
+    envvar="RAGKIT_MAX_QUERY_LENGTH",
+    help="Longest question accepted, in characters [100000].",
+)
 @_guarded
 def ask_cmd(
-    index_dir: str, question: str, retriever: str | None, k: int | None, model_name: str
+    index_dir: str,
+    question: str,
+    retriever: str | None,
+    k: int | None,
+    model_name: str,
+    max_query_length: int | None,
 ) -> None:
     """Answer a question from an index with Gemini (needs GOOGLE_API_KEY), citing the sources.
 
@@ -340,6 +373,7 @@ def ask_cmd(
     from ragkit._cli.ask import answer
 
     defaults = index_defaults(index_dir)
+    _query_limit(max_query_length, defaults)
     docs = _retrieve(
         index_dir,
         question,

@@ -299,6 +299,9 @@ class Index:
     def retriever(self, kind: str = "similarity", k: int = 4, **kwargs: Any) -> BaseRetriever:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
         (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks)."""
+        from ragkit.stores.search_args import check_k
+
+        k = check_k(k)
         if kind == "similarity":
             return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})  # type: ignore[no-any-return]
         if kind == "mmr":
@@ -310,7 +313,7 @@ class Index:
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
-            fetch_k = int(kwargs.pop("fetch_k", max(20, k)))
+            fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
             return HybridRetriever(
                 bm25=self._bm25_retriever(fetch_k),
                 dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),

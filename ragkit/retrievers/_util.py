@@ -12,24 +12,15 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import InvalidQueryError
+from ragkit.stores.search_args import check_k, check_query
 
-
-def check_k(k: Any, name: str = "k") -> int:
-    """``k`` as an int >= 0, or InvalidQueryError naming the argument."""
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InvalidQueryError(f"{name} must be an integer >= 0, got {k!r}")
-    if k < 0:
-        raise InvalidQueryError(f"{name} must be >= 0, got {k}")
-    return k
-
-
-def check_query(query: Any, owner: str) -> str:
-    """``query`` if it is a string, else InvalidQueryError naming the retriever."""
-    if not isinstance(query, str):
-        raise InvalidQueryError(
-            f"{owner} expects the query as a string, got {type(query).__name__}"
-        )
-    return query
+__all__ = [
+    "check_k",
+    "check_query",
+    "doc_key",
+    "reject_unknown",
+    "with_score",
+]
 
 
 def reject_unknown(kwargs: dict[str, Any], owner: str, accepted: tuple[str, ...]) -> None:

@@ -7,11 +7,14 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
 from ragkit.retrievers._util import with_score
 from ragkit.retrievers.base import BaseRetriever
+from ragkit.stores.search_args import check_k, check_lambda_mult
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
@@ -31,14 +34,24 @@ class VectorStoreRetriever(BaseRetriever):
         metadata: dict[str, Any] | None = None,
     ) -> None:
         if search_type not in SEARCH_TYPES:
-            raise ValueError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
+            raise ConfigurationError(
+                f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}"
+            )
         search_kwargs = dict(search_kwargs or {})
-        if search_type == "similarity_score_threshold" and not isinstance(
-            search_kwargs.get("score_threshold"), (int, float)
+        threshold = search_kwargs.get("score_threshold")
+        if search_type == "similarity_score_threshold" and (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float))
+            or not math.isfinite(threshold)
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
             )
+        for name in ("k", "fetch_k"):  # checked now, not at the first query
+            if name in search_kwargs:
+                check_k(search_kwargs[name], name)
+        if "lambda_mult" in search_kwargs:
+            check_lambda_mult(search_kwargs["lambda_mult"])
         self.vectorstore = vectorstore
         self.search_type = search_type
         self.search_kwargs = search_kwargs
