@@ -122,15 +122,17 @@ class _PypdfWarnings(logging.Handler):
 
     def install(self) -> None:
         with self._lock:
+            pypdf_logger = logging.getLogger("pypdf")
             if not self._installed:
-                pypdf_logger = logging.getLogger("pypdf")
-                pypdf_logger.setLevel(logging.WARNING)
                 pypdf_logger.addHandler(self)
-                pypdf_logger.propagate = False
                 self._installed = True
+            pypdf_logger.propagate = False
+            if pypdf_logger.getEffectiveLevel() > logging.WARNING:  # someone raised it since
+                pypdf_logger.setLevel(logging.WARNING)
 
     @contextlib.contextmanager
     def collect(self) -> Iterator[list[str]]:
+        self.install()
         found: list[str] = []
         self._local.found = found
         try:

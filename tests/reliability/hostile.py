@@ -11,12 +11,15 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import logging
 import os
 import random
 import socket
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -281,25 +284,41 @@ def build(root: Path, outside: Path, csv_rows: int = 500_000) -> list[Entry]:
     return [e for e in b.entries if e.expect != "hidden-by-parent"]
 
 
+@contextlib.contextmanager
+def _quiet_pypdf() -> Iterator[None]:
+    """pypdf warns (on stderr) about the damaged PDFs this module makes on purpose."""
+    log, quiet = logging.getLogger("pypdf"), logging.NullHandler()
+    propagate = log.propagate
+    log.propagate = False
+    log.addHandler(quiet)  # else logging's last-resort handler prints them
+    try:
+        yield
+    finally:
+        log.removeHandler(quiet)
+        log.propagate = propagate
+
+
 def _encrypted_pdf(plain: bytes) -> bytes:
     from pypdf import PdfReader, PdfWriter
 
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(plain)))
-    writer.encrypt("a password nobody gave", algorithm="AES-256")
-    out = io.BytesIO()
-    writer.write(out)
+    with _quiet_pypdf():
+        writer = PdfWriter(clone_from=PdfReader(io.BytesIO(plain)))
+        writer.encrypt("a password nobody gave", algorithm="AES-256")
+        out = io.BytesIO()
+        writer.write(out)
     return out.getvalue()
 
 
 def _joined_pdf(*parts: bytes) -> bytes:
     from pypdf import PdfReader, PdfWriter
 
-    writer = PdfWriter()
-    for part in parts:
-        for page in PdfReader(io.BytesIO(part)).pages:
-            writer.add_page(page)
-    out = io.BytesIO()
-    writer.write(out)
+    with _quiet_pypdf():
+        writer = PdfWriter()
+        for part in parts:
+            for page in PdfReader(io.BytesIO(part)).pages:
+                writer.add_page(page)
+        out = io.BytesIO()
+        writer.write(out)
     return out.getvalue()
 
 
