@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.reliability.hostile import build, restore_permissions  # noqa: E402
-from tests.reliability.measure import run_measured  # noqa: E402
+from tests.reliability.measure import run_python  # noqa: E402
 
 DEFAULT_CORPUS = REPO / ".bench-corpus" / "corpus"
 
@@ -57,8 +57,8 @@ def folder_sizes(root: Path) -> tuple[int, int, int]:
 
 def index_run(folder: Path, index_dir: Path, embedding: str) -> dict[str, float | int | str]:
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    cmd = [sys.executable, "-m", "ragkit", "index", str(folder), "--index", str(index_dir)]
-    run = run_measured([*cmd, "--embedding", embedding, "--json"], env=env)
+    cmd = ["-m", "ragkit", "index", str(folder), "--index", str(index_dir)]
+    run = run_python([*cmd, "--embedding", embedding, "--json"], env=env)
     if "Traceback" in run.stderr or not run.stdout.strip():
         raise SystemExit(f"ragkit index failed on {folder}:\n{run.stderr[-3000:]}")
     report = json.loads(run.stdout)

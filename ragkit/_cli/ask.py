@@ -34,12 +34,11 @@ def answer(
     if model is None:
         from ragkit._google.keys import key_from_environment
 
-        key = key_from_environment()  # a malformed key raises a ConfigurationError without it
-        if key is None:
+        if key_from_environment() is None:  # a malformed key raises, without showing it
             return None
         from ragkit.models import ChatGoogleGenerativeAI
 
-        model = ChatGoogleGenerativeAI(model=model_name, google_api_key=key)
+        model = ChatGoogleGenerativeAI(model=model_name)  # resolves the key by the same rule
     from ragkit.parsers import StrOutputParser
     from ragkit.prompts import ChatPromptTemplate
 

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import urllib.parse
+from collections.abc import Mapping
 
 from pydantic import SecretStr
 
@@ -65,13 +66,15 @@ def _describe_char(ch: str) -> str:
     return "a non-ASCII character"
 
 
-def key_from_environment() -> SecretStr | None:
+def key_from_environment(environ: Mapping[str, str] | None = None) -> SecretStr | None:
     """The key from ``GOOGLE_API_KEY`` or ``GEMINI_API_KEY`` (cleaned), or None if neither is set.
 
-    A variable that is set but empty (or only whitespace) counts as not set.
+    A variable that is set but empty (or only whitespace) counts as not set. ``environ``
+    defaults to ``os.environ``.
     """
+    env = os.environ if environ is None else environ
     for variable in KEY_VARIABLES:
-        found = os.environ.get(variable)
+        found = env.get(variable)
         if found is not None and found.strip():
             return clean_api_key(found, f"the {variable} environment variable")
     return None

@@ -1,12 +1,13 @@
-"""Running a command in a child process and reading that child's own peak memory (``wait4``).
+"""Running Python in a child process and reading that child's own peak memory.
 
-``resource.getrusage(RUSAGE_CHILDREN)`` is the maximum over every child so far; ``os.wait4``
-gives the resource usage of the one child waited for.
+``ru_maxrss`` (from ``wait4`` or ``getrusage``) is no good here: Linux carries it across
+``exec``, so a child forked from a large test process reports the parent's size. The child
+instead reads its ``VmHWM`` (the high-water mark of the memory map ``exec`` gave it) from
+``/proc/self/status`` at exit and leaves it in a file.
 
 Example:
-    >>> import sys
-    >>> run = run_measured([sys.executable, "-c", "print('hi')"])
-    >>> run.returncode, run.stdout, run.peak_rss_kb > 0
+    >>> run = run_python(["-c", "print('hi')"])
+    >>> run.returncode, run.stdout, 0 < run.peak_rss_kb < 1_000_000
     (0, 'hi\\n', True)
 """
 
@@ -14,9 +15,30 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+_WRAPPER = """
+import atexit, os, runpy, sys
+_out = os.environ.pop("MEASURE_HWM_FILE")
+def _hwm():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                with open(_out, "w") as fh:
+                    fh.write(line.split()[1])
+atexit.register(_hwm)
+_mode, _target, *_rest = sys.argv[1:]
+if _mode == "-m":
+    sys.argv = [_target, *_rest]
+    runpy.run_module(_target, run_name="__main__", alter_sys=True)
+else:
+    sys.argv = ["-c", *_rest]
+    exec(compile(_target, "<string>", "exec"), {"__name__": "__main__"})
+"""
 
 
 @dataclass
@@ -28,29 +50,30 @@ class Measured:
     seconds: float
 
 
-def run_measured(
-    cmd: Sequence[str],
+def run_python(
+    args: Sequence[str],
     env: dict[str, str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
     cwd: str | None = None,
+    timeout: float = 900,
 ) -> Measured:
-    """Run ``cmd`` to completion; its exit code, output, peak RSS (KiB) and wall time."""
-    import time
-
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Run ``python -m MODULE ...`` or ``python -c CODE ...`` (``args`` after ``python``);
+    its exit code, output, peak RSS in KiB (0 if it died before exiting) and wall time."""
+    if not args or args[0] not in ("-m", "-c"):
+        raise ValueError("args must start with -m MODULE or -c CODE")
+    with tempfile.TemporaryDirectory() as tmp:
+        mark = os.path.join(tmp, "hwm")
+        child_env = {**(os.environ if env is None else env), "MEASURE_HWM_FILE": mark}
         start = time.monotonic()
-        proc = subprocess.Popen(
-            list(cmd), stdout=out, stderr=err, env=env, preexec_fn=preexec_fn, cwd=cwd
+        proc = subprocess.run(
+            [sys.executable, "-c", _WRAPPER, *args],
+            capture_output=True,
+            text=True,
+            env=child_env,
+            preexec_fn=preexec_fn,
+            cwd=cwd,
+            timeout=timeout,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Measured(
-            proc.returncode,
-            out.read().decode("utf-8", "replace"),
-            err.read().decode("utf-8", "replace"),
-            int(usage.ru_maxrss),
-            seconds,
-        )
+        peak = int(open(mark).read()) if os.path.exists(mark) else 0
+    return Measured(proc.returncode, proc.stdout, proc.stderr, peak, seconds)

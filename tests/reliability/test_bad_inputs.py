@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from ragkit.loaders._files import parse_size
 from tests.cli.helpers import env
 from tests.indexing.corpus import minimal_pdf
 
-from .measure import run_measured
+from .measure import run_python
 from .privileges import drop_file_access_override
 
 
@@ -139,7 +138,7 @@ def test_a_sparse_binary_file_is_refused_without_being_read(tmp_path):
         "except UnsupportedFileError as e:\n"
         "    print('refused:', e)\n"
     )
-    run = run_measured([sys.executable, "-c", code], env=env())
+    run = run_python(["-c", code], env=env())
     assert run.returncode == 0 and "refused:" in run.stdout and "binary" in run.stdout, run.stderr
     assert run.peak_rss_kb < 300_000  # reading it whole took over 2 GiB
     with pytest.raises(Exception, match="over the file size limit"):
@@ -152,25 +151,15 @@ def test_an_unreadable_folder_fails_and_keeps_its_earlier_chunks(tmp_path):
     (docs / "locked" / "inner.txt").write_text("derailleur hanger alignment")
     (docs / "open.txt").write_text("tyre pressure")
     idx = tmp_path / "idx"
-    first = run_measured(
-        [
-            sys.executable,
-            "-m",
-            "ragkit",
-            "index",
-            str(docs),
-            "--index",
-            str(idx),
-            "--embedding",
-            "hash",
-        ],
+    first = run_python(
+        ["-m", "ragkit", "index", str(docs), "--index", str(idx), "--embedding", "hash"],
         env=env(),
     )
     assert first.returncode == 0, first.stderr
     os.chmod(docs / "locked", 0)
     try:
-        second = run_measured(
-            [sys.executable, "-m", "ragkit", "index", str(docs), "--index", str(idx), "--json"],
+        second = run_python(
+            ["-m", "ragkit", "index", str(docs), "--index", str(idx), "--json"],
             env=env(),
             preexec_fn=drop_file_access_override,  # so that mode 000 denies root too
         )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -24,15 +23,15 @@ from ragkit.indexing.report import display_path
 from tests.cli.helpers import env
 
 from .hostile import Entry, build, restore_permissions
-from .measure import Measured, run_measured
+from .measure import Measured, run_python
 from .privileges import drop_file_access_override
 
 pytestmark = pytest.mark.integration
 
 
 def run_index(*args: object) -> Measured:
-    return run_measured(
-        [sys.executable, "-m", "ragkit", "index", *map(str, args)],
+    return run_python(
+        ["-m", "ragkit", "index", *map(str, args)],
         env=env(),
         preexec_fn=drop_file_access_override,
     )
