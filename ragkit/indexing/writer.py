@@ -52,6 +52,9 @@ if TYPE_CHECKING:
     from ragkit.indexing.index_dir import Index
 
 CLEANUPS = ("incremental", "full", "none")
+IN_FLIGHT_BYTES = 64 * 1024 * 1024
+"""Loading runs ahead of embedding by at most this many bytes of files (or one file), so memory
+follows the largest file, not the folder."""
 NAMESPACE = "ragkit"
 RECORDS = "records.sqlite"
 
@@ -126,11 +129,14 @@ def _load_all(
         return
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-load") as pool:
         window: collections.deque[tuple[FoundFile, Future[LoadedFile]]] = collections.deque()
-        queue = iter(files)
-        for item in queue:
+        in_flight = 0  # bytes of the files loading or loaded but not yet handed on
+        for item in files:
             window.append((item, pool.submit(job, item)))
-            if len(window) >= workers * 4:
-                yield outcome(*window.popleft())
+            in_flight += item.size
+            while window and (len(window) >= workers * 4 or in_flight > IN_FLIGHT_BYTES):
+                done, future = window.popleft()
+                in_flight -= done.size
+                yield outcome(done, future)
         while window:
             yield outcome(*window.popleft())
 
