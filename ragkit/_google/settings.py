@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
-from ragkit._google.errors import GoogleAPIError
 from ragkit._google.keys import resolve_api_key
 from ragkit._google.retry import RetryPolicy
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, GoogleAPIError
 
 if TYPE_CHECKING:
     from ragkit._google.client import GoogleClient

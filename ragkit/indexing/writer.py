@@ -86,7 +86,7 @@ class _Counting(Embeddings):
         return self.inner.dimension
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_documents_array(texts).tolist()  # type: ignore[no-any-return]
+        return self.embed_documents_array(texts).tolist()
 
     def embed_documents_array(self, texts: list[str]) -> np.ndarray:
         out = self.inner.embed_documents_array(texts)
@@ -276,7 +276,7 @@ class Writer:
             force_update=force,
         )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
-            setattr(report, key, getattr(report, key) + counts[key])  # type: ignore[literal-required]
+            setattr(report, key, getattr(report, key) + counts[key])
         # a file that failed to load keeps its previous chunks, and so do the files of a folder
         # that could not be listed
         dark = [f.path for f in found if f.failed and f.is_dir]
@@ -322,7 +322,7 @@ class Writer:
             force_update=force,
         )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
-            setattr(self.report, key, getattr(self.report, key) + counts[key])  # type: ignore[literal-required]
+            setattr(self.report, key, getattr(self.report, key) + counts[key])
         return bool(counts["num_added"] or counts["num_updated"] or counts["num_deleted"])
 
     def _delete(self, keys: list[str]) -> int:

@@ -3,16 +3,21 @@
 Example:
     >>> check_k(3, "k")
     3
+    >>> require_methods(object(), "HybridRetriever: dense", "invoke")
+    Traceback (most recent call last):
+    ...
+    ragkit.errors.ConfigurationError: HybridRetriever: dense (object) has no invoke()
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from typing import Any
 
 from ragkit.documents import Document
-from ragkit.errors import InvalidQueryError
-from ragkit.stores.search_args import check_k, check_query
+from ragkit.errors import ConfigurationError, InvalidQueryError
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 __all__ = [
     "check_k",
@@ -30,6 +35,46 @@ def reject_unknown(kwargs: dict[str, Any], owner: str, accepted: tuple[str, ...]
         raise InvalidQueryError(
             f"{owner} got unknown search option(s) {unknown}; it accepts {list(accepted) or 'none'}"
         )
+
+
+def require_methods(obj: Any, what: str, *methods: str, hint: str = "") -> None:
+    """ConfigurationError unless ``obj`` has every one of ``methods`` (``what`` names the argument)."""
+    for method in methods:
+        if not callable(getattr(obj, method, None)):
+            raise ConfigurationError(f"{what} ({type(obj).__name__}) has no {method}(){hint}")
+
+
+def check_c(c: Any, owner: str) -> float:
+    """The rank-fusion constant ``c``: a number >= 0, or ConfigurationError naming the retriever."""
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
+        raise ConfigurationError(f"{owner}: c must be a number >= 0, got {c!r}")
+    return c
+
+
+SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
+
+
+def check_search(search_type: str, search_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """A copy of ``search_kwargs`` after checking ``search_type``, its ``score_threshold`` and
+    ``k``, ``fetch_k``, ``lambda_mult`` (see :mod:`ragkit.stores.search_args`)."""
+    if search_type not in SEARCH_TYPES:
+        raise ConfigurationError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
+    search_kwargs = dict(search_kwargs or {})
+    threshold = search_kwargs.get("score_threshold")
+    if search_type == "similarity_score_threshold" and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not math.isfinite(threshold)
+    ):
+        raise ConfigurationError(
+            "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
+        )
+    for name in ("k", "fetch_k"):  # checked now, not at the first query
+        if name in search_kwargs:
+            check_k(search_kwargs[name], name)
+    if "lambda_mult" in search_kwargs:
+        check_lambda_mult(search_kwargs["lambda_mult"])
+    return search_kwargs
 
 
 def with_score(doc: Document, score: float, key: str = "score") -> Document:

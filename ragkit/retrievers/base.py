@@ -31,6 +31,13 @@ class BaseRetriever(Runnable[str, list[Document]]):
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
 
+    def __init__(
+        self, *, tags: list[str] | None = None, metadata: dict[str, Any] | None = None
+    ) -> None:
+        """``tags`` and ``metadata`` go into the config of every run of this retriever."""
+        self.tags = tags
+        self.metadata = metadata
+
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         raise NotImplementedError(
             f"{type(self).__name__} does not implement _get_relevant_documents"
@@ -46,12 +53,19 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
         return merge_configs({"tags": self.tags or [], "metadata": self.metadata or {}}, config)
 
+    # The run's own config, for retrievers that call other runnables (see CompositeRetriever).
+    def _retrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
+        return self._get_relevant_documents(query, **kwargs)
+
+    async def _aretrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
+        return await self._aget_relevant_documents(query, **kwargs)
+
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         def run(q: str, c: RunnableConfig) -> list[Document]:
             check_query(q, type(self).__name__)  # one rule for every retriever
-            return self._get_relevant_documents(q, **kwargs)
+            return self._retrieve(q, c, **kwargs)
 
         return self._call_with_config(
             run,
@@ -65,7 +79,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
     ) -> list[Document]:
         async def run(q: str, c: RunnableConfig) -> list[Document]:
             check_query(q, type(self).__name__)
-            return await self._aget_relevant_documents(q, **kwargs)
+            return await self._aretrieve(q, c, **kwargs)
 
         return await self._acall_with_config(
             run, input, self._with_own_config(config), run_type="retriever"

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, IndexCorruptedError
 
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
@@ -185,11 +185,11 @@ class BM25Index:
             or len(doc_ids) != len(weights)
             or int(indptr[-1]) != len(doc_ids)
         ):
-            raise ValueError(
+            raise IndexCorruptedError(
                 "BM25 arrays do not match the vocabulary (index files from different saves?)"
             )
         if len(doc_ids) and int(doc_ids.max()) >= num_docs:
-            raise ValueError(
+            raise IndexCorruptedError(
                 "BM25 postings point past the number of documents (index files from different saves?)"
             )
         return cls({t: i for i, t in enumerate(terms)}, indptr, doc_ids, weights, num_docs, params)
@@ -200,10 +200,10 @@ def _idf(df: np.ndarray, n: int, params: dict[str, Any]) -> np.ndarray:
     if method == "robertson":
         idf = np.log((n - df + 0.5) / (df + 0.5))
         floor = params["epsilon"] * float(idf.mean()) if len(idf) else 0.0
-        return np.where(idf < 0, floor, idf)  # type: ignore[no-any-return]
+        return np.where(idf < 0, floor, idf)
     if method == "atire":
-        return np.log(n / df)  # type: ignore[no-any-return]
-    return np.log1p((n - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
+        return np.log(n / df)
+    return np.log1p((n - df + 0.5) / (df + 0.5))
 
 
 def _term_weights(
@@ -213,8 +213,8 @@ def _term_weights(
     norm = 1 - b + b * dl / avgdl
     if method == "bm25l":
         ctd = tf / norm
-        return (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)  # type: ignore[no-any-return]
+        return (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
     weight = tf * (k1 + 1) / (tf + k1 * norm)
     if method == "bm25+":
         weight = weight + delta
-    return weight  # type: ignore[no-any-return]
+    return weight

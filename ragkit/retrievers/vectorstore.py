@@ -7,19 +7,14 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
-from ragkit.retrievers._util import with_score
+from ragkit.retrievers._util import check_search, with_score
 from ragkit.retrievers.base import BaseRetriever
-from ragkit.stores.search_args import check_k, check_lambda_mult
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
-
-SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 
 
 class VectorStoreRetriever(BaseRetriever):
@@ -33,31 +28,10 @@ class VectorStoreRetriever(BaseRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        if search_type not in SEARCH_TYPES:
-            raise ConfigurationError(
-                f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}"
-            )
-        search_kwargs = dict(search_kwargs or {})
-        threshold = search_kwargs.get("score_threshold")
-        if search_type == "similarity_score_threshold" and (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
-            or not math.isfinite(threshold)
-        ):
-            raise ConfigurationError(
-                "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
-            )
-        for name in ("k", "fetch_k"):  # checked now, not at the first query
-            if name in search_kwargs:
-                check_k(search_kwargs[name], name)
-        if "lambda_mult" in search_kwargs:
-            check_lambda_mult(search_kwargs["lambda_mult"])
+        super().__init__(tags=tags, metadata=metadata)
+        self.search_kwargs = check_search(search_type, search_kwargs)
         self.vectorstore = vectorstore
         self.search_type = search_type
-        self.search_kwargs = search_kwargs
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         params = {**self.search_kwargs, **kwargs}

@@ -85,9 +85,7 @@ def _compile_logic(op: str, condition: Any, where: str, depth: int) -> Predicate
     if op == "$not":
         if not isinstance(condition, Mapping):
             raise InvalidQueryError(f"{where}: '$not' takes one filter dict, got {condition!r}")
-        inner = _compile_dict(
-            condition, "filter['$not']..." if depth > 3 else f"{where}['$not']", depth + 1
-        )
+        inner = _compile_dict(condition, f"{where}['$not']", depth + 1)
         return lambda metadata: not inner(metadata)
     if not isinstance(condition, (list, tuple)) or not condition:
         raise InvalidQueryError(

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ragkit.chains import ChatHistoryError, FileChatMessageHistory, SQLiteChatMessageHistory
-from ragkit.errors import ConfigurationError, InvalidMessageError
+from ragkit.errors import ConfigurationError, InputTypeError
 from ragkit.messages import AIMessage, HumanMessage
 from tests.cli.helpers import env
 
@@ -166,7 +166,7 @@ def test_a_message_that_cannot_be_encoded_writes_nothing(tmp_path):
     assert [m.content for m in h.messages] == ["before"]
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
     FileChatMessageHistory(tmp_path / "ascii.json").add_user_message("kept \ud800")  # escaped
-    with pytest.raises(InvalidMessageError, match="item 0"):
+    with pytest.raises(InputTypeError, match="item 0"):
         h.add_messages(["not a message"])  # type: ignore[list-item]
     with pytest.raises(TypeError):  # still what LangChain code catches
         h.add_messages([42])  # type: ignore[list-item]

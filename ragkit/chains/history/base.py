@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import ChatHistoryError, ConfigurationError, InvalidMessageError
+from ragkit.errors import ChatHistoryError, ConfigurationError, InputTypeError
 from ragkit.messages import AIMessage, BaseMessage, HumanMessage, messages_from_dict
 
 logger = logging.getLogger("ragkit.chains.history")
@@ -66,9 +66,7 @@ def _checked(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     out = list(messages)
     for i, m in enumerate(out):
         if not isinstance(m, BaseMessage):
-            raise InvalidMessageError(
-                f"add_messages: item {i} is a {type(m).__name__}, not a message"
-            )
+            raise InputTypeError(f"add_messages: item {i} is a {type(m).__name__}, not a message")
     return out
 
 
