@@ -36,7 +36,7 @@ _LAZY = {
     "ChatMessageHistory": "ragkit.chains.history",
     "FileChatMessageHistory": "ragkit.chains.history",
     "InMemoryChatMessageHistory": "ragkit.chains.history",
-    "PostgresChatMessageHistory": "ragkit.chains.history_postgres",
+    "PostgresChatMessageHistory": "ragkit.chains.history",
     "RunnableWithMessageHistory": "ragkit.chains.history",
     "SQLiteChatMessageHistory": "ragkit.chains.history",
     "JsonProcessor": "ragkit.chains.llm_chain",
@@ -52,10 +52,10 @@ if TYPE_CHECKING:
         ChatMessageHistory,
         FileChatMessageHistory,
         InMemoryChatMessageHistory,
+        PostgresChatMessageHistory,
         RunnableWithMessageHistory,
         SQLiteChatMessageHistory,
     )
-    from ragkit.chains.history_postgres import PostgresChatMessageHistory
     from ragkit.chains.llm_chain import JsonProcessor, LLMChain, PydanticProcessor
     from ragkit.chains.rag import create_rag_chain
 else:

@@ -76,3 +76,20 @@ def test_tables_are_shared_with_langchain_postgres(pg_dsn: str) -> None:
         ours.add_user_message("asked in ragkit")
         assert [m.content for m in theirs.messages][-1] == "asked in ragkit"
         assert type(theirs.messages[-1]).__name__ == "HumanMessage"
+
+
+def test_a_bad_row_is_named_or_skipped(pg_dsn: str) -> None:
+    table = f"chat_{uuid.uuid4().hex[:8]}"
+    session = str(uuid.uuid4())
+    PostgresChatMessageHistory.create_tables(pg_dsn, table)
+    history = PostgresChatMessageHistory(table, session, connection=pg_dsn)
+    history.add_user_message("fine")
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(
+            f"INSERT INTO {table} (session_id, message) VALUES (%s, %s)",
+            (session, '{"type": "no-such-role", "data": {}}'),
+        )
+    with pytest.raises(ChatHistoryError, match=f"row 2 of table '{table}'"):
+        _ = history.messages
+    lenient = PostgresChatMessageHistory(table, session, connection=pg_dsn, on_error="skip")
+    assert [m.content for m in lenient.messages] == ["fine"] and len(lenient.skipped) == 1

@@ -6,7 +6,9 @@ table (``id`` serial, ``session_id`` UUID, ``message`` JSONB as ``{"type", "data
 ``created_at``), so either library reads what the other wrote. ragkit also accepts
 ``connection=`` (a connection string or a :class:`~ragkit.stores.pgvector.PGClient`, e.g. a
 vector store's ``store.client``: then the history joins that client's transactions) and a
-``schema``. As in langchain-postgres, session ids must be UUIDs.
+``schema``. As in langchain-postgres, session ids must be UUIDs. A row that is not a message
+raises :class:`~ragkit.errors.ChatHistoryError` naming it, or with ``on_error="skip"`` is left
+out and listed in ``skipped`` (as the other histories do).
 
 Example:
     >>> # PostgresChatMessageHistory.create_tables(conn, "chat_history")
@@ -22,9 +24,15 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.chains.history_base import BaseChatMessageHistory, _checked
+from ragkit.chains.history.base import (
+    BaseChatMessageHistory,
+    OnError,
+    _checked,
+    check_on_error,
+    decode_messages,
+)
 from ragkit.errors import ChatHistoryError, ConfigurationError
-from ragkit.messages import BaseMessage, message_to_dict, messages_from_dict
+from ragkit.messages import BaseMessage, message_to_dict
 
 _NAME = re.compile(r"^\w+$")
 
@@ -72,6 +80,7 @@ class PostgresChatMessageHistory(BaseChatMessageHistory):
         async_connection: Any = None,
         connection: Any = None,
         schema: str | None = None,
+        on_error: OnError = "raise",
     ) -> None:
         if sync_connection is None and async_connection is None and connection is None:
             raise ConfigurationError(
@@ -89,6 +98,8 @@ class PostgresChatMessageHistory(BaseChatMessageHistory):
         self.table_name = table_name
         self.schema = schema
         self.session_id = str(session_id)
+        self.on_error = check_on_error(on_error, "PostgresChatMessageHistory")
+        self.skipped: list[str] = []
         self._connection = sync_connection
         self._aconnection = async_connection
         self._client = None
@@ -168,17 +179,16 @@ class PostgresChatMessageHistory(BaseChatMessageHistory):
         return self._decode(rows)
 
     def _decode(self, rows: list[tuple[Any, Any]]) -> list[BaseMessage]:
-        items = []
-        for row_id, item in rows:
-            if not isinstance(item, dict):
-                raise ChatHistoryError(
-                    f"row {row_id} of table {self.table_name!r} is not a message object"
-                )
-            items.append(item)
-        try:
-            return messages_from_dict(items)
-        except (ValueError, TypeError) as err:
-            raise ChatHistoryError(f"table {self.table_name!r}: {err}") from err
+        """Messages of the rows; a bad row raises naming it (or is skipped: ``on_error``)."""
+        self.skipped = []
+        located = [(f"row {row_id} of table {self.table_name!r}", item) for row_id, item in rows]
+        return decode_messages(located, self.on_error, self.skipped, self._fix)
+
+    def _fix(self, where: str) -> str:
+        return (
+            f"delete or fix that row (DELETE FROM {self.table_name} WHERE id = ...), or open the "
+            "history with on_error='skip' to leave it out"
+        )
 
     @property
     def messages(self) -> list[BaseMessage]:
