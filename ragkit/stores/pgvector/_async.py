@@ -18,8 +18,7 @@ import numpy as np
 
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
-from ragkit.errors import InvalidQueryError, StoreInputError
-from ragkit.stores._faiss_search import check_k
+from ragkit.errors import StoreInputError
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 from ragkit.stores.pgvector import queries as q
@@ -28,6 +27,7 @@ from ragkit.stores.pgvector.client_async import aapply_settings
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -60,6 +60,7 @@ class PGAsyncMixin:
         return await self.client.arun(fetch, what="search")
 
     async def _aquery_vector(self: Any, query: str) -> np.ndarray:
+        check_query(query, "search")
         vector = await run_in_executor(self._embed_queries, [query])
         return self._query_matrix(vector)[0]
 
@@ -163,8 +164,7 @@ class PGAsyncMixin:
         filter: MetadataFilter | None = None,
         **kwargs: Any,
     ) -> list[Document]:
-        if not 0.0 <= lambda_mult <= 1.0:
-            raise InvalidQueryError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+        lambda_mult = check_lambda_mult(lambda_mult)
         vector = self._query_matrix([embedding])[0]
         depth = max(k, fetch_k)
         hits, vectors = await self._asearch_one(

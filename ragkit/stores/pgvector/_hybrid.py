@@ -16,13 +16,13 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.stores._faiss_search import check_k
 from ragkit.stores.filters import MetadataFilter
 from ragkit.stores.pgvector import lexical as lx
 from ragkit.stores.pgvector import queries as q
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param
+from ragkit.stores.search_args import check_k, check_query
 
 Hit = tuple[Document, float]
 #: Hybrid defaults: HybridRetriever's (chosen on SciFact's train split).
@@ -75,6 +75,7 @@ class PGHybridMixin:
     ) -> list[Hit]:
         """Keyword search in the database (BM25 or ts_rank scores, higher is better)."""
         check_k(k)
+        check_query(query, "lexical_search")
         if self._info is None or not query.strip():
             return []
         where = self._sql_filter(filter, "lexical_search")
@@ -115,7 +116,8 @@ class PGHybridMixin:
     ) -> tuple[Any, list[Any], bool] | None:
         """The fused statement and its parameters (None when there is nothing to search)."""
         check_k(k)
-        check_k(fetch_k)
+        check_k(fetch_k, "fetch_k")
+        check_query(query, "hybrid_search")
         w = [float(x) for x in weights]
         if len(w) != 2 or any(x < 0 or x != x for x in w):
             raise ConfigurationError(

@@ -18,8 +18,6 @@ from typing import Any
 import numpy as np
 
 from ragkit.documents import Document
-from ragkit.errors import InvalidQueryError
-from ragkit.stores._faiss_search import check_k
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 from ragkit.stores.pgvector import queries as q
@@ -27,6 +25,7 @@ from ragkit.stores.pgvector.client_async import apply_settings
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import check_matrix, query_param
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 Hit = tuple[Document, float]
 
@@ -201,6 +200,7 @@ class PGSearchMixin:
         fetch_k: int = 20,
         **kwargs: Any,
     ) -> list[Hit]:
+        check_query(query, "similarity_search")
         vector = self._embed_queries([query])[0]
         return self.similarity_search_with_score_by_vector(vector, k, filter, fetch_k, **kwargs)
 
@@ -277,7 +277,7 @@ class PGSearchMixin:
         **kwargs: Any,
     ) -> list[list[Hit]]:
         """Embed all ``queries`` in one model call and search them in one statement."""
-        queries = list(queries)
+        queries = [check_query(x, "similarity_search_batch") for x in queries]
         if not queries:
             return []
         return self.similarity_search_with_score_by_vector_batch(
@@ -307,8 +307,7 @@ class PGSearchMixin:
         **kwargs: Any,
     ) -> list[Hit]:
         """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw scores."""
-        if not 0.0 <= lambda_mult <= 1.0:
-            raise InvalidQueryError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+        lambda_mult = check_lambda_mult(lambda_mult)
         vector = self._query_matrix([embedding])[0]
         depth = max(k, fetch_k)
         hits, vectors = self._search_one(
@@ -345,6 +344,7 @@ class PGSearchMixin:
         **kwargs: Any,
     ) -> list[Document]:
         """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``)."""
+        check_query(query, "max_marginal_relevance_search")
         vector = self._embed_queries([query])[0]
         return self.max_marginal_relevance_search_by_vector(
             vector, k, fetch_k, lambda_mult, filter, **kwargs
