@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "BSHTMLLoader",
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
@@ -31,6 +32,7 @@ _LAZY = {
     "LoadFailure": "ragkit.loaders.base",
     "CSVLoader": "ragkit.loaders.csv_loader",
     "DirectoryLoader": "ragkit.loaders.directory",
+    "BSHTMLLoader": "ragkit.loaders.html_loader",
     "HTMLLoader": "ragkit.loaders.html_loader",
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
     from ragkit.loaders.base import BaseLoader, LoadFailure
     from ragkit.loaders.csv_loader import CSVLoader
     from ragkit.loaders.directory import DirectoryLoader
-    from ragkit.loaders.html_loader import HTMLLoader
+    from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
     from ragkit.loaders.pdf import PDFLoader
