@@ -24,7 +24,9 @@ __all__ = [
     "LoadFailure",
     "MarkdownLoader",
     "PDFLoader",
+    "RecursiveUrlLoader",
     "TextLoader",
+    "WebBaseLoader",
 ]
 
 _LAZY = {
@@ -37,7 +39,9 @@ _LAZY = {
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
     "PDFLoader": "ragkit.loaders.pdf",
+    "RecursiveUrlLoader": "ragkit.loaders.recursive_url",
     "TextLoader": "ragkit.loaders.text",
+    "WebBaseLoader": "ragkit.loaders.web_base",
 }
 
 if TYPE_CHECKING:
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
     from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.text import TextLoader
+    from ragkit.loaders.web_base import WebBaseLoader
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
