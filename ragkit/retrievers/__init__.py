@@ -17,6 +17,7 @@ from ragkit._lazy import lazy_exports
 
 __all__ = [
     "Analyzer",
+    "AttributeInfo",
     "AqaOutput",
     "BM25Retriever",
     "BaseDocumentCompressor",
@@ -33,6 +34,7 @@ __all__ = [
     "NearDuplicateFilter",
     "ParentDocumentRetriever",
     "VectorStoreRetriever",
+    "SelfQueryRetriever",
     "reciprocal_rank_fusion",
 ]
 
@@ -54,6 +56,8 @@ _LAZY = {
     "NearDuplicateFilter": "ragkit.retrievers.near_duplicates",
     "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
     "LongContextReorder": "ragkit.retrievers.reorder",
+    "SelfQueryRetriever": "ragkit.retrievers.self_query.retriever",
+    "AttributeInfo": "ragkit.retrievers.self_query.structured_query",
     "VectorStoreRetriever": "ragkit.retrievers.vectorstore",
 }
 
@@ -76,6 +80,8 @@ if TYPE_CHECKING:
     from ragkit.retrievers.near_duplicates import NearDuplicateFilter
     from ragkit.retrievers.parent_document import ParentDocumentRetriever
     from ragkit.retrievers.reorder import LongContextReorder
+    from ragkit.retrievers.self_query.retriever import SelfQueryRetriever
+    from ragkit.retrievers.self_query.structured_query import AttributeInfo
     from ragkit.retrievers.vectorstore import VectorStoreRetriever
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
