@@ -19,6 +19,7 @@ __all__ = [
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
+    "GzipFileLoader",
     "HTMLLoader",
     "JSONLoader",
     "LoadFailure",
@@ -34,6 +35,7 @@ _LAZY = {
     "LoadFailure": "ragkit.loaders.base",
     "CSVLoader": "ragkit.loaders.csv_loader",
     "DirectoryLoader": "ragkit.loaders.directory",
+    "GzipFileLoader": "ragkit.loaders.gzip_file",
     "BSHTMLLoader": "ragkit.loaders.html_loader",
     "HTMLLoader": "ragkit.loaders.html_loader",
     "JSONLoader": "ragkit.loaders.json_loader",
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from ragkit.loaders.base import BaseLoader, LoadFailure
     from ragkit.loaders.csv_loader import CSVLoader
     from ragkit.loaders.directory import DirectoryLoader
+    from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
