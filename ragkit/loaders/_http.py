@@ -202,8 +202,8 @@ def _check_response(url: str, opts: HttpOptions, response: Any) -> None:
     media = _media_type(response.headers.get("content-type", ""))
     if media and media not in PAGE_TYPES and not media.endswith("+xml"):
         raise UnsupportedFileError(
-            f"{url} is {media}, not an HTML page; not loaded (the web loaders read HTML, "
-            "XML and plain text)",
+            f"{url}: the response is {media}, not an HTML page; not loaded (the web loaders "
+            "read HTML, XML and plain text)",
             url,
         )
     length = response.headers.get("content-length", "")
