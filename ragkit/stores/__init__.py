@@ -28,6 +28,7 @@ __all__ = [
     "LocalFileStore",
     "PGVectorStore",
     "VectorStore",
+    "create_kv_docstore",
 ]
 
 _LAZY = {
@@ -41,6 +42,7 @@ _LAZY = {
     "InMemoryBaseStore": "ragkit.stores.kv",
     "InMemoryByteStore": "ragkit.stores.kv",
     "InMemoryStore": "ragkit.stores.kv",
+    "create_kv_docstore": "ragkit.stores.kv_docstore",
 }
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
         InMemoryByteStore,
         InMemoryStore,
     )
+    from ragkit.stores.kv_docstore import create_kv_docstore
     from ragkit.stores.pgvector.store import PGVectorStore
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
