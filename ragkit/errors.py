@@ -162,3 +162,15 @@ class ToolTimeoutError(ToolException, TimeoutError):
 
 class ChatHistoryError(RagkitError, ValueError):
     """A stored chat history cannot be read (names the file or table and what to do)."""
+
+
+class DiskFullError(IndexingError, OSError):
+    """A write ran out of disk space (or quota); what was there before is kept (names the path).
+
+    ``path`` is the index or file the failed write was for.
+    """
+
+    path: str | None = None
+
+    def __str__(self) -> str:  # OSError would prefix "[Errno 28]"
+        return str(self.strerror) if self.strerror else super().__str__()

@@ -24,10 +24,9 @@ def index_defaults(index_dir: str | Path | None) -> dict[str, Any]:
     path = Path(index_dir) / "ragkit.toml"
     if not path.is_file():
         return {}
-    from ragkit.indexing.manifest import read_toml
+    from ragkit.indexing.manifest import read_defaults
 
-    table = read_toml(path).get("defaults", {})
-    return dict(table) if isinstance(table, dict) else {}
+    return read_defaults(path)
 
 
 def resolve(value: Any, defaults: dict[str, Any], key: str, builtin: Any) -> Any:

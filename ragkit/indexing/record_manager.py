@@ -21,14 +21,16 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import ConfigurationError, IndexingError
+from ragkit.errors import ConfigurationError, DiskFullError, IndexDamagedError, IndexingError
 from ragkit.indexing.lock import WriterLock
 
 _SCHEMA = """
@@ -60,6 +62,69 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[start : start + _CHUNK]
 
 
+def database_error(path: str, err: sqlite3.Error) -> Exception:
+    """A clear ragkit error for ``err`` raised by the SQLite database at ``path``."""
+    from ragkit.indexing.failures import is_disk_full
+
+    if is_disk_full(err):
+        full = DiskFullError(
+            errno.ENOSPC,
+            f"the disk is full: the record database {path} could not be written ({err}); its last "
+            "committed state is kept. Free some space and run the same command again",
+        )
+        full.path = path
+        return full
+    if isinstance(err, sqlite3.OperationalError):
+        return IndexingError(f"the record database {path} is busy or cannot be written: {err}")
+    return IndexDamagedError(
+        f"the record database {path} is damaged ({err}). If it belongs to a ragkit index "
+        "directory, rebuild the index with `ragkit index PATH --index DIR --rebuild`; otherwise "
+        "move the file aside and index your documents again"
+    )
+
+
+class _Rows(list[Any]):
+    """The rows of one statement, fetched at once (so read errors surface inside the guard)."""
+
+    def fetchone(self) -> Any:
+        return self[0] if self else None
+
+
+class CheckedConnection:
+    """A sqlite3 connection whose errors become clear ragkit errors naming the database file."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        self.conn = conn
+        self.path = path
+
+    def execute(self, sql: str, params: Iterable[Any] = ()) -> _Rows:
+        try:
+            return _Rows(self.conn.execute(sql, tuple(params)).fetchall())
+        except sqlite3.Error as err:
+            raise database_error(self.path, err) from err
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        try:
+            self.conn.executemany(sql, rows)
+        except sqlite3.Error as err:
+            raise database_error(self.path, err) from err
+
+    def executescript(self, script: str) -> None:
+        try:
+            self.conn.executescript(script)
+        except sqlite3.Error as err:
+            raise database_error(self.path, err) from err
+
+    def backup(self, target: sqlite3.Connection) -> None:
+        try:
+            self.conn.backup(target)
+        except sqlite3.Error as err:
+            raise database_error(self.path, err) from err
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 class SQLRecordManager:
     """Records of indexed keys in SQLite, one ``namespace`` per index."""
 
@@ -74,18 +139,20 @@ class SQLRecordManager:
         if not self._memory:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._conn = sqlite3.connect(
+            conn = sqlite3.connect(
                 path, timeout=timeout, check_same_thread=False, isolation_level=None
             )
+        except sqlite3.Error as err:
+            raise database_error(path, err) from err
+        self._conn = CheckedConnection(conn, path)
+        try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             if not self._memory:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute("PRAGMA synchronous = FULL")
-        except sqlite3.DatabaseError as err:
-            raise IndexingError(
-                f"cannot open the record database {path}: {err}. "
-                "If the file is damaged, delete it and re-index."
-            ) from err
+        except BaseException:
+            conn.close()
+            raise
         self._path = path
         self._mutex = threading.RLock()
         self._last_time = 0.0
@@ -93,18 +160,14 @@ class SQLRecordManager:
 
     # -- plumbing ------------------------------------------------------------------
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[CheckedConnection]:
         with self._mutex:
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                raise IndexingError(
-                    f"the record database {self._path} is busy or read-only: {err}"
-                ) from err
+            self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
             else:
                 self._conn.execute("COMMIT")
@@ -130,13 +193,7 @@ class SQLRecordManager:
     def create_schema(self) -> None:
         """Create the table and indexes if they do not exist yet."""
         with self._mutex:
-            try:
-                self._conn.executescript(_SCHEMA)
-            except sqlite3.DatabaseError as err:
-                raise IndexingError(
-                    f"the record database {self._path} is not usable: {err}. "
-                    "Delete it (or the whole index directory) and re-index."
-                ) from err
+            self._conn.executescript(_SCHEMA)
 
     async def acreate_schema(self) -> None:
         await run_in_executor(self.create_schema)
@@ -321,7 +378,10 @@ class SQLRecordManager:
     def backup_to(self, path: str | Path) -> None:
         """Write a consistent copy of the whole database to ``path`` (SQLite's online backup)."""
         with self._mutex:
-            target = sqlite3.connect(str(path))
+            try:
+                target = sqlite3.connect(str(path))
+            except sqlite3.Error as err:
+                raise database_error(str(path), err) from err
             try:
                 self._conn.backup(target)
             finally:
