@@ -42,7 +42,7 @@ def reseal_store(folder: Path) -> None:
     manifest = _load_json(manifest_path)
     if manifest is None or not isinstance(manifest.get("files"), dict):
         return
-    for role, entry in manifest["files"].items():
+    for entry in manifest["files"].values():
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             path = folder / entry["name"]
             if _regular(path):
