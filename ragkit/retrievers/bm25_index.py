@@ -183,16 +183,27 @@ class BM25Index:
         if (
             len(indptr) != len(terms) + 1
             or len(doc_ids) != len(weights)
+            or int(indptr[0]) != 0
             or int(indptr[-1]) != len(doc_ids)
+            or bool(np.any(np.diff(indptr) < 0))
         ):
             raise ValueError(
                 "BM25 arrays do not match the vocabulary (index files from different saves?)"
             )
-        if len(doc_ids) and int(doc_ids.max()) >= num_docs:
+        if len(doc_ids) and (int(doc_ids.max()) >= num_docs or int(doc_ids.min()) < 0):
             raise ValueError(
                 "BM25 postings point past the number of documents (index files from different saves?)"
             )
-        return cls({t: i for i, t in enumerate(terms)}, indptr, doc_ids, weights, num_docs, params)
+        if not bool(np.all(np.isfinite(weights))):
+            raise ValueError("BM25 weights are not all finite numbers (a damaged file?)")
+        vocab = {t: i for i, t in enumerate(terms)}
+        if len(vocab) != len(terms):
+            raise ValueError("the BM25 vocabulary repeats terms (a damaged file?)")
+        try:
+            checked = cls.check_params(**params)
+        except (ConfigurationError, TypeError) as err:
+            raise ValueError(f"invalid BM25 parameters {params!r} ({err})") from None
+        return cls(vocab, indptr.astype(np.int64), doc_ids, weights, num_docs, checked)
 
 
 def _idf(df: np.ndarray, n: int, params: dict[str, Any]) -> np.ndarray:

@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 import numpy as np
 
 from ragkit.errors import (
+    ConfigurationError,
     EmbeddingMismatchError,
     IndexCorruptedError,
     IndexNotFoundError,
@@ -52,6 +54,8 @@ from ragkit.errors import (
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
 from ragkit.stores._docstore import DocColumns
+from ragkit.stores._faiss_check import check_faiss_file
+from ragkit.stores._safe_read import not_regular_error, open_regular, parse_json, read_regular
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -64,6 +68,7 @@ FORMAT = "ragkit-faiss"
 FORMAT_VERSION = 1
 _DATA_FILE = re.compile(r"(index|docstore)\.(\d+)\.(faiss|json)")
 _CHUNK = 1 << 20
+_MAX_MANIFEST = 1 << 20
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -131,6 +136,12 @@ def _write_index(path: Path, index: Any) -> dict[str, Any]:
         del writer  # flushes the writer's buffer
 
     write_atomic(path, write)
+    try:
+        check_faiss_file(path)  # what ragkit saves, ragkit can load
+    except IndexCorruptedError as err:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise StoreError(f"cannot save this FaissStore: {err}") from None
     return {"name": path.name, "size": size, "sha256": digest.hexdigest()}
 
 
@@ -216,8 +227,8 @@ def load_store(
         )
         doc_file, data = _verified_bytes(directory, manifest, "docstore", manifest_path)
         try:
-            docs = DocColumns.from_json_obj(json.loads(data.decode("utf-8")), count, str(doc_file))
-        except (ValueError, UnicodeDecodeError) as err:
+            docs = DocColumns.from_json_obj(parse_json(data, doc_file), count, str(doc_file))
+        except (ValueError, UnicodeDecodeError) as err:  # IndexCorruptedError is a ValueError
             raise IndexCorruptedError(
                 f"{str(doc_file)!r} is not a valid ragkit docstore: {err}"
             ) from None
@@ -227,7 +238,7 @@ def load_store(
         "distance_strategy" in kwargs
         and fx.distance_strategy(kwargs.pop("distance_strategy")) != manifest["distance_strategy"]
     ):
-        raise ValueError(
+        raise ConfigurationError(
             f"{str(manifest_path)!r} was built with distance {manifest['distance_strategy']!r}; "
             "the distance cannot change at load time"
         )
@@ -246,11 +257,9 @@ def load_store(
 
 def _read_manifest(path: Path) -> dict[str, Any]:
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise IndexCorruptedError(
-            f"{str(path)!r} is not valid JSON ({err}); the save was damaged"
-        ) from None
+        manifest = parse_json(read_regular(path, _MAX_MANIFEST), path)
+    except OSError as err:
+        raise IndexCorruptedError(f"{str(path)!r} cannot be read ({err.strerror or err})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise IndexCorruptedError(
             f"{str(path)!r} is not a ragkit FaissStore manifest (format must be {FORMAT!r})"
@@ -274,7 +283,7 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         "files": lambda v: isinstance(v, dict) and isinstance(v.get("docstore"), dict),
     }
     for field, ok in checks.items():
-        if not ok(manifest.get(field)):
+        if field not in manifest or not ok(manifest[field]):
             raise IndexCorruptedError(
                 f"{str(path)!r}: field {field!r} is missing or invalid ({manifest.get(field)!r})"
             )
@@ -306,9 +315,15 @@ def _entry(
         )
     assert isinstance(entry, dict)
     path = directory / name
-    if not path.is_file():
-        raise IndexCorruptedError(f"{str(path)!r} is missing (named by {str(manifest_path)!r})")
-    size = path.stat().st_size
+    try:
+        info = os.stat(path)
+    except OSError:
+        raise IndexCorruptedError(
+            f"{str(path)!r} is missing (named by {str(manifest_path)!r})"
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise not_regular_error(path, info.st_mode)
+    size = info.st_size
     if size != entry.get("size"):
         raise IndexCorruptedError(
             f"{str(path)!r} has {size} bytes, the manifest says {entry.get('size')}: "
@@ -327,7 +342,7 @@ def _verified_file(
     """The file for ``role`` after a streaming sha256 check (for the big index file)."""
     path, entry = _entry(directory, manifest, role, manifest_path)
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     if digest.hexdigest() != entry.get("sha256"):
@@ -340,7 +355,7 @@ def _verified_bytes(
 ) -> tuple[Path, bytes]:
     """The content of the file for ``role``, read once and sha256-checked."""
     path, entry = _entry(directory, manifest, role, manifest_path)
-    data = path.read_bytes()
+    data = read_regular(path, int(entry["size"]))
     if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
         raise _checksum_error(path)
     return path, data
@@ -348,29 +363,23 @@ def _verified_bytes(
 
 def _read_index(path: Path, manifest: dict[str, Any]) -> Any:
     faiss = fx.faiss_module()
-    try:
-        index = faiss.read_index(str(path))
-    except RuntimeError as err:
-        raise IndexCorruptedError(
-            f"{str(path)!r} is not a readable FAISS index: {fx._faiss_message(err)}"
-        ) from None
-    if manifest["dimension"] is not None and index.d != manifest["dimension"]:
-        raise IndexCorruptedError(
-            f"{str(path)!r} holds vectors of dimension {index.d}, "
-            f"the manifest says {manifest['dimension']}"
-        )
-    if index.ntotal != manifest["count"]:
-        raise IndexCorruptedError(
-            f"{str(path)!r} holds {index.ntotal} vectors, the manifest says {manifest['count']}"
-        )
     expected = (
         faiss.METRIC_L2
         if manifest["distance_strategy"] == fx.EUCLIDEAN
         else faiss.METRIC_INNER_PRODUCT
     )
-    if index.metric_type != expected:
+    # Every length, id and link is checked before FAISS reads the file: FAISS trusts them and
+    # would allocate whatever a crafted length asks for.
+    check_faiss_file(path, manifest["dimension"], manifest["count"], expected)
+    try:
+        index = faiss.read_index(str(path))
+        if index.metric_type != expected:
+            raise IndexCorruptedError(
+                f"{str(path)!r} uses another metric than {manifest['distance_strategy']!r}"
+            )
+        fx.prepare_index(index)
+    except (RuntimeError, MemoryError) as err:
         raise IndexCorruptedError(
-            f"{str(path)!r} uses another metric than {manifest['distance_strategy']!r}"
-        )
-    fx.prepare_index(index)
+            f"{str(path)!r} is not a readable FAISS index: {fx._faiss_message(err)}"
+        ) from None
     return index
