@@ -202,13 +202,17 @@ def index_cmd(
 
 def _recorded(index_dir: str) -> dict[str, Any]:
     """Embedding and splitter settings recorded in an existing index (the defaults of a rerun)."""
-    path = Path(index_dir) / "ragkit.toml"
+    from ragkit.indexing.layout import CONFIG
+
+    path = Path(index_dir) / CONFIG
     if not path.is_file():
         return {}
     from ragkit.indexing.manifest import read_toml
+    from ragkit.indexing.snapshot_manifest import live_splitter
 
     data = read_toml(path)
-    split = data.get("splitter", {})
+    live = live_splitter(Path(index_dir))
+    split = live[0] if live else data.get("splitter", {})
     out = {
         "embedding": data.get("index", {}).get("embedding") or None,
         "splitter": split.get("name"),

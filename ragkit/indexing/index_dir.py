@@ -29,7 +29,7 @@ from ragkit.indexing import layout as L
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
 from ragkit.indexing.models import make_embeddings, worth_caching
-from ragkit.indexing.snapshot_manifest import SnapshotManifest
+from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
 from ragkit.indexing.snapshot_view import SnapshotView
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
@@ -149,9 +149,10 @@ class Index:
             raise IndexMismatchError(
                 f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "
                 f"not {emb.model_id!r}. Use the same model (omit --embedding to use the recorded one), "
-                "or index into a new directory (or delete this one) to switch models"
+                "or index into a new directory to switch models"
             )
-        split = config.get(L.SECTION_SPLITTER, {})
+        # The live snapshot records what its chunks were made with; ragkit.toml keeps a copy.
+        split, source = live_splitter(root) or (config.get(L.SECTION_SPLITTER, {}), root / L.CONFIG)
         try:
             settings = SplitSettings(
                 split.get("name", "recursive"),
@@ -159,7 +160,7 @@ class Index:
                 int(split.get("chunk_overlap", 200)),
             )
         except (ConfigurationError, TypeError, ValueError) as err:
-            raise IndexDamagedError(f"{root / L.CONFIG} [splitter]: {err}") from err
+            raise IndexDamagedError(f"{source} [splitter]: {err}") from err
         return cls(root, emb, name or meta.get("embedding", ""), settings, config)
 
     @staticmethod

@@ -213,3 +213,22 @@ class SnapshotManifest:
         if size != entry[L.KEY_SIZE] or sha != entry[L.KEY_SHA256]:
             raise damaged(self.root, f"{path} fails its sha256 check: the file is corrupted")
         return path
+
+
+def live_splitter(root: Path) -> tuple[dict[str, Any], Path] | None:
+    """The splitter settings of ``root``'s live snapshot (what its chunks were made with), and
+    the manifest they come from.
+
+    ``None`` when nothing is committed yet or the snapshot cannot be read (its damage is
+    reported when the index is used); ``ragkit.toml``'s ``[splitter]`` copy is the fallback.
+    """
+    from ragkit.errors import RagkitError
+    from ragkit.indexing.snapshot import Snapshots
+
+    try:
+        current = Snapshots(root).current()
+        if current is None:
+            return None
+        return SnapshotManifest.read(current).splitter, current / L.MANIFEST
+    except RagkitError:
+        return None
