@@ -243,7 +243,8 @@ class Index:
 
         # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
         # batch by length (less padding), and is cached as soon as it is done.
-        store = LocalFileStore(self.path / L.CACHE, fsync=False)  # a lost entry is just recomputed
+        # A lost or damaged entry is just recomputed: no fsync, and a checksum on every value.
+        store = LocalFileStore(self.path / L.CACHE, fsync=False, checksum=True)
         return CacheBackedEmbeddings.from_bytes_store(
             self.embeddings, store, namespace=f"{self.model_id}/"
         )
