@@ -174,7 +174,3 @@ class DiskFullError(IndexingError, OSError):
 
     def __str__(self) -> str:  # OSError would prefix "[Errno 28]"
         return str(self.strerror) if self.strerror else super().__str__()
-
-
-class InvalidValueError(StoreError, TypeError):
-    """A value given to a store has the wrong type (names the key and the type expected)."""
