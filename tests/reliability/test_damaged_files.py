@@ -270,3 +270,25 @@ def test_a_copied_snapshot_keeps_working(index_dir, tmp_path):
     after = answers(tmp_path / "copy")
     assert after.pop("sources") == before.pop("sources")
     assert after == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep", "dev_zero", "list"])
+def test_a_damaged_hybrid_settings_file_is_a_clear_error(tmp_path, kind):
+    from ragkit.documents import Document
+    from ragkit.embeddings import HashEmbeddings
+    from ragkit.retrievers import HybridRetriever
+
+    docs = [Document(t, metadata={"source": t}) for t in ("chain wear", "brake pads", "tyres")]
+    HybridRetriever.from_documents(docs, HashEmbeddings(16)).save(tmp_path / "h")
+    settings = tmp_path / "h" / "hybrid.json"
+    settings.unlink()
+    if kind == "fifo":
+        os.mkfifo(settings)
+    elif kind == "dev_zero":
+        os.symlink("/dev/zero", settings)
+    elif kind == "deep":
+        settings.write_text("[" * 200_000 + "]" * 200_000)
+    else:
+        settings.write_text("[1, 2]")
+    with pytest.raises(RagkitError, match="hybrid.json"):
+        HybridRetriever.load(tmp_path / "h", HashEmbeddings(16))
