@@ -24,6 +24,7 @@ MEMORY_LIMIT = 6 << 30
 FILES = (
     "ragkit.toml",
     "CURRENT",
+    "index.lock",
     "SNAP/manifest.json",
     "SNAP/READERS",
     "SNAP/records.sqlite",

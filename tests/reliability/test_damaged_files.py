@@ -292,3 +292,31 @@ def test_a_damaged_hybrid_settings_file_is_a_clear_error(tmp_path, kind):
         settings.write_text("[1, 2]")
     with pytest.raises(RagkitError, match="hybrid.json"):
         HybridRetriever.load(tmp_path / "h", HashEmbeddings(16))
+
+
+def test_a_damaged_record_database_names_the_file_without_destructive_advice(tmp_path):
+    from ragkit.indexing import SQLRecordManager
+
+    path = tmp_path / "records.sqlite"
+    path.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 16)
+    with pytest.raises(RagkitError, match="records.sqlite") as err:
+        manager = SQLRecordManager("ns", db_url=f"sqlite:///{path}")
+        manager.create_schema()
+        manager.update(["k"], group_ids=["a.txt"])
+    advice = str(err.value).replace(str(tmp_path), "DIR")
+    assert "delete" not in advice.lower() and "--rebuild" in advice
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dev_zero"])
+def test_a_bad_lock_file_is_a_clear_error_or_harmless(index_dir, tmp_path, kind):
+    lock = index_dir / "index.lock"
+    lock.unlink(missing_ok=True)
+    if kind == "directory":
+        lock.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        os.symlink("/dev/zero", lock)
+    with pytest.raises(RagkitError, match="index.lock"):
+        Index.open(index_dir).add([tmp_path / "docs"])
+    assert answers(index_dir)["sources"]  # reading never needed the lock
