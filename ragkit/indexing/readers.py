@@ -58,6 +58,8 @@ def _lock(fd: int, exclusive: bool) -> bool:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB if exclusive else fcntl.LOCK_SH)
     except BlockingIOError:
         return False
+    except OSError:  # a file system without locks: read unpinned, and never prune
+        return not exclusive
     return True
 
 
