@@ -45,9 +45,6 @@ if TYPE_CHECKING:
     from ragkit.indexing.splitting import SplitSettings
 
 CLEANUPS = ("incremental", "full", "none")
-#: Kept for callers of the old names; the on-disk names live in :mod:`ragkit.indexing.layout`.
-NAMESPACE = L.NAMESPACE
-RECORDS = L.RECORDS
 SplitFor = Callable[[str], Callable[[list[Document]], list[Document]]]
 
 
