@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,12 +64,17 @@ def load_bm25(manifest: SnapshotManifest | None, root: Path) -> Any:
         raise IndexingError(
             f"{root} holds no documents yet; run `ragkit index PATH --index {root}`"
         )
-    manifest.verify(BM25_JSON)
     folder = manifest.folder / L.BM25
-    try:
-        bm25 = BM25Retriever.load(folder)
-    except RagkitError as err:
-        raise damaged(manifest.root, str(err)) from err
+    # The checksum is computed in a worker thread while this one parses (hashlib releases the
+    # GIL); nothing loaded is used unless it passes.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        check = pool.submit(manifest.verify, BM25_JSON)
+        try:
+            bm25 = BM25Retriever.load(folder)
+        except RagkitError as err:
+            check.result()  # a checksum failure explains the damage best
+            raise damaged(manifest.root, str(err)) from err
+        check.result()
     if len(bm25.docs) != manifest.chunks:
         raise damaged(
             manifest.root,

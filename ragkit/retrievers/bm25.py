@@ -336,17 +336,18 @@ def _read_header(path: Path, folder: Path) -> dict[str, Any]:
 
 def _documents(header: dict[str, Any], path: Path) -> list[Document]:
     docs = []
+    trusted = Document._trusted
     for i, entry in enumerate(header["documents"]):
-        if (
-            not isinstance(entry, dict)
-            or not isinstance(entry.get("page_content"), str)
-            or not isinstance(entry.get("metadata", {}), dict)
-            or not isinstance(entry.get("id"), (str, type(None)))
+        if not isinstance(entry, dict):
+            raise IndexFormatError(f"{path}: document {i} is invalid; rebuild the index")
+        text, meta, doc_id = entry.get("page_content"), entry.get("metadata", {}), entry.get("id")
+        if not (
+            isinstance(text, str)
+            and isinstance(meta, dict)
+            and (doc_id is None or isinstance(doc_id, str))
         ):
             raise IndexFormatError(f"{path}: document {i} is invalid; rebuild the index")
-        docs.append(
-            Document(entry["page_content"], metadata=entry.get("metadata", {}), id=entry.get("id"))
-        )
+        docs.append(trusted(text, meta, doc_id))  # checked just above; the dicts are fresh
     if header.get("num_docs", len(docs)) != len(docs):
         raise IndexFormatError(
             f"{path}: {len(docs)} documents, the header says {header.get('num_docs')}"
