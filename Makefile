@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup test demo bench lint clean
+.PHONY: setup test demo bench docs lint clean
 
 $(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,8 @@ $(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
 setup: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check ragkit tests benchmarks examples
-	$(BIN)/ruff format --check ragkit tests benchmarks examples
+	$(BIN)/ruff check ragkit tests benchmarks examples docs
+	$(BIN)/ruff format --check ragkit tests benchmarks examples docs
 	$(BIN)/mypy ragkit
 
 test: $(STAMP) lint
@@ -27,8 +27,12 @@ test: $(STAMP) lint
 demo: $(STAMP)
 	$(BIN)/python -m ragkit.demo
 
+# The documentation site (MkDocs + Material + mkdocstrings) into site/; any warning fails it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

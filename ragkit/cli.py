@@ -14,46 +14,15 @@ Example:
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ragkit._cli import output
-from ragkit._cli.settings import index_defaults, matches, parse_filter, resolve
-
-
-def _fail(err: Exception) -> None:
-    """Print ``err`` and exit 2 (usage) or 1 (everything else)."""
-    from ragkit.errors import ConfigurationError, IndexMismatchError
-
-    output.err(f"error: {err}")
-    sys.exit(2 if isinstance(err, (ConfigurationError, IndexMismatchError)) else 1)
-
-
-def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ragkit.errors import RagkitError
-
-        try:
-            return fn(*args, **kwargs)
-        except (RagkitError, OSError) as err:
-            _fail(err)
-        except ImportError as err:
-            output.err(
-                f"error: {err}. This feature needs an optional dependency or a ragkit part that is not "
-                "installed: pip install 'ragkit[local]' (or [google], [eval])"
-            )
-            sys.exit(1)
-        except KeyboardInterrupt:
-            output.err("interrupted: the index is left as it was before this run; rerun to resume")
-            sys.exit(130)
-
-    return wrapper
+from ragkit._cli.guard import guarded as _guarded
+from ragkit._cli.settings import index_defaults, resolve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -69,6 +38,14 @@ def cli() -> None:
       ragkit eval --dataset datasets/bicycle-care --retrievers bm25,dense,hybrid
       ragkit info my-index
     """
+
+
+def _register() -> None:
+    from ragkit._cli.eval_command import eval_cmd
+    from ragkit._cli.search import ask_cmd, query_cmd
+
+    for command in (query_cmd, ask_cmd, eval_cmd):
+        cli.add_command(command)
 
 
 @cli.command("index")
@@ -134,6 +111,13 @@ def cli() -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="No progress on stderr (by default: a bar on a terminal, else a line every "
+    "RAGKIT_PROGRESS_INTERVAL seconds [10]).",
+)
 @_guarded
 def index_cmd(
     paths: tuple[str, ...],
@@ -149,6 +133,7 @@ def index_cmd(
     rebuild: bool,
     lock_timeout: float,
     as_json: bool,
+    quiet: bool,
 ) -> None:
     """Index files and folders into an index directory, incrementally.
 
@@ -179,7 +164,9 @@ def index_cmd(
         chunk_size=int(resolve(chunk_size, {**recorded, **defaults}, "chunk_size", 1000)),
         chunk_overlap=int(resolve(chunk_overlap, {**recorded, **defaults}, "chunk_overlap", 200)),
     )
-    with output.ProgressView(enabled=not as_json) as view:
+    from ragkit._cli.progress import progress_view
+
+    with progress_view(quiet) as view:
         report = idx.add(
             list(paths),
             glob=resolve(glob, defaults, "glob", ()),
@@ -220,247 +207,6 @@ def _recorded(index_dir: str) -> dict[str, Any]:
         "chunk_overlap": split.get("chunk_overlap"),
     }
     return {k: v for k, v in out.items() if v is not None}
-
-
-def _retrieve(
-    index_dir: str, query: str, kind: str, k: int, flt: dict[str, Any] | None, embedding: str | None
-) -> list[Any]:
-    from ragkit.errors import ConfigurationError
-    from ragkit.indexing.index_dir import Index
-
-    if not query.strip():
-        raise ConfigurationError("the question is empty; pass some text to search for")
-    idx = Index.open(index_dir, embeddings=embedding)
-    if kind == "similarity":
-        return idx.search(query, k=k, filter=flt)
-    if kind == "multi-query":
-        raise ConfigurationError(
-            "--retriever multi-query needs a chat model: use it from Python, "
-            "Index.retriever('multi-query', llm=...)"
-        )
-    retriever = idx.retriever(kind, k=k if flt is None else k * 10)
-    if kind == "mmr" and flt is not None:
-        docs = retriever.invoke(query, filter=flt)
-    else:
-        docs = [d for d in retriever.invoke(query) if matches(d.metadata, flt)]
-    return docs[:k]
-
-
-RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-query", "parent"])
-
-
-@cli.command("query")
-@click.argument("index_dir", metavar="DIR")
-@click.argument("question")
-@click.option(
-    "--retriever",
-    type=RETRIEVER_CHOICE,
-    envvar="RAGKIT_RETRIEVER",
-    help="Retrieval strategy [hybrid].",
-)
-@click.option(
-    "-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4]."
-)
-@click.option("--filter", "filters", multiple=True, help="Metadata filter key=value (repeatable).")
-@click.option("--embedding", envvar="RAGKIT_EMBEDDING", hidden=True)
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages."
-)
-@_guarded
-def query_cmd(
-    index_dir: str,
-    question: str,
-    retriever: str | None,
-    k: int | None,
-    filters: tuple[str, ...],
-    embedding: str | None,
-    as_json: bool,
-) -> None:
-    """Search an index: ranked passages with source, score and a highlighted snippet.
-
-    \b
-    Examples:
-      ragkit query my-index "how do I reset it?"
-      ragkit query my-index "reset" --retriever bm25 -k 10 --filter source=/docs/manual.md --json
-    """
-    defaults = index_defaults(index_dir)
-    kind = resolve(retriever, defaults, "retriever", "hybrid")
-    top = int(resolve(k, defaults, "k", 4))
-    docs = _retrieve(index_dir, question, kind, top, parse_filter(filters), embedding)
-    if as_json:
-        output.emit_json(
-            {
-                "query": question,
-                "retriever": kind,
-                "k": top,
-                "results": [output.result_json(d, i) for i, d in enumerate(docs, 1)],
-            }
-        )
-    else:
-        output.print_results(docs, question)
-
-
-@cli.command("ask")
-@click.argument("index_dir", metavar="DIR")
-@click.argument("question")
-@click.option(
-    "--retriever",
-    type=RETRIEVER_CHOICE,
-    envvar="RAGKIT_RETRIEVER",
-    help="Retrieval strategy [hybrid].",
-)
-@click.option(
-    "-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4]."
-)
-@click.option(
-    "--model",
-    "model_name",
-    envvar="RAGKIT_GEMINI_MODEL",
-    default="gemini-2.0-flash",
-    show_default=True,
-    help="The Gemini model that writes the answer.",
-)
-@_guarded
-def ask_cmd(
-    index_dir: str, question: str, retriever: str | None, k: int | None, model_name: str
-) -> None:
-    """Answer a question from an index with Gemini (needs GOOGLE_API_KEY), citing the sources.
-
-    Without a key, prints the retrieved passages and says how to get answers.
-
-    \b
-    Example:
-      GOOGLE_API_KEY=... ragkit ask my-index "what does the warranty cover?"
-    """
-    from ragkit._cli.ask import answer
-
-    defaults = index_defaults(index_dir)
-    docs = _retrieve(
-        index_dir,
-        question,
-        resolve(retriever, defaults, "retriever", "hybrid"),
-        int(resolve(k, defaults, "k", 4)),
-        None,
-        None,
-    )
-    text = answer(question, docs, model_name=model_name)
-    if text is None:
-        output.err(
-            "GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
-            "one; the retrieved passages follow."
-        )
-        output.print_results(docs, question)
-        return
-    print(text)
-    print()
-    print("Sources:")
-    for i, doc in enumerate(docs, 1):
-        print(f"  [{i}] {doc.metadata.get('source', '?')}")
-
-
-def _k_list(raw: str) -> tuple[int, ...]:
-    from ragkit.errors import ConfigurationError
-
-    try:
-        values = tuple(sorted({int(v) for v in raw.split(",") if v.strip()}))
-    except ValueError as err:
-        raise ConfigurationError(
-            f"-k {raw!r}: expected comma-separated integers like 1,3,5,10"
-        ) from err
-    if not values or values[0] <= 0:
-        raise ConfigurationError(f"-k {raw!r}: expected positive integers like 1,3,5,10")
-    return values
-
-
-@cli.command("eval")
-@click.option(
-    "--dataset", required=True, envvar="RAGKIT_DATASET", help="A BEIR-format dataset folder."
-)
-@click.option(
-    "--retrievers",
-    default="bm25,dense,hybrid",
-    show_default=True,
-    help="Comma-separated: bm25, dense, mmr, hybrid.",
-)
-@click.option(
-    "-k", "k_values", default="1,3,5,10", show_default=True, help="Cut-offs, comma-separated."
-)
-@click.option(
-    "--embedding",
-    envvar="RAGKIT_EMBEDDING",
-    default="local",
-    show_default=True,
-    help="local | google | hash[-N] for the dense members.",
-)
-@click.option("--split", default="test", show_default=True, help="Which qrels split to score.")
-@click.option(
-    "--output",
-    "output_path",
-    type=click.Path(dir_okay=False),
-    help="Also write the table to this file.",
-)
-@click.option(
-    "--plot",
-    "plot_path",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Write recall@k curves to a PNG (default: next to --output, or ragkit-eval.png).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with all scores.")
-@_guarded
-def eval_cmd(
-    dataset: str,
-    retrievers: str,
-    k_values: str,
-    embedding: str,
-    split: str,
-    output_path: str | None,
-    plot_path: str | None,
-    as_json: bool,
-) -> None:
-    """Evaluate retrievers on a BEIR-format dataset (nDCG, recall, MRR, MAP, precision at k).
-
-    \b
-    Examples:
-      ragkit eval --dataset datasets/bicycle-care
-      ragkit eval --dataset ../scifact --retrievers bm25,hybrid -k 1,10,100 --output report.md --plot
-    """
-    from ragkit._cli.evaluation import plot, run_eval
-
-    ks = _k_list(k_values)
-    names = [n.strip() for n in retrievers.split(",") if n.strip()]
-    table, results = run_eval(dataset, names, ks, embedding, split)
-    if output_path:
-        Path(output_path).write_text(f"# ragkit eval: {dataset}\n\n{table}\n", encoding="utf-8")
-    png = None
-    if plot_path is not None:
-        png = Path(
-            plot_path
-            or (Path(output_path).with_suffix(".png") if output_path else "ragkit-eval.png")
-        )
-        plot(results, ks, png)
-    if as_json:
-        output.emit_json(
-            {
-                "dataset": dataset,
-                "k_values": list(ks),
-                "plot": str(png) if png else None,
-                "results": [
-                    {
-                        "name": r.name,
-                        "scores": r.scores,
-                        "latency_ms": r.latency_ms,
-                        "num_queries": r.num_queries,
-                    }
-                    for r in results
-                ],
-            }
-        )
-    else:
-        print(table)
-        if png:
-            print(f"\nplot: {png}")
 
 
 _SIZE_PARTS = (
@@ -523,6 +269,9 @@ def demo_cmd() -> None:
     from ragkit.demo import main as demo_main
 
     sys.exit(demo_main())
+
+
+_register()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

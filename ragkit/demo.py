@@ -36,12 +36,16 @@ def _inputs(path: Path) -> list[Any]:
     return [path]
 
 
-def _show(title: str, docs: list[Document]) -> None:
-    print(f"\n{title}")
+def _show(kind: str, question: str, docs: list[Document]) -> None:
+    from ragkit._cli.scores import score_kind
+
+    scale = score_kind(kind)
+    print(f"\n{kind} retriever: {question!r} (scores: {scale.label}, {scale.hint})")
     for rank, doc in enumerate(docs, 1):
         text = " ".join(doc.page_content.split())
         print(
-            f"  {rank}. [{doc.metadata.get('score', 0.0):.3f}] {doc.metadata.get('source')}: {text[:110]}..."
+            f"  {rank}. [{scale.name} {doc.metadata.get('score', 0.0):.3f}] "
+            f"{doc.metadata.get('source')}: {text[:100]}..."
         )
 
 
@@ -72,7 +76,7 @@ def main() -> int:
     first = idx.add(inputs)
     print(f"first index: {_summary(first)}; {first.chunks} chunks")
     for kind, question in DEMO_QUERIES:
-        _show(f"{kind} retriever: {question!r}", idx.retriever(kind, k=3).invoke(question))
+        _show(kind, question, idx.retriever(kind, k=3).invoke(question))
     again = idx.add(inputs)
     print(f"\nre-index, nothing changed: {_summary(again)}")
     info = Index.open(root).info()

@@ -13,6 +13,9 @@ from typing import Any
 from ragkit.errors import ConfigurationError
 
 EVAL_RETRIEVERS = ("bm25", "dense", "mmr", "hybrid")
+INDEX_RETRIEVERS = ("bm25", "dense", "mmr", "hybrid", "parent")
+#: Chunks fetched per document cut-off when evaluating an index (chunks of one source count once).
+CHUNKS_PER_DOCUMENT = 5
 
 
 def _build(name: str, docs: list[Any], embedding: Any, depth: int, cache: dict[str, Any]) -> Any:
@@ -30,6 +33,8 @@ def _build(name: str, docs: list[Any], embedding: Any, depth: int, cache: dict[s
             cache["bm25"] = BM25Retriever.from_documents(docs, k=depth)
         return cache["bm25"]
 
+    if name == "similarity":
+        name = "dense"
     if name == "bm25":
         return bm25()
     if name == "dense":
@@ -65,6 +70,7 @@ def run_eval(
     from ragkit.eval.result import compare
     from ragkit.indexing.models import make_embeddings
 
+    names = ["dense" if n == "similarity" else n for n in names]
     for name in names:
         if name not in EVAL_RETRIEVERS:
             raise ConfigurationError(
@@ -87,6 +93,83 @@ def run_eval(
     ]
     columns = [f"ndcg@{k}" for k in k_values] + [f"recall@{k}" for k in k_values]
     return compare(results, columns=columns), results
+
+
+def judgements(dataset_path: str | None, queries: str | None, qrels: str | None, split: str) -> Any:
+    """The queries and judgements to score an index with: files, or a BEIR dataset's."""
+    from ragkit.eval.beir import load_judgements
+
+    if queries or qrels:
+        if not (queries and qrels):
+            raise ConfigurationError(
+                "--queries and --qrels go together: a queries.jsonl and a qrels TSV file"
+            )
+        return load_judgements(queries, qrels)
+    if dataset_path:
+        root = Path(dataset_path)
+        found = [root / n for n in ("queries.jsonl", "queries.jsonl.gz") if (root / n).is_file()]
+        if not found:
+            raise ConfigurationError(
+                f"--dataset {dataset_path}: no queries.jsonl there; pass a BEIR-format folder or "
+                "--queries FILE --qrels FILE"
+            )
+        return load_judgements(found[0], root / "qrels" / f"{split}.tsv", name=root.name)
+    raise ConfigurationError(
+        "--index needs judgements: --queries queries.jsonl --qrels qrels.tsv (BEIR format), or "
+        "--dataset FOLDER holding queries.jsonl and qrels/SPLIT.tsv"
+    )
+
+
+def run_index_eval(
+    index_dir: str, data: Any, names: Sequence[str], k_values: Sequence[int]
+) -> tuple[str, list[Any], Any]:
+    """Evaluate retrievers over an index built with ``ragkit index``.
+
+    The judged document ids are matched to the index's sources by
+    :func:`ragkit.eval.match_sources`; each retriever's chunks are mapped to their
+    documents, and a document ranks where its best chunk does. Returns the table, the
+    results and the :class:`ragkit.eval.SourceMatch`.
+    """
+    from ragkit.errors import DatasetError
+    from ragkit.eval import evaluate
+    from ragkit.eval.result import compare
+    from ragkit.eval.source_ids import match_sources
+    from ragkit.indexing.index_dir import Index
+
+    names = ["dense" if n == "similarity" else n for n in names]
+    for name in names:
+        if name not in INDEX_RETRIEVERS:
+            raise ConfigurationError(
+                f"--retrievers: unknown retriever {name!r} for an index; choose from "
+                f"{', '.join(INDEX_RETRIEVERS)}"
+            )
+    idx = Index.open(index_dir)
+    sources = idx.sources()
+    judged = {d for grades in data.qrels.values() for d in grades}
+    match = match_sources(sorted(judged), sources)
+    if judged and len(match.unmatched) == len(judged):
+        example = sources[0] if sources else "(the index is empty)"
+        raise DatasetError(
+            f"none of the {len(judged)} judged document ids (e.g. {sorted(judged)[0]!r}) names a "
+            f"source of {index_dir}, whose sources look like {example!r}. A qrels corpus-id "
+            "names a file by the end of its path, with or without the extension (e.g. 'bc02' or "
+            "'docs/bc02.md' for .../docs/bc02.md)"
+        )
+    depth = max(k_values)
+    results = []
+    for name in names:
+        kind = "similarity" if name == "dense" else name
+        chunks = depth if kind == "parent" else depth * CHUNKS_PER_DOCUMENT
+        retriever = idx.retriever(kind, k=chunks)
+
+        def ranked(query: str, retriever: Any = retriever) -> list[str]:
+            return [
+                match.doc_id(str(d.metadata.get("source", ""))) for d in retriever.invoke(query)
+            ]
+
+        results.append(evaluate(ranked, data, k_values=k_values, name=name))
+    columns = [f"ndcg@{k}" for k in k_values] + [f"recall@{k}" for k in k_values]
+    return compare(results, columns=columns), results, match
 
 
 def plot(results: Sequence[Any], k_values: Sequence[int], path: Path) -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ragkit._cli.scores import ScoreKind
     from ragkit.documents import Document
-    from ragkit.indexing.writer import IndexReport, Progress
+    from ragkit.indexing.writer import IndexReport
 
 
 def is_tty(stream: Any) -> bool:
@@ -27,47 +27,6 @@ def emit_json(data: Any) -> None:
 
 def err(message: str) -> None:
     sys.stderr.write(message.rstrip("\n") + "\n")
-
-
-class ProgressView:
-    """A live progress line on a terminal (rich); silent when stderr is not a terminal."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and is_tty(sys.stderr)
-        self._live: Any = None
-        self._last = 0.0
-        self._stage = ""
-
-    def __enter__(self) -> ProgressView:
-        if self.enabled:
-            from rich.console import Console
-            from rich.live import Live
-
-            self._live = Live(
-                "", console=Console(stderr=True), refresh_per_second=8, transient=True
-            )
-            self._live.__enter__()
-        return self
-
-    def __call__(self, p: Progress) -> None:
-        if self._live is None:
-            return
-        now = time.monotonic()
-        if now - self._last < 0.1 and p.stage == self._stage:
-            return
-        self._last, self._stage = now, p.stage
-        elapsed = max(now - p.started, 1e-6)
-        rate = p.embedded / elapsed
-        files_rate = max(p.files_done, 1) / elapsed
-        eta = (p.files_total - p.files_done) / files_rate if p.files_total else 0.0
-        self._live.update(
-            f"[bold]{p.stage}[/] files {p.files_done}/{p.files_total}  chunks {p.chunks}  "
-            f"embedded {p.embedded} ({rate:.0f}/s)  elapsed {elapsed:.0f}s  ETA {eta:.0f}s"
-        )
-
-    def __exit__(self, *exc: object) -> None:
-        if self._live is not None:
-            self._live.__exit__(None, None, None)
 
 
 def report_summary(report: IndexReport, index_dir: str) -> str:
@@ -98,39 +57,72 @@ def snippet(text: str, query: str, width: int = 240) -> str:
     return ("…" if start else "") + out + ("…" if start + width < len(flat) else "")
 
 
-def print_results(docs: list[Document], query: str) -> None:
+def _score_text(doc: Document, scale: ScoreKind) -> str:
+    score = doc.metadata.get("score")
+    if scale.name == "none" or not isinstance(score, (int, float)):
+        return ""
+    return f"  {scale.name} {score:.4f}"
+
+
+def _also_in(doc: Document) -> str:
+    copies = doc.metadata.get("duplicates") or []
+    if not copies:
+        return ""
+    shown = ", ".join(str(c) for c in copies[:3])
+    more = f" and {len(copies) - 3} more" if len(copies) > 3 else ""
+    return f"   (also in {shown}{more})"
+
+
+def score_legend(scale: ScoreKind, retriever: str) -> str:
+    """One line saying what the scores of ``retriever`` are and how to read them."""
+    if scale.name == "none":
+        return f"{retriever}: no scores ({scale.hint})"
+    order = "higher is better" if scale.higher_is_better else "lower is better"
+    return f"{retriever}: scores are {scale.label}, {order} ({scale.hint})"
+
+
+def print_results(
+    docs: list[Document], query: str, scale: ScoreKind | None = None, retriever: str = ""
+) -> None:
+    from ragkit._cli.scores import SCORE_KINDS
+
+    scale = scale or SCORE_KINDS["cosine"]
     terms = [w for w in re.findall(r"\w+", query) if len(w) > 2]
     rich_out = is_tty(sys.stdout)
     if not docs:
         print("no results")
         return
+    legend = score_legend(scale, retriever or "results")
     if rich_out:
         from rich.console import Console
         from rich.text import Text
 
         console = Console()
+        console.print(Text(legend, style="dim"))
         for rank, doc in enumerate(docs, 1):
             head = Text(f"{rank}. {doc.metadata.get('source', '?')}", style="bold")
-            head.append(f"  score {doc.metadata.get('score', float('nan')):.4f}", style="dim")
+            head.append(_score_text(doc, scale), style="dim")
+            head.append(_also_in(doc), style="dim")
             console.print(head)
             body = Text("   " + snippet(doc.page_content, query))
             body.highlight_words(terms, style="bold yellow", case_sensitive=False)
             console.print(body)
         return
+    print(legend)
     for rank, doc in enumerate(docs, 1):
-        print(
-            f"{rank}. {doc.metadata.get('source', '?')}  score {doc.metadata.get('score', float('nan')):.4f}"
-        )
+        print(f"{rank}. {doc.metadata.get('source', '?')}{_score_text(doc, scale)}{_also_in(doc)}")
         print("   " + snippet(doc.page_content, query))
 
 
-def result_json(doc: Document, rank: int) -> dict[str, Any]:
+def result_json(doc: Document, rank: int, scale: ScoreKind | None = None) -> dict[str, Any]:
     meta = {k: v for k, v in doc.metadata.items() if k != "score"}
     return {
         "rank": rank,
         "id": doc.id,
         "source": meta.get("source"),
         "score": doc.metadata.get("score"),
+        "score_kind": scale.name if scale is not None else None,
+        "duplicates": list(meta.get("duplicates") or []),
         "text": doc.page_content,
         "metadata": meta,
     }

@@ -3,7 +3,7 @@
 Only pydantic is imported here; nothing heavy.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
 from ragkit.core.binding import RunnableBinding
@@ -22,6 +22,9 @@ from ragkit.core.parallel import RunnableMap, RunnableParallel
 from ragkit.core.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
 from ragkit.core.retry import RunnableRetry
 from ragkit.core.sequence import RunnableSequence
+
+if TYPE_CHECKING:
+    from ragkit.core.log import RunLog, RunLogPatch
 
 
 def __getattr__(name: str) -> Any:

@@ -4,10 +4,16 @@
 Google SDK) are imported lazily, so ``import ragkit.embeddings`` stays light.
 """
 
+from typing import TYPE_CHECKING
+
 from ragkit._lazy import lazy_getattr
 from ragkit.embeddings.base import Embeddings
 from ragkit.embeddings.cache import CacheBackedEmbeddings
 from ragkit.embeddings.hash import HashEmbeddings
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.google import GoogleGenerativeAIEmbeddings
+    from ragkit.embeddings.local import LocalEmbeddings
 
 __all__ = [
     "CacheBackedEmbeddings",

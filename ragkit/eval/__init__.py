@@ -6,17 +6,21 @@ Example:
     >>> # print(evaluate(retriever, data).to_markdown())
 """
 
-from ragkit.eval.beir import BeirDataset, load_beir
+from ragkit.eval.beir import BeirDataset, load_beir, load_judgements
 from ragkit.eval.evaluate import evaluate
 from ragkit.eval.metrics import score_query, score_run
 from ragkit.eval.result import EvalResult, compare
+from ragkit.eval.source_ids import SourceMatch, match_sources
 
 __all__ = [
     "BeirDataset",
     "EvalResult",
+    "SourceMatch",
     "compare",
     "evaluate",
     "load_beir",
+    "load_judgements",
+    "match_sources",
     "score_query",
     "score_run",
 ]

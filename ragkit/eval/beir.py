@@ -177,3 +177,37 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     if not qrels:
         raise DatasetError(f"{path} has no judgements")
     return qrels
+
+
+def load_judgements(queries: str | Path, qrels: str | Path, name: str | None = None) -> BeirDataset:
+    """Queries and judgements without a corpus, to evaluate an existing index.
+
+    ``queries`` is a BEIR ``queries.jsonl`` (``{"_id": ..., "text": ...}`` per line, may be
+    gzipped) and ``qrels`` a BEIR qrels TSV (``query-id<TAB>corpus-id<TAB>score``); the
+    corpus ids name the index's documents (see :func:`ragkit.eval.match_sources`).
+
+    Example:
+        >>> # data = load_judgements("my-queries.jsonl", "my-qrels.tsv")
+    """
+    queries_path, qrels_path = Path(queries), Path(qrels)
+    for label, path in (("queries", queries_path), ("qrels", qrels_path)):
+        if not path.is_file():
+            raise DatasetError(f"{label} file {path} does not exist")
+    judged = _read_qrels(qrels_path)
+    texts: dict[str, str] = {}
+    for lineno, row in _read_jsonl(queries_path):
+        qid = _field(row, "_id", queries_path, lineno)
+        if qid in judged:
+            text = row.get("text")
+            if not isinstance(text, str):
+                raise DatasetError(f"{queries_path}:{lineno}: query {qid!r} has no string 'text'")
+            texts[qid] = text
+    missing = sorted(set(judged) - set(texts))
+    if missing:
+        raise DatasetError(
+            f"{qrels_path} judges queries missing from {queries_path}: {missing[:5]}"
+        )
+    ordered = {q: judged[q] for q in texts}
+    return BeirDataset(
+        {}, texts, ordered, name=name or qrels_path.stem, split=qrels_path.stem, path=None
+    )

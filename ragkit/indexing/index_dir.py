@@ -309,9 +309,28 @@ class Index:
         self._bm25.k = k
         return self._bm25
 
-    def retriever(self, kind: str = "similarity", k: int = 4, **kwargs: Any) -> BaseRetriever:
+    def retriever(
+        self, kind: str = "similarity", k: int = 4, *, dedupe: bool | float = False, **kwargs: Any
+    ) -> BaseRetriever:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
-        (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks)."""
+        (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks).
+
+        ``dedupe=True`` (or a threshold in (0, 1]) folds near-duplicate passages, such as the
+        same paragraph from several copies of a page: the retriever fetches ``3 * k`` results
+        and returns the best ``k`` distinct ones, each listing its folded copies in
+        ``metadata["duplicates"]`` (see :class:`ragkit.retrievers.NearDuplicateFilter`).
+        """
+        from ragkit.retrievers.near_duplicates import dedupe_threshold
+
+        threshold = dedupe_threshold(dedupe)
+        if threshold is not None:
+            from ragkit.retrievers.contextual_compression import ContextualCompressionRetriever
+            from ragkit.retrievers.near_duplicates import NearDuplicateFilter
+
+            return ContextualCompressionRetriever(
+                base_compressor=NearDuplicateFilter(threshold, k=k),
+                base_retriever=self.retriever(kind, k=3 * k, **kwargs),
+            )
         if kind == "similarity":
             return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})  # type: ignore[no-any-return]
         if kind == "mmr":

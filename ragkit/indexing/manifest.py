@@ -38,7 +38,7 @@ _CHOICES = {
 }
 _POSITIVE = ("k", "workers", "chunk_size")
 _NON_NEGATIVE = ("chunk_overlap",)
-_TEXT = ("embedding", "splitter")
+_TEXT = ("embedding", "splitter", "model", "endpoint")
 _PATTERNS = ("glob", "exclude")
 
 
@@ -119,6 +119,11 @@ def check_defaults(table: Any, path: Path) -> dict[str, Any]:
             raise bad(key, f"it must be one of {', '.join(_CHOICES[key])}")
         if key in _TEXT and not (isinstance(value, str) and value):
             raise bad(key, "it must be a non-empty string")
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if key == "dedupe" and not (isinstance(value, bool) or (is_number and 0 < value <= 1)):
+            raise bad(key, "it must be true, false or a similarity threshold above 0, up to 1")
+        if key == "dedupe_threshold" and not (is_number and 0 < value <= 1):
+            raise bad(key, "it must be a similarity threshold above 0, up to 1")
         if key in _PATTERNS and not (
             isinstance(value, str)
             or (isinstance(value, list) and all(isinstance(v, str) for v in value))

@@ -1,9 +1,12 @@
 """Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra)."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit.models.base import BaseChatModel
 from ragkit.models.fake import FakeChatModel
+
+if TYPE_CHECKING:
+    from ragkit.models.google import ChatGoogleGenerativeAI
 
 __all__ = ["BaseChatModel", "ChatGoogleGenerativeAI", "FakeChatModel"]
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ragkit.retrievers.llm_extractor import LLMChainExtractor
     from ragkit.retrievers.multi_query import MultiQueryRetriever
     from ragkit.retrievers.multi_vector import MultiVectorRetriever
+    from ragkit.retrievers.near_duplicates import NearDuplicateFilter
     from ragkit.retrievers.parent_document import ParentDocumentRetriever
     from ragkit.retrievers.reorder import LongContextReorder
 
@@ -44,6 +45,7 @@ _LAZY = {
     "HybridRetriever": "ragkit.retrievers.hybrid",
     "MultiQueryRetriever": "ragkit.retrievers.multi_query",
     "MultiVectorRetriever": "ragkit.retrievers.multi_vector",
+    "NearDuplicateFilter": "ragkit.retrievers.near_duplicates",
     "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
     "BaseDocumentCompressor": "ragkit.retrievers.contextual_compression",
     "ContextualCompressionRetriever": "ragkit.retrievers.contextual_compression",
@@ -69,6 +71,7 @@ __all__ = [
     "LongContextReorder",
     "MultiQueryRetriever",
     "MultiVectorRetriever",
+    "NearDuplicateFilter",
     "ParentDocumentRetriever",
     "VectorStoreRetriever",
     "reciprocal_rank_fusion",

@@ -37,7 +37,8 @@ class ParentDocumentRetriever(MultiVectorRetriever):
         parent_splitter: Optionally splits the input documents into parents first.
         id_key: Child metadata key holding the parent's key.
         child_metadata_fields: If given, children keep only these metadata fields (plus ``id_key``).
-        search_kwargs, search_type: As for :class:`MultiVectorRetriever`.
+        search_kwargs: As for :class:`MultiVectorRetriever`.
+        search_type: As for :class:`MultiVectorRetriever`.
     """
 
     def __init__(

@@ -4,6 +4,8 @@
 lazily, so ``import ragkit.stores`` stays light.
 """
 
+from typing import TYPE_CHECKING
+
 from ragkit._lazy import lazy_getattr
 from ragkit.stores.base import VectorStore
 from ragkit.stores.file_store import LocalFileStore
@@ -14,6 +16,10 @@ from ragkit.stores.kv import (
     InMemoryByteStore,
     InMemoryStore,
 )
+
+if TYPE_CHECKING:
+    from ragkit.stores.faiss import FaissStore
+    from ragkit.stores.google_vectorstore import GoogleVectorStore
 
 __all__ = [
     "BaseStore",

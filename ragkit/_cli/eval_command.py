@@ -1,0 +1,168 @@
+"""``ragkit eval``: score retrievers on a BEIR dataset, or on an index with judgements for it.
+
+Example:
+    $ ragkit eval --dataset datasets/bicycle-care --retrievers bm25,dense,hybrid
+    $ ragkit eval --index bikes --queries queries.jsonl --qrels qrels.tsv
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ragkit._cli import output
+from ragkit._cli.guard import guarded
+
+
+def _k_list(raw: str) -> tuple[int, ...]:
+    from ragkit.errors import ConfigurationError
+
+    try:
+        values = tuple(sorted({int(v) for v in raw.split(",") if v.strip()}))
+    except ValueError as err:
+        raise ConfigurationError(
+            f"-k {raw!r}: expected comma-separated integers like 1,3,5,10"
+        ) from err
+    if not values or values[0] <= 0:
+        raise ConfigurationError(f"-k {raw!r}: expected positive integers like 1,3,5,10")
+    return values
+
+
+@click.command("eval")
+@click.option(
+    "--dataset",
+    envvar="RAGKIT_DATASET",
+    help="A BEIR-format dataset folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).",
+)
+@click.option(
+    "--index",
+    "index_dir",
+    help="Evaluate this index (built with `ragkit index`) instead of building one from a corpus.",
+)
+@click.option("--queries", help="With --index: a BEIR queries.jsonl file.")
+@click.option(
+    "--qrels",
+    help="With --index: a BEIR qrels TSV (query-id, corpus-id, score); a corpus-id names a "
+    "source by the end of its path, with or without the extension.",
+)
+@click.option(
+    "--retrievers",
+    default="bm25,dense,hybrid",
+    show_default=True,
+    help="Comma-separated: bm25, dense, mmr, hybrid (and parent with --index).",
+)
+@click.option(
+    "-k", "k_values", default="1,3,5,10", show_default=True, help="Cut-offs, comma-separated."
+)
+@click.option(
+    "--embedding",
+    envvar="RAGKIT_EMBEDDING",
+    default="local",
+    show_default=True,
+    help="local | google | hash[-N] for the dense members (an index uses its own).",
+)
+@click.option("--split", default="test", show_default=True, help="Which qrels split to score.")
+@click.option(
+    "--output",
+    "output_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the table to this file.",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Write recall@k curves to a PNG (default: next to --output, or ragkit-eval.png).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document with all scores.")
+@guarded
+def eval_cmd(
+    dataset: str | None,
+    index_dir: str | None,
+    queries: str | None,
+    qrels: str | None,
+    retrievers: str,
+    k_values: str,
+    embedding: str,
+    split: str,
+    output_path: str | None,
+    plot_path: str | None,
+    as_json: bool,
+) -> None:
+    """Evaluate retrievers (nDCG, recall, MRR, MAP, precision at k) on a BEIR-format dataset,
+    or on an index you built with judgements for it.
+
+    With --index, each judged corpus-id is matched to the index's sources by the end of the
+    path, with or without the extension: 'bc02' and 'docs/bc02.md' both name .../docs/bc02.md.
+    Chunks are mapped to their documents; a document ranks where its best chunk does.
+
+    \b
+    Examples:
+      ragkit eval --dataset datasets/bicycle-care
+      ragkit eval --dataset ../scifact --retrievers bm25,hybrid -k 1,10,100 --output report.md --plot
+      ragkit index datasets/bicycle-care/docs --index bikes
+      ragkit eval --index bikes --queries datasets/bicycle-care/queries.jsonl \\
+                  --qrels datasets/bicycle-care/qrels/test.tsv
+    """
+    from ragkit._cli.evaluation import judgements, plot, run_eval, run_index_eval
+    from ragkit.errors import ConfigurationError
+
+    ks = _k_list(k_values)
+    names = [n.strip() for n in retrievers.split(",") if n.strip()]
+    match = None
+    if index_dir:
+        data = judgements(dataset, queries, qrels, split)
+        table, results, match = run_index_eval(index_dir, data, names, ks)
+        label = str(index_dir)
+    elif dataset:
+        if queries or qrels:
+            raise ConfigurationError("--queries and --qrels go with --index, not --dataset alone")
+        table, results = run_eval(dataset, names, ks, embedding, split)
+        label = dataset
+    else:
+        raise ConfigurationError(
+            "pass --dataset FOLDER (a BEIR dataset), or --index DIR with --queries and --qrels"
+        )
+    if match is not None and match.unmatched:
+        output.err(
+            f"note: {len(match.unmatched)} judged document id(s) name no source of the index "
+            f"(they count as relevant documents it does not hold): {', '.join(match.unmatched[:5])}"
+            + (" ..." if len(match.unmatched) > 5 else "")
+        )
+    if output_path:
+        Path(output_path).write_text(f"# ragkit eval: {label}\n\n{table}\n", encoding="utf-8")
+    png = None
+    if plot_path is not None:
+        png = Path(
+            plot_path
+            or (Path(output_path).with_suffix(".png") if output_path else "ragkit-eval.png")
+        )
+        plot(results, ks, png)
+    if as_json:
+        data_out: dict[str, Any] = {
+            "dataset": dataset,
+            "index": index_dir,
+            "k_values": list(ks),
+            "plot": str(png) if png else None,
+            "results": [
+                {
+                    "name": r.name,
+                    "scores": r.scores,
+                    "latency_ms": r.latency_ms,
+                    "num_queries": r.num_queries,
+                }
+                for r in results
+            ],
+        }
+        if match is not None:
+            data_out["matched_sources"] = match.ids
+            data_out["unmatched_ids"] = match.unmatched
+        output.emit_json(data_out)
+    else:
+        print(table)
+        if png:
+            print(f"\nplot: {png}")

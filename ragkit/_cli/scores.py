@@ -1,0 +1,96 @@
+"""What the ``score`` of a ``ragkit query`` result means, per retriever.
+
+Three retrievers give numbers on three unrelated scales: cosine similarity
+(vectors), BM25 (keywords) and reciprocal-rank fusion (hybrid, multi-query).
+The command names the kind next to every score, in text and in ``--json``.
+
+Example:
+    >>> kind = SCORE_KINDS["rrf"]
+    >>> kind.label, kind.higher_is_better
+    ('reciprocal-rank fusion (RRF)', True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ScoreKind:
+    """One scale: a short name, a label and how to read it."""
+
+    name: str
+    label: str
+    higher_is_better: bool | None
+    description: str
+    hint: str = ""
+    """A few words for the text output."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+SCORE_KINDS = {
+    "cosine": ScoreKind(
+        "cosine",
+        "cosine similarity",
+        True,
+        "similarity of the query and passage vectors, from -1 to 1; with the local model, "
+        "related passages usually score 0.3 to 0.8",
+        "from -1 to 1; related passages often 0.3-0.8",
+    ),
+    "inner_product": ScoreKind(
+        "inner_product",
+        "inner product",
+        True,
+        "dot product of the query and passage vectors (the cosine for unit-length vectors)",
+        "the cosine for unit-length vectors",
+    ),
+    "euclidean": ScoreKind(
+        "euclidean",
+        "squared Euclidean distance",
+        False,
+        "distance between the query and passage vectors: lower is closer",
+        "0 for identical vectors",
+    ),
+    "bm25": ScoreKind(
+        "bm25",
+        "BM25",
+        True,
+        "keyword relevance: 0 when no query word occurs, unbounded above; grows with rare "
+        "query words and longer queries, so compare scores only within one query",
+        "keyword relevance, unbounded; compare within one query only",
+    ),
+    "rrf": ScoreKind(
+        "rrf",
+        "reciprocal-rank fusion (RRF)",
+        True,
+        "sum over the fused rankings of weight / (c + rank): only the ranks count, not the "
+        "members' own scores; compare scores only within one query",
+        "only the ranks in the fused lists count; compare within one query only",
+    ),
+    "none": ScoreKind(
+        "none",
+        "no score",
+        None,
+        "MMR orders passages by relevance and diversity together and gives no score",
+        "ranked by relevance and diversity together",
+    ),
+}
+_VECTOR = {
+    "cosine": "cosine",
+    "max_inner_product": "inner_product",
+    "euclidean_distance": "euclidean",
+}
+
+
+def score_kind(retriever: str, distance_strategy: str = "cosine") -> ScoreKind:
+    """The scale of ``retriever``'s scores (``distance_strategy``: the index's vector store's)."""
+    if retriever in ("similarity", "dense", "parent"):
+        return SCORE_KINDS[_VECTOR.get(distance_strategy, "cosine")]
+    if retriever == "mmr":
+        return SCORE_KINDS["none"]
+    if retriever == "bm25":
+        return SCORE_KINDS["bm25"]
+    return SCORE_KINDS["rrf"]  # hybrid, multi-query (RAG-fusion)

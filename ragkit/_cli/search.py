@@ -1,0 +1,198 @@
+"""``ragkit query`` and ``ragkit ask``: search an index, and answer from it with a chat model.
+
+Example:
+    $ ragkit query my-index "how do I reset it?" --retriever bm25 -k 10 --dedupe
+    $ ragkit ask my-index "what does the warranty cover?" --model gemini-2.0-flash
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ragkit._cli import output
+from ragkit._cli.chat_model import model_options
+from ragkit._cli.guard import guarded
+from ragkit._cli.settings import index_defaults, parse_filter, resolve
+
+RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-query", "parent"])
+
+
+def _retrieval_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--retriever``, ``-k``, ``--dedupe`` and ``--dedupe-threshold`` (query and ask)."""
+    fn = click.option(
+        "--dedupe-threshold",
+        type=click.FloatRange(0, 1, min_open=True),
+        envvar="RAGKIT_DEDUPE_THRESHOLD",
+        help="How alike two passages must be to fold (Jaccard similarity of 5-word runs) [0.8].",
+    )(fn)
+    fn = click.option(
+        "--dedupe/--no-dedupe",
+        default=None,
+        envvar="RAGKIT_DEDUPE",
+        help="Fold near-duplicate passages (e.g. the same paragraph from copies of a page) into "
+        "the best-ranked one, which lists the others [off].",
+    )(fn)
+    fn = click.option(
+        "-k", "k", type=click.IntRange(min=1), envvar="RAGKIT_K", help="How many passages [4]."
+    )(fn)
+    fn = click.option(
+        "--retriever",
+        type=RETRIEVER_CHOICE,
+        envvar="RAGKIT_RETRIEVER",
+        help="Retrieval strategy [hybrid]; multi-query also needs a chat model (see --model).",
+    )(fn)
+    return fn
+
+
+def _settings(
+    index_dir: str,
+    retriever: str | None,
+    k: int | None,
+    dedupe: bool | None,
+    threshold: float | None,
+) -> tuple[str, int, float | None]:
+    """Retriever kind, k and dedupe threshold (``None``: off) from flags, environment, ragkit.toml.
+
+    ``--dedupe-threshold`` alone turns folding on; ``[defaults] dedupe`` may be true or a threshold.
+    """
+    from ragkit.retrievers.near_duplicates import dedupe_threshold
+
+    defaults = index_defaults(index_dir)
+    kind = str(resolve(retriever, defaults, "retriever", "hybrid"))
+    top = int(resolve(k, defaults, "k", 4))
+    on = dedupe if dedupe is not None else defaults.get("dedupe")
+    if on is False or (on is None and threshold is None):
+        return kind, top, None
+    cut = threshold if threshold is not None else defaults.get("dedupe_threshold")
+    if cut is None and isinstance(on, (int, float)) and not isinstance(on, bool):
+        cut = on
+    return kind, top, dedupe_threshold(True if cut is None else float(cut))
+
+
+def _model(
+    index_dir: str, model_name: str | None, endpoint: str | None, timeout: float | None
+) -> Any:
+    """The chat model from the options (``None`` when no API key is set)."""
+    from ragkit._cli.chat_model import DEFAULT_MODEL, has_key, make_chat_model
+
+    if not has_key():
+        return None
+    defaults = index_defaults(index_dir)
+    return make_chat_model(
+        str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
+        resolve(endpoint, defaults, "endpoint", None),
+        timeout,
+    )
+
+
+@click.command("query")
+@click.argument("index_dir", metavar="DIR")
+@click.argument("question")
+@_retrieval_options
+@click.option("--filter", "filters", multiple=True, help="Metadata filter key=value (repeatable).")
+@model_options
+@click.option("--embedding", envvar="RAGKIT_EMBEDDING", hidden=True)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages."
+)
+@guarded
+def query_cmd(
+    index_dir: str,
+    question: str,
+    retriever: str | None,
+    k: int | None,
+    dedupe: bool | None,
+    dedupe_threshold: float | None,
+    filters: tuple[str, ...],
+    model_name: str | None,
+    endpoint: str | None,
+    timeout: float | None,
+    embedding: str | None,
+    as_json: bool,
+) -> None:
+    """Search an index: ranked passages with source, score and a highlighted snippet.
+
+    Each score is labelled with its kind: cosine similarity (similarity, parent), BM25 (bm25) or
+    reciprocal-rank fusion (hybrid, multi-query); MMR gives none. Scores of different kinds are not
+    comparable.
+
+    \b
+    Examples:
+      ragkit query my-index "how do I reset it?"
+      ragkit query my-index "reset" --retriever bm25 -k 10 --filter source=/docs/manual.md --json
+      ragkit query my-index "reset" --dedupe
+      GOOGLE_API_KEY=... ragkit query my-index "reset" --retriever multi-query --model gemini-2.0-flash
+    """
+    from ragkit._cli.retrieve import retrieve
+
+    kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
+    llm = _model(index_dir, model_name, endpoint, timeout) if kind == "multi-query" else None
+    docs, scale = retrieve(
+        index_dir, question, kind, top, parse_filter(filters), embedding, dedupe=cut, llm=llm
+    )
+    if as_json:
+        output.emit_json(
+            {
+                "query": question,
+                "retriever": kind,
+                "k": top,
+                "dedupe": cut,
+                "score_kind": scale.to_dict(),
+                "results": [output.result_json(d, i, scale) for i, d in enumerate(docs, 1)],
+            }
+        )
+    else:
+        output.print_results(docs, question, scale, kind)
+
+
+@click.command("ask")
+@click.argument("index_dir", metavar="DIR")
+@click.argument("question")
+@_retrieval_options
+@model_options
+@guarded
+def ask_cmd(
+    index_dir: str,
+    question: str,
+    retriever: str | None,
+    k: int | None,
+    dedupe: bool | None,
+    dedupe_threshold: float | None,
+    model_name: str | None,
+    endpoint: str | None,
+    timeout: float | None,
+) -> None:
+    """Answer a question from an index with Gemini (needs GOOGLE_API_KEY), citing the sources.
+
+    Without a key, prints the retrieved passages and says how to get answers. --model picks
+    the Gemini model and --endpoint another server speaking the same API (a proxy, a local
+    emulator).
+
+    \b
+    Examples:
+      GOOGLE_API_KEY=... ragkit ask my-index "what does the warranty cover?"
+      GOOGLE_API_KEY=... ragkit ask my-index "warranty?" --model gemini-1.5-pro --dedupe
+      GOOGLE_API_KEY=... ragkit ask my-index "warranty?" --endpoint http://127.0.0.1:8080
+    """
+    from ragkit._cli.ask import answer
+    from ragkit._cli.retrieve import retrieve
+
+    kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
+    model = _model(index_dir, model_name, endpoint, timeout)
+    docs, scale = retrieve(index_dir, question, kind, top, dedupe=cut, llm=model)
+    text = answer(question, docs, model=model) if model is not None else None
+    if text is None:
+        output.err(
+            "GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
+            "one; the retrieved passages follow."
+        )
+        output.print_results(docs, question, scale, kind)
+        return
+    print(text)
+    print()
+    print("Sources:")
+    for i, doc in enumerate(docs, 1):
+        print(f"  [{i}] {doc.metadata.get('source', '?')}")
