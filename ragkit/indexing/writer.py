@@ -199,11 +199,11 @@ class Writer:
             self.rm.create_schema()
             self.files = FileTable(str(records))
             self.store = load_store(base, _Counting(target.embeddings, progress, notify))
-            if base is not None and self.rm.count() != len(self.store):
+            if base is not None and set(self.rm.list_keys()) != set(self.store.ids):
                 raise damaged(
                     target.root,
-                    f"{base.folder / L.RECORDS} lists {self.rm.count()} chunks but the store "
-                    f"{base.folder / L.STORE} holds {len(self.store)}",
+                    f"{base.folder / L.RECORDS} lists {self.rm.count()} chunks that do not match "
+                    f"the {len(self.store)} of the store {base.folder / L.STORE}",
                 )
         except BaseException:
             self.close()

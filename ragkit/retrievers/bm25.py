@@ -23,6 +23,7 @@ import hashlib
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -379,7 +380,16 @@ def _read_arrays(blob: bytes, path: Path) -> dict[str, np.ndarray]:
                     )
                 with archive.open(info) as member:
                     arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
-    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+    except (
+        KeyError,
+        ValueError,
+        OSError,
+        EOFError,
+        RuntimeError,  # an encrypted member
+        NotImplementedError,  # an unknown zip version or compression
+        zipfile.BadZipFile,
+        zlib.error,
+    ) as err:
         raise IndexFormatError(
             f"{path} is not a valid BM25 arrays file ({err}); rebuild the index"
         ) from None

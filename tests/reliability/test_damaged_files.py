@@ -88,6 +88,18 @@ def test_records_that_disagree_with_the_store_say_rebuild(index_dir, tmp_path):
     assert "records.sqlite" in str(err.value) and "already in the store" not in str(err.value)
 
 
+def test_records_whose_keys_disagree_with_the_store_say_rebuild(index_dir, tmp_path):
+    snap = current(index_dir)
+    conn = sqlite3.connect(snap / "records.sqlite")
+    conn.execute("UPDATE upsertion_record SET key = 'forged-' || key WHERE group_id LIKE '%tyres%'")
+    conn.commit()
+    conn.close()
+    reseal(snap)
+    with pytest.raises(RagkitError, match="--rebuild") as err:
+        Index.open(index_dir).add([tmp_path / "docs"])
+    assert "records.sqlite" in str(err.value)
+
+
 def reseal(snap):
     """Rewrite the snapshot manifest's checksums to match the files as they are now."""
     from tests.reliability.matrix_cases import reseal_snapshot
