@@ -273,6 +273,13 @@ def test_a_deleted_current_with_snapshots_is_not_an_empty_index(index_dir):
     assert snap.name in advice and "delete" not in advice.lower()
     with pytest.raises(IndexCorruptedError, match="CURRENT"):
         Index.open(index_dir).info()
+    with pytest.raises(IndexCorruptedError, match="CURRENT"):
+        Index.open(index_dir).add([index_dir.parent / "docs"])  # no guessing on a write either
+    report = Index.open(index_dir).add([index_dir.parent / "docs"], rebuild=True)
+    assert report.committed and len(Index.open(index_dir).sources()) == 4
+    assert [p.name for p in index_dir.iterdir() if p.name.startswith("snap-")] == [
+        current(index_dir).name
+    ]
 
 
 def test_a_copied_snapshot_keeps_working(index_dir, tmp_path):
