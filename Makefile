@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup test demo bench docs lint clean
+.PHONY: setup test test-fast demo bench docs lint clean
 
 $(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
+
+# The same minus the tests marked slow (each over ~20 s): for the edit-test loop.
+test-fast: $(STAMP) lint
+	$(BIN)/python -m pytest -m "not slow"
 
 demo: $(STAMP)
 	$(BIN)/python -m ragkit.demo

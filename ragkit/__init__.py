@@ -15,7 +15,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragkit._lazy import lazy_getattr
+from ragkit._lazy import lazy_exports
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Document",
+    "Index",
+    "Runnable",
+    "RunnableBranch",
+    "RunnableConfig",
+    "RunnableLambda",
+    "RunnableParallel",
+    "RunnablePassthrough",
+    "RunnableSequence",
+    "chain",
+]
+
+_LAZY = {
+    "Runnable": "ragkit.core",
+    "RunnableBranch": "ragkit.core",
+    "RunnableConfig": "ragkit.core",
+    "RunnableLambda": "ragkit.core",
+    "RunnableParallel": "ragkit.core",
+    "RunnablePassthrough": "ragkit.core",
+    "RunnableSequence": "ragkit.core",
+    "chain": "ragkit.core",
+    "Document": "ragkit.documents",
+    "Index": "ragkit.indexing",
+}
 
 if TYPE_CHECKING:
     from ragkit.core import (
@@ -29,37 +57,6 @@ if TYPE_CHECKING:
         chain,
     )
     from ragkit.documents import Document
-
-__version__ = "0.1.0"
-
-_LAZY = {
-    "Document": "ragkit.documents",
-    "Runnable": "ragkit.core",
-    "RunnableBranch": "ragkit.core",
-    "RunnableConfig": "ragkit.core",
-    "RunnableLambda": "ragkit.core",
-    "RunnableParallel": "ragkit.core",
-    "RunnablePassthrough": "ragkit.core",
-    "RunnableSequence": "ragkit.core",
-    "chain": "ragkit.core",
-    "Index": "ragkit.indexing.index_dir",
-}
-
-__all__ = [
-    "Document",
-    "Runnable",
-    "RunnableBranch",
-    "RunnableConfig",
-    "RunnableLambda",
-    "RunnableParallel",
-    "RunnablePassthrough",
-    "RunnableSequence",
-    "chain",
-]
-
-
-__getattr__ = lazy_getattr(__name__, _LAZY)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    from ragkit.indexing import Index
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

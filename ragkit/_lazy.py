@@ -1,9 +1,22 @@
-"""Lazy re-exports: a package names its public classes without importing heavy modules.
+"""Lazy re-exports: the one way a ragkit package names its public classes.
+
+Every package ``__init__.py`` has the same four parts, so that ``import ragkit.x``
+imports nothing heavy and type checkers still see the concrete classes:
+
+1. ``__all__``, the public names;
+2. ``_LAZY``, a map from each public name to the module that defines it;
+3. an ``if TYPE_CHECKING:`` block importing the same names from the same modules
+   (what mypy and IDEs read);
+4. ``else: __getattr__, __dir__ = lazy_exports(__name__, _LAZY)`` (what runs).
+
+``tests/test_package_exports.py`` checks that the three lists agree in every package.
 
 Example:
-    >>> __getattr__ = lazy_getattr("ragkit.stores", {"FaissStore": "ragkit.stores.faiss"})
-    >>> __getattr__("FaissStore").__name__
+    >>> getattr_, dir_ = lazy_exports("ragkit.stores", {"FaissStore": "ragkit.stores.faiss"})
+    >>> getattr_("FaissStore").__name__
     'FaissStore'
+    >>> "FaissStore" in dir_()
+    True
 """
 
 from __future__ import annotations
@@ -14,15 +27,24 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def lazy_getattr(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` importing ``where[name]`` (a module path) on first use of ``name``."""
+def lazy_exports(
+    package: str, exports: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A module ``__getattr__`` and ``__dir__`` for ``package``.
+
+    ``__getattr__(name)`` imports ``exports[name]`` (a module path) on first use
+    and stores the value in the package, so later lookups are plain attribute reads.
+    """
 
     def __getattr__(name: str) -> Any:
-        module = where.get(name)
+        module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
         sys.modules[package].__dict__[name] = value  # later lookups skip this function
         return value
 
-    return __getattr__
+    def __dir__() -> list[str]:
+        return sorted({*sys.modules[package].__dict__, *exports})
+
+    return __getattr__, __dir__

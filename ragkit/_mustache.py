@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ragkit.errors import TemplateError
+
 _TAG = re.compile(r"\{\{\{\s*(.+?)\s*\}\}\}|\{\{\s*([#^/!&]?)\s*(.*?)\s*\}\}", re.DOTALL)
 
 # A parsed template is a list of nodes: str (literal), ("var", name, escape),
@@ -23,7 +25,7 @@ Node = Any
 
 
 def parse(template: str) -> list[Node]:
-    """Parse a template into nodes; raises ValueError on unbalanced sections."""
+    """Parse a template into nodes; raises TemplateError on unbalanced sections."""
     root: list[Node] = []
     stack: list[tuple[str, list[Node]]] = [("", root)]
     pos = 0
@@ -43,14 +45,14 @@ def parse(template: str) -> list[Node]:
             stack.append((name, children))
         elif kind == "/":
             if len(stack) == 1 or stack[-1][0] != name:
-                raise ValueError(
+                raise TemplateError(
                     f"mustache template: closing tag {{{{/{name}}}}} has no matching opening tag"
                 )
             stack.pop()
         else:
             stack[-1][1].append(("var", name, kind != "&"))
     if len(stack) > 1:
-        raise ValueError(f"mustache template: section {{{{#{stack[-1][0]}}}}} is never closed")
+        raise TemplateError(f"mustache template: section {{{{#{stack[-1][0]}}}}} is never closed")
     if pos < len(template):
         root.append(template[pos:])
     return root

@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, create_model
 
+from ragkit.errors import InputTypeError, ToolSchemaError
+
 
 def function_args_model(
     func: Callable[..., Any], skip: tuple[str, ...] = ("config", "custom_context")
@@ -60,7 +62,7 @@ def tool_schema(obj: Any) -> dict[str, Any]:
         if "function" in obj and isinstance(obj["function"], dict):
             obj = obj["function"]
         if "name" not in obj:
-            raise ValueError(f"A dict tool schema needs a 'name' key, got keys {sorted(obj)}")
+            raise ToolSchemaError(f"A dict tool schema needs a 'name' key, got keys {sorted(obj)}")
         params = (
             obj.get("parameters") or obj.get("input_schema") or {"type": "object", "properties": {}}
         )
@@ -82,4 +84,4 @@ def tool_schema(obj: Any) -> dict[str, Any]:
             "description": inspect.cleandoc(obj.__doc__ or ""),
             "parameters": _clean(model.model_json_schema()),
         }
-    raise TypeError(f"Cannot make a tool schema from {type(obj).__name__}: {obj!r:.80}")
+    raise InputTypeError(f"Cannot make a tool schema from {type(obj).__name__}: {obj!r:.80}")

@@ -26,7 +26,7 @@ DEMO_QUERIES = (("bm25", "fix a flat tyre puncture"), ("hybrid", "my chain is no
 
 def _inputs(path: Path) -> list[Any]:
     if (path / "corpus.jsonl").is_file() or (path / "corpus.jsonl.gz").is_file():
-        from ragkit.eval import load_beir  # type: ignore[attr-defined,unused-ignore]
+        from ragkit.eval import load_beir
 
         data = load_beir(path)
         return [

@@ -2,8 +2,51 @@
 
 Every error ragkit raises on purpose is a :class:`RagkitError`. Subclasses also
 inherit from the built-in exception a LangChain user would catch (``ValueError``,
-``KeyError``, ``TypeError``, ``RecursionError``), so existing ``except`` clauses
-keep working.
+``TypeError``, ``KeyError``, ``RuntimeError`` ...), so existing ``except`` clauses
+keep working. The tree (further base classes in brackets)::
+
+    RagkitError
+    ├── ConfigurationError [ValueError]
+    ├── InvalidInputError [ValueError]
+    │   ├── InvalidQueryError
+    │   └── SplitterInputError
+    ├── InputTypeError [TypeError]
+    ├── InvalidRunnableError [TypeError]
+    ├── AsyncOnlyError [TypeError]
+    ├── NoActiveRunError [RuntimeError]
+    ├── RecursionLimitError [RecursionError]
+    ├── TemplateError [ValueError]
+    ├── MissingVariablesError [KeyError]
+    ├── OutputParserException [ValueError]
+    ├── ToolException [ValueError]
+    │   └── ToolTimeoutError [TimeoutError]
+    ├── ToolSchemaError [ValueError]
+    ├── LLMChainError
+    ├── LoaderError
+    │   ├── EncryptedFileError
+    │   └── UnsupportedFileError
+    ├── StoreError
+    │   ├── InvalidKeyError [ValueError]
+    │   ├── StoreInputError [ValueError]
+    │   ├── IndexNotFoundError [FileNotFoundError]
+    │   ├── IndexCorruptedError [IndexingError, ValueError]
+    │   └── EmbeddingMismatchError [ValueError]
+    ├── IndexingError
+    │   ├── IndexLockedError [TimeoutError]
+    │   ├── IndexMismatchError [EmbeddingMismatchError]
+    │   └── DiskFullError [OSError]
+    ├── EmptyCorpusError [ValueError]
+    ├── DatasetError [ValueError]
+    ├── ChatHistoryError [ValueError]
+    └── GoogleAPIError
+        ├── ChatGoogleGenerativeAIError
+        ├── GoogleEmbeddingsError
+        ├── DoesNotExistsException
+        └── GoogleUploadError
+
+Aliases kept for older ``except`` clauses: ``IndexFormatError`` and
+``IndexDamagedError`` are :class:`IndexCorruptedError` (one class for "this index
+is broken", whether a saved store, a retriever's index or an index directory).
 
 Example:
     >>> from ragkit.errors import RagkitError, OutputParserException
@@ -12,10 +55,13 @@ Example:
     ... except RagkitError as err:
     ...     err.llm_output
     'hello'
+    >>> issubclass(ConfigurationError, ValueError), IndexDamagedError is IndexCorruptedError
+    (True, True)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -23,16 +69,49 @@ class RagkitError(Exception):
     """Base class of every error ragkit raises deliberately."""
 
 
+# -- arguments, inputs and runnables ---------------------------------------------------------
 class ConfigurationError(RagkitError, ValueError):
-    """A setting is missing or invalid (names the setting and what to do)."""
+    """A setting or argument is missing or invalid (names the setting and what to do)."""
+
+
+class InvalidInputError(RagkitError, ValueError):
+    """A component got input it cannot use: texts that are not strings, a message with an
+    unknown role, tool-call arguments that are not a JSON object (names the row or field)."""
+
+
+class InvalidQueryError(InvalidInputError):
+    """A search got a query it cannot run: not a string, a bad ``k`` or ``lambda_mult``,
+    a malformed metadata filter (names the option or the place in the filter)."""
+
+
+class SplitterInputError(InvalidInputError):
+    """A splitter was given input it cannot split (e.g. text that is not JSON for the JSON splitter)."""
+
+
+class InputTypeError(RagkitError, TypeError):
+    """A component got an argument or input of a type it does not take (names both types)."""
 
 
 class InvalidRunnableError(RagkitError, TypeError):
     """Something that is not a Runnable (nor coercible to one) was used as one."""
 
 
+class AsyncOnlyError(RagkitError, TypeError):
+    """A runnable that wraps only an async function was called synchronously; use ``ainvoke``/``astream``."""
+
+
+class NoActiveRunError(RagkitError, RuntimeError):
+    """Something that belongs to a run (a custom event) was used outside any running runnable."""
+
+
 class RecursionLimitError(RagkitError, RecursionError):
     """A chain recursed deeper than ``recursion_limit`` in its config."""
+
+
+# -- prompts, parsers, tools and chains ------------------------------------------------------
+class TemplateError(RagkitError, ValueError):
+    """A prompt template is malformed: an unclosed mustache section, a positional ``{}`` field,
+    an unknown message role (names the template and what to write instead)."""
 
 
 class MissingVariablesError(RagkitError, KeyError):
@@ -66,6 +145,19 @@ class OutputParserException(RagkitError, ValueError):
         self.send_to_llm = send_to_llm
 
 
+class ToolException(RagkitError, ValueError):
+    """A tool could not run: bad arguments, or the tool reported a failure."""
+
+
+class ToolTimeoutError(ToolException, TimeoutError):
+    """A tool did not finish within its timeout."""
+
+
+class ToolSchemaError(RagkitError, ValueError):
+    """A tool's schema cannot be built, or cannot be sent to the model in its API's dialect
+    (names the tool and the field)."""
+
+
 class LLMChainError(RagkitError):
     """A failure of :class:`ragkit.chains.LLMChain`.
 
@@ -79,26 +171,7 @@ class LLMChainError(RagkitError):
         self.original = original
 
 
-class StoreError(RagkitError):
-    """A vector store or key-value store cannot do what was asked (names the store, file or key)."""
-
-
-class InvalidKeyError(StoreError, ValueError):
-    """A key-value store key is malformed or would escape the store's root directory."""
-
-
-class IndexNotFoundError(StoreError, FileNotFoundError):
-    """No saved index exists at the given path (or it is not a ragkit index)."""
-
-
-class IndexCorruptedError(StoreError, ValueError):
-    """A saved index is damaged, truncated or not in ragkit's format; the message names the file."""
-
-
-class EmbeddingMismatchError(StoreError, ValueError):
-    """Vectors from another model, or of another dimension, were mixed into a store."""
-
-
+# -- loaders -----------------------------------------------------------------------------------
 class LoaderError(RagkitError):
     """A document source could not be read or parsed (names the file and what to do)."""
 
@@ -115,29 +188,42 @@ class UnsupportedFileError(LoaderError):
     """No loader handles this file (unknown extension, or binary content where text was expected)."""
 
 
-class SplitterInputError(RagkitError, ValueError):
-    """A splitter was given input it cannot split (e.g. text that is not JSON for the JSON splitter)."""
-
-
-class EmptyCorpusError(RagkitError, ValueError):
-    """An index or retriever was asked to build over zero documents."""
-
-
-class InvalidQueryError(RagkitError, ValueError):
-    """A retriever got a query it cannot search for (not a string, bad ``k``, unknown option)."""
-
-
-class IndexFormatError(IndexCorruptedError):
-    """A saved retriever index (BM25, parent/child map) is unreadable, from another version or
-    inconsistent (names the file). A kind of :class:`IndexCorruptedError`, so one ``except`` covers both."""
-
-
-class DatasetError(RagkitError, ValueError):
-    """An evaluation dataset is missing a file or has a malformed line (names the file and line)."""
+# -- stores and indexes ------------------------------------------------------------------------
+class StoreError(RagkitError):
+    """A vector store or key-value store cannot do what was asked (names the store, file or key)."""
 
 
 class IndexingError(RagkitError):
     """Incremental indexing or an index directory cannot do what was asked (names the path)."""
+
+
+class InvalidKeyError(StoreError, ValueError):
+    """A key or id is malformed, names something outside the store, or would escape the
+    store's root directory."""
+
+
+class StoreInputError(StoreError, ValueError):
+    """A store cannot take this call: texts, metadatas, vectors and ids that do not match one
+    to one, duplicate or unknown ids, metadata it cannot keep exactly, or a call out of order
+    (names the rows or keys and what to do)."""
+
+
+class IndexNotFoundError(StoreError, FileNotFoundError):
+    """No saved index exists at the given path (or it is not a ragkit index)."""
+
+
+class IndexCorruptedError(StoreError, IndexingError, ValueError):
+    """A saved index is damaged, truncated, inconsistent or not in ragkit's format: a store's
+    files, a retriever's index (BM25, parent/child map) or an index directory (names the file
+    and what to do)."""
+
+
+IndexFormatError = IndexCorruptedError
+IndexDamagedError = IndexCorruptedError
+
+
+class EmbeddingMismatchError(StoreError, ValueError):
+    """Vectors from another model, of another dimension or distance, were mixed into a store."""
 
 
 class IndexLockedError(IndexingError, TimeoutError):
@@ -146,22 +232,6 @@ class IndexLockedError(IndexingError, TimeoutError):
 
 class IndexMismatchError(IndexingError, EmbeddingMismatchError):
     """An index directory was built with another embedding model or settings than the ones given."""
-
-
-class IndexDamagedError(IndexingError, IndexCorruptedError):
-    """An index directory is missing files or holds unreadable ones (names the file and what to do)."""
-
-
-class ToolException(RagkitError, ValueError):
-    """A tool could not run: bad arguments, or the tool reported a failure."""
-
-
-class ToolTimeoutError(ToolException, TimeoutError):
-    """A tool did not finish within its timeout."""
-
-
-class ChatHistoryError(RagkitError, ValueError):
-    """A stored chat history cannot be read (names the file or table and what to do)."""
 
 
 class DiskFullError(IndexingError, OSError):
@@ -174,3 +244,93 @@ class DiskFullError(IndexingError, OSError):
 
     def __str__(self) -> str:  # OSError would prefix "[Errno 28]"
         return str(self.strerror) if self.strerror else super().__str__()
+
+
+class EmptyCorpusError(RagkitError, ValueError):
+    """An index or retriever was asked to build over zero documents."""
+
+
+# -- evaluation and chat history ---------------------------------------------------------------
+class DatasetError(RagkitError, ValueError):
+    """An evaluation dataset is missing a file or has a malformed line (names the file and line)."""
+
+
+class ChatHistoryError(RagkitError, ValueError):
+    """A stored chat history cannot be read (names the file or table and what to do)."""
+
+
+# -- Google ------------------------------------------------------------------------------------
+class GoogleAPIError(RagkitError):
+    """A call to Google's Generative Language API failed, after the retry policy gave up
+    where it applies. Messages name the RPC, the HTTP status and what to do; never the API key.
+
+    Attributes: ``status_code`` (HTTP status, ``None`` for transport failures),
+    ``status`` (e.g. ``"RESOURCE_EXHAUSTED"``, ``"TIMEOUT"``, ``"CONNECTION"``,
+    ``"MALFORMED_RESPONSE"``), ``rpc`` (e.g. ``"generateContent"``) and
+    ``attempts`` (how many requests were sent).
+
+    Example:
+        >>> err = GoogleAPIError("generateContent failed: 400", status_code=400, rpc="generateContent")
+        >>> isinstance(err, RagkitError), err.status_code
+        (True, 400)
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        status: str | None = None,
+        rpc: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.status = status
+        self.rpc = rpc
+        self.attempts = attempts
+
+
+class ChatGoogleGenerativeAIError(GoogleAPIError):
+    """A Gemini chat call failed: API error, blocked prompt or a message the API cannot take."""
+
+
+class GoogleEmbeddingsError(GoogleAPIError):
+    """A Google embeddings call failed."""
+
+
+class DoesNotExistsException(GoogleAPIError):
+    """The corpus or document does not exist (or this API key may not see it).
+
+    The service answers 403 for a corpus that does not exist, so "forbidden"
+    and "missing" cannot be told apart; both raise this error.
+    """
+
+
+class GoogleUploadError(GoogleAPIError):
+    """A bulk upload to a corpus document finished with failed batches.
+
+    ``written_ids`` are the chunk names now present (written by this call or an
+    earlier one); ``failed_ids`` those that are not; ``errors`` the error of each
+    failed batch. Rerunning the same upload writes only what is missing.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        written_ids: Sequence[str],
+        failed_ids: Sequence[str],
+        errors: Sequence[GoogleAPIError],
+    ) -> None:
+        last = errors[-1] if errors else None
+        super().__init__(
+            message,
+            status_code=last.status_code if last else None,
+            status=last.status if last else None,
+            rpc="batchCreateChunks",
+            attempts=sum(e.attempts for e in errors),
+        )
+        self.written_ids = list(written_ids)
+        self.failed_ids = list(failed_ids)
+        self.errors = list(errors)

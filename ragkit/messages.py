@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import NotRequired, TypedDict
 
 from ragkit._json import parse_partial_json
+from ragkit.errors import InputTypeError, InvalidInputError
 
 
 class ToolCall(TypedDict):
@@ -179,7 +180,7 @@ class AIMessageChunk(AIMessage):
                         parse_partial_json(chunk.get("args") or "{}") if chunk.get("args") else {}
                     )
                     if not isinstance(args, dict):
-                        raise ValueError("tool call arguments must be a JSON object")
+                        raise InvalidInputError("tool call arguments must be a JSON object")
                     calls.append(
                         ToolCall(
                             name=chunk.get("name") or "",
@@ -274,7 +275,7 @@ _ROLES: dict[str, type[BaseMessage]] = {
 def _message_from(role: str, content: Any, **extra: Any) -> BaseMessage:
     cls = _ROLES.get(role)
     if cls is None:
-        raise ValueError(
+        raise InvalidInputError(
             f"Unknown message role {role!r}; use one of 'human'/'user', 'ai'/'assistant', 'system', 'tool'"
         )
     return cls(content=content, **extra)
@@ -282,10 +283,9 @@ def _message_from(role: str, content: Any, **extra: Any) -> BaseMessage:
 
 def convert_to_messages(messages: Sequence[Any] | Any) -> list[BaseMessage]:
     """Messages from messages, ``(role, content)`` tuples, ``{"role", "content"}`` dicts or strings."""
-    from ragkit.prompts import PromptValue
-
-    if isinstance(messages, PromptValue):
-        return messages.to_messages()
+    to_messages = getattr(messages, "to_messages", None)
+    if callable(to_messages):  # a PromptValue (ragkit.prompt_values imports this module)
+        return list(to_messages())
     if isinstance(messages, (str, BaseMessage)):
         messages = [messages]
     out: list[BaseMessage] = []
@@ -300,7 +300,7 @@ def convert_to_messages(messages: Sequence[Any] | Any) -> list[BaseMessage]:
             extra = {k: v for k, v in m.items() if k not in ("role", "content")}
             out.append(_message_from(m["role"], m.get("content", ""), **extra))
         else:
-            raise TypeError(f"Cannot turn {type(m).__name__} into a chat message: {m!r:.80}")
+            raise InputTypeError(f"Cannot turn {type(m).__name__} into a chat message: {m!r:.80}")
     return out
 
 
@@ -337,7 +337,7 @@ def messages_from_dict(items: Sequence[dict[str, Any]]) -> list[BaseMessage]:
     for i, item in enumerate(items):
         cls = _ROLES.get(item.get("type", ""))
         if cls is None:
-            raise ValueError(f"message {i}: unknown message type {item.get('type')!r}")
+            raise InvalidInputError(f"message {i}: unknown message type {item.get('type')!r}")
         data = dict(item.get("data", {}))
         data.pop("type", None)
         out.append(cls(**data))

@@ -59,16 +59,86 @@ class BaseOutputParser(StreamingRunnable[Any, Any]):
             lambda v, c: self.parse(_text(v)), input, config, run_type="parser"
         )
 
+    def _feed(self) -> Feed:
+        """How this parser streams (by default: parse the whole reply once it has arrived)."""
+        return Feed(self)
+
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
-        # Default: parse the whole reply once it has arrived.
-        text = "".join(_text(chunk) for chunk in inputs)
-        yield self.parse(text)
+        feed = self._feed()
+        for chunk in inputs:
+            yield from feed.push(_text(chunk))
+        yield from feed.end()
 
     async def _atransform(
         self, inputs: AsyncIterator[Any], config: RunnableConfig
     ) -> AsyncIterator[Any]:
-        text = "".join([_text(chunk) async for chunk in inputs])
-        yield self.parse(text)
+        feed = self._feed()
+        async for chunk in inputs:
+            for out in feed.push(_text(chunk)):
+                yield out
+        for out in feed.end():
+            yield out
+
+
+class Feed:
+    """A parser's streaming state: text arrives piece by piece, ``push`` and ``end`` return
+    what to yield. One object serves the sync and the async stream alike."""
+
+    def __init__(self, parser: BaseOutputParser) -> None:
+        self.parser = parser
+        self.text = ""
+
+    def push(self, piece: str) -> list[Any]:
+        self.text += piece
+        return []
+
+    def end(self) -> list[Any]:
+        return [self.parser.parse(self.text)]
+
+
+class _PieceFeed(Feed):
+    def push(self, piece: str) -> list[Any]:
+        return [piece]
+
+    def end(self) -> list[Any]:
+        return []
+
+
+class _JsonFeed(Feed):
+    """Yields the partial object each time it changes."""
+
+    previous: Any = None
+
+    def push(self, piece: str) -> list[Any]:
+        self.text += piece
+        try:
+            current = parse_partial_json(extract_json_text(self.text))
+        except json.JSONDecodeError:
+            return []
+        if current is None or current == self.previous:
+            return []
+        self.previous = current
+        return [current]
+
+    def end(self) -> list[Any]:
+        # A reply that never parsed: parse() raises a clear error for non-JSON text.
+        return [self.parser.parse(self.text)] if self.text and self.previous is None else []
+
+
+class _ListFeed(Feed):
+    """Yields ``[item]`` as each item is complete (the last one may still grow)."""
+
+    emitted = 0
+
+    def push(self, piece: str) -> list[Any]:
+        self.text += piece
+        complete = self.parser.parse(self.text)[:-1]
+        out = [[item] for item in complete[self.emitted :]]
+        self.emitted = max(self.emitted, len(complete))
+        return out
+
+    def end(self) -> list[Any]:
+        return [[item] for item in self.parser.parse(self.text)[self.emitted :]]
 
 
 class StrOutputParser(BaseOutputParser):
@@ -84,15 +154,8 @@ class StrOutputParser(BaseOutputParser):
     def OutputType(self) -> Any:  # noqa: N802
         return str
 
-    def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[str]:
-        for chunk in inputs:
-            yield _text(chunk)
-
-    async def _atransform(
-        self, inputs: AsyncIterator[Any], config: RunnableConfig
-    ) -> AsyncIterator[str]:
-        async for chunk in inputs:
-            yield _text(chunk)
+    def _feed(self) -> Feed:
+        return _PieceFeed(self)
 
 
 class JsonOutputParser(BaseOutputParser):
@@ -123,40 +186,8 @@ class JsonOutputParser(BaseOutputParser):
             f"```\n{json.dumps(schema)}\n```"
         )
 
-    def _partials(self, texts: Iterator[str]) -> Iterator[Any]:
-        buffer = ""
-        previous: Any = None
-        for piece in texts:
-            buffer += piece
-            try:
-                current = parse_partial_json(extract_json_text(buffer))
-            except json.JSONDecodeError:
-                continue
-            if current is not None and current != previous:
-                previous = current
-                yield current
-        if buffer and previous is None:
-            yield self.parse(buffer)  # raises a clear error for non-JSON replies
-
-    def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
-        yield from self._partials(_text(c) for c in inputs)
-
-    async def _atransform(
-        self, inputs: AsyncIterator[Any], config: RunnableConfig
-    ) -> AsyncIterator[Any]:
-        buffer: list[str] = []
-        previous: Any = None
-        async for chunk in inputs:
-            buffer.append(_text(chunk))
-            try:
-                current = parse_partial_json(extract_json_text("".join(buffer)))
-            except json.JSONDecodeError:
-                continue
-            if current is not None and current != previous:
-                previous = current
-                yield current
-        if buffer and previous is None:
-            yield self.parse("".join(buffer))
+    def _feed(self) -> Feed:
+        return _JsonFeed(self)
 
 
 class PydanticOutputParser(BaseOutputParser):
@@ -194,24 +225,8 @@ class CommaSeparatedListOutputParser(BaseOutputParser):
     def get_format_instructions(self) -> str:
         return "Your response should be a list of comma separated values, eg: `foo, bar, baz` or `foo,bar,baz`"
 
-    def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[list[str]]:
-        buffer = ""
-        emitted = 0
-        for chunk in inputs:
-            buffer += _text(chunk)
-            complete = self.parse(buffer)[:-1]  # the last item may still grow
-            for item in complete[emitted:]:
-                yield [item]
-            emitted = max(emitted, len(complete))
-        for item in self.parse(buffer)[emitted:]:
-            yield [item]
-
-    async def _atransform(
-        self, inputs: AsyncIterator[Any], config: RunnableConfig
-    ) -> AsyncIterator[list[str]]:
-        text = "".join([_text(c) async for c in inputs])
-        for item in self.parse(text):
-            yield [item]
+    def _feed(self) -> Feed:
+        return _ListFeed(self)
 
 
 __all__ = [

@@ -13,120 +13,29 @@ Example:
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, create_model
 
-from ragkit import _mustache
+from ragkit._templates import (
+    TemplateFormat,
+    content_variables,
+    format_content,
+    format_template,
+    template_variables,
+)
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
-from ragkit.errors import MissingVariablesError
+from ragkit.errors import InputTypeError, MissingVariablesError, TemplateError
 from ragkit.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
     SystemMessage,
     convert_to_messages,
-    get_buffer_string,
 )
-
-TemplateFormat = Literal["f-string", "mustache"]
-
-
-# -- prompt values -------------------------------------------------------------
-class PromptValue(BaseModel):
-    """The output of a prompt: readable as a string or as chat messages."""
-
-    def to_string(self) -> str:
-        raise NotImplementedError
-
-    def to_messages(self) -> list[BaseMessage]:
-        raise NotImplementedError
-
-    def __add__(self, other: Any) -> PromptValue:
-        # Lets streamed prompt values merge (a prompt yields one value, so keep the newest).
-        return other if isinstance(other, PromptValue) else NotImplemented
-
-
-class StringPromptValue(PromptValue):
-    text: str
-    type: Literal["StringPromptValue"] = "StringPromptValue"
-
-    def to_string(self) -> str:
-        return self.text
-
-    def to_messages(self) -> list[BaseMessage]:
-        return [HumanMessage(content=self.text)]
-
-
-class ChatPromptValue(PromptValue):
-    messages: list[Any]
-    type: Literal["ChatPromptValue"] = "ChatPromptValue"
-
-    def to_string(self) -> str:
-        return get_buffer_string(self.messages)
-
-    def to_messages(self) -> list[BaseMessage]:
-        return list(self.messages)
-
-
-# -- string templates ----------------------------------------------------------
-def _fstring_variables(template: str) -> list[str]:
-    names = set()
-    for _, field, _, _ in string.Formatter().parse(template):
-        if field is None:
-            continue
-        if field == "" or field.isdigit():
-            raise ValueError(
-                f"Prompt template {template!r:.60} uses a positional field '{{{field}}}'; "
-                "use named variables like '{name}' (or '{{' and '}}' for literal braces)"
-            )
-        names.add(field.split(".")[0].split("[")[0])
-    return sorted(names)
-
-
-def template_variables(template: str, template_format: TemplateFormat) -> list[str]:
-    if template_format == "f-string":
-        return _fstring_variables(template)
-    if template_format == "mustache":
-        return _mustache.variables(template)
-    raise ValueError(f"template_format must be 'f-string' or 'mustache', got {template_format!r}")
-
-
-def format_template(template: str, template_format: TemplateFormat, values: dict[str, Any]) -> str:
-    if template_format == "mustache":
-        return _mustache.render(template, values)
-    return template.format(**values)
-
-
-def _format_content(content: Any, template_format: TemplateFormat, values: dict[str, Any]) -> Any:
-    if isinstance(content, str):
-        return format_template(content, template_format, values)
-    if isinstance(content, list):
-        return [_format_content(c, template_format, values) for c in content]
-    if isinstance(content, dict):
-        return {k: _format_content(v, template_format, values) for k, v in content.items()}
-    return content
-
-
-def _content_variables(content: Any, template_format: TemplateFormat) -> set[str]:
-    if isinstance(content, str):
-        return set(template_variables(content, template_format))
-    if isinstance(content, list):
-        return (
-            set().union(*(_content_variables(c, template_format) for c in content))
-            if content
-            else set()
-        )
-    if isinstance(content, dict):
-        return (
-            set().union(*(_content_variables(v, template_format) for v in content.values()))
-            if content
-            else set()
-        )
-    return set()
+from ragkit.prompt_values import ChatPromptValue, PromptValue, StringPromptValue
 
 
 class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
@@ -158,7 +67,7 @@ class BasePromptTemplate(Runnable[dict[str, Any], PromptValue]):
         if not isinstance(input, dict):
             if len(self.input_variables) == 1:
                 return {self.input_variables[0]: input}
-            raise TypeError(
+            raise InputTypeError(
                 f"{self.get_name()} expects a dict with keys {self.input_variables}, "
                 f"got {type(input).__name__}: {input!r:.80}"
             )
@@ -280,7 +189,7 @@ class MessagesPlaceholder(BaseModel):
                 [self.variable_name],
             )
         if not isinstance(value, list):
-            raise TypeError(
+            raise InputTypeError(
                 f"variable {self.variable_name!r} should be a list of messages, got {type(value).__name__}"
             )
         messages = convert_to_messages(value)
@@ -305,11 +214,11 @@ class MessagePromptTemplate(BaseModel):
 
     @property
     def input_variables(self) -> list[str]:
-        return sorted(_content_variables(self.content, self.template_format))
+        return sorted(content_variables(self.content, self.template_format))
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         cls = _ROLE_CLASSES[self.role]
-        return [cls(content=_format_content(self.content, self.template_format, kwargs))]
+        return [cls(content=format_content(self.content, self.template_format, kwargs))]
 
     @classmethod
     def from_template(
@@ -351,11 +260,11 @@ def _to_part(item: Any, template_format: TemplateFormat) -> ChatPart:
                 return MessagesPlaceholder(name, optional=optional)
             return MessagesPlaceholder(str(name), optional=True)
         if role not in _ROLE_CLASSES:
-            raise ValueError(
+            raise TemplateError(
                 f"Unknown role {role!r} in chat prompt; use 'system', 'human', 'ai' or 'placeholder'"
             )
         return MessagePromptTemplate(role=role, content=content, template_format=template_format)
-    raise TypeError(f"Cannot use {type(item).__name__} as a chat prompt message: {item!r:.80}")
+    raise InputTypeError(f"Cannot use {type(item).__name__} as a chat prompt message: {item!r:.80}")
 
 
 class ChatPromptTemplate(BasePromptTemplate):

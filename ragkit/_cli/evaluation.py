@@ -68,7 +68,7 @@ def run_eval(
     """Evaluate each retriever in ``names``; returns the Markdown table and the results."""
     from ragkit.eval import evaluate, load_beir
     from ragkit.eval.result import compare
-    from ragkit.indexing.models import make_embeddings
+    from ragkit.indexing.embedding_choice import make_embeddings
 
     names = ["dense" if n == "similarity" else n for n in names]
     for name in names:

@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 
 from pydantic import SecretStr
 
-from ragkit._google.errors import GoogleAPIError
 from ragkit._google.retry import Failure, RetryPolicy, StreamError, classify
+from ragkit.errors import GoogleAPIError
 
 logger = logging.getLogger("ragkit.google")
 T = TypeVar("T")

@@ -23,6 +23,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ragkit.errors import InvalidKeyError, InvalidQueryError, StoreInputError
+
 _ID = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
 MAX_METADATA = 20
 FLOAT32_EXACT = 2**24
@@ -41,7 +43,7 @@ _OPERATORS = {
 def check_id(value: str, what: str) -> str:
     """A corpus/document/chunk id: up to 40 lowercase letters, digits or dashes, no dash at either end."""
     if not isinstance(value, str) or not _ID.match(value):
-        raise ValueError(
+        raise InvalidKeyError(
             f"{what} {value!r} is not a valid id: use up to 40 lowercase letters, digits or dashes, "
             "not starting or ending with a dash"
         )
@@ -62,7 +64,7 @@ def chunk_ids(texts: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> list
 
 def _number(value: int | float, where: str) -> int | float:
     if isinstance(value, int) and abs(value) > FLOAT32_EXACT:
-        raise ValueError(
+        raise StoreInputError(
             f"{where}: {value} cannot be stored exactly (the service keeps 32-bit floats); "
             "store it as a string"
         )
@@ -77,7 +79,7 @@ def to_custom_metadata(metadata: dict[str, Any], where: str = "metadata") -> lis
         if value is None:
             continue
         if isinstance(value, bool):
-            raise ValueError(
+            raise StoreInputError(
                 f"{at}: booleans cannot be stored; use a string ('true'/'false') or 0/1"
             )
         if isinstance(value, str):
@@ -87,11 +89,11 @@ def to_custom_metadata(metadata: dict[str, Any], where: str = "metadata") -> lis
         elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             out.append({"key": key, "string_list_value": {"values": list(value)}})
         else:
-            raise ValueError(
+            raise StoreInputError(
                 f"{at}: values must be str, int, float or a list of str, got {type(value).__name__}"
             )
     if len(out) > MAX_METADATA:
-        raise ValueError(
+        raise StoreInputError(
             f"{where}: at most {MAX_METADATA} metadata keys can be stored, got {len(out)}"
         )
     return out
@@ -113,15 +115,15 @@ def from_custom_metadata(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _condition(value: Any, operation: str, where: str) -> dict[str, Any]:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ValueError(
+        raise InvalidQueryError(
             f"{where}: filter values must be str, int or float, got {type(value).__name__}"
         )
     if isinstance(value, str):
         if operation not in ("EQUAL", "NOT_EQUAL", "INCLUDES", "EXCLUDES"):
-            raise ValueError(f"{where}: {operation} compares numbers; {value!r} is a string")
+            raise InvalidQueryError(f"{where}: {operation} compares numbers; {value!r} is a string")
         return {"string_value": value, "operation": operation}
     if operation in ("INCLUDES", "EXCLUDES"):
-        raise ValueError(f"{where}: {operation} tests string lists; {value!r} is a number")
+        raise InvalidQueryError(f"{where}: {operation} tests string lists; {value!r} is a number")
     return {"numeric_value": _number(value, where), "operation": operation}
 
 
@@ -147,7 +149,7 @@ def to_metadata_filters(filter: dict[str, Any] | None) -> list[dict[str, Any]]:
                         {"key": full, "conditions": [_condition(operand, _OPERATORS[op], where)]}
                     )
                 else:
-                    raise ValueError(
+                    raise InvalidQueryError(
                         f"{where}: unknown operator {op!r}; use one of "
                         f"{', '.join([*_OPERATORS, '$in'])}"
                     )

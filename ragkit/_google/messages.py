@@ -23,7 +23,7 @@ import re
 import uuid
 from typing import Any
 
-from ragkit._google.errors import ChatGoogleGenerativeAIError
+from ragkit.errors import ChatGoogleGenerativeAIError
 from ragkit.messages import (
     AIMessage,
     AIMessageChunk,

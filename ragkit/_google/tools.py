@@ -4,7 +4,7 @@ Gemini's ``Schema`` is a subset of OpenAPI: upper-case types, ``nullable``
 instead of ``["x", "null"]``, no ``$ref``/``title``/``default``. References
 into ``$defs`` are inlined, optional fields become nullable, unsupported
 keywords are dropped; a union of several real types cannot be expressed and
-raises ``ValueError`` naming the field.
+raises :class:`~ragkit.errors.ToolSchemaError` (a ``ValueError``) naming the field.
 
 Example:
     >>> decl = function_declaration({"name": "add", "description": "Add.",
@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from ragkit.errors import ConfigurationError, ToolSchemaError
 
 _TYPES = {
     "string": "STRING",
@@ -50,12 +52,12 @@ def _resolve(node: dict[str, Any], defs: dict[str, Any], where: str) -> dict[str
             else None
         )
         if target is None:
-            raise ValueError(f"{where}: cannot resolve schema reference {ref!r}")
+            raise ToolSchemaError(f"{where}: cannot resolve schema reference {ref!r}")
         extra = {k: v for k, v in node.items() if k != "$ref"}
         node = {**target, **extra}
         seen += 1
         if seen > 32:
-            raise ValueError(f"{where}: recursive schema references cannot be sent to Gemini")
+            raise ToolSchemaError(f"{where}: recursive schema references cannot be sent to Gemini")
     return node
 
 
@@ -70,7 +72,7 @@ def to_gemini_schema(
     if variants:
         real = [v for v in variants if v.get("type") != "null"]
         if len(real) != 1:
-            raise ValueError(
+            raise ToolSchemaError(
                 f"{where}: a union of several types ({len(real)}) cannot be expressed in Gemini's "
                 "schema; use one type per field"
             )
@@ -81,13 +83,13 @@ def to_gemini_schema(
     if isinstance(kind, list):
         real_kinds = [k for k in kind if k != "null"]
         if len(real_kinds) != 1:
-            raise ValueError(f"{where}: type {kind!r} cannot be expressed in Gemini's schema")
+            raise ToolSchemaError(f"{where}: type {kind!r} cannot be expressed in Gemini's schema")
         nullable = nullable or len(real_kinds) < len(kind)
         kind = real_kinds[0]
     if kind is None:
         kind = "object" if "properties" in node else "string" if "enum" in node else None
     if kind not in _TYPES:
-        raise ValueError(
+        raise ToolSchemaError(
             f"{where}: JSON schema type {kind!r} has no Gemini equivalent; give the field a type"
         )
     out: dict[str, Any] = {"type_": _TYPES[kind]}
@@ -122,7 +124,7 @@ def function_declaration(schema: dict[str, Any]) -> dict[str, Any]:
     """A Gemini ``FunctionDeclaration`` from ragkit's ``{"name", "description", "parameters"}``."""
     name = str(schema.get("name", ""))
     if not _NAME.match(name):
-        raise ValueError(
+        raise ToolSchemaError(
             f"tool name {name!r} is not valid for Gemini: start with a letter or underscore, then "
             "letters, digits, '_', '.', ':', '-' (at most 64 characters)"
         )
@@ -143,6 +145,6 @@ def tool_config(tool_choice: str | bool | None, names: list[str]) -> dict[str, A
         return {"function_calling_config": {"mode": "NONE"}}
     if tool_choice in names:
         return {"function_calling_config": {"mode": "ANY", "allowed_function_names": [tool_choice]}}
-    raise ValueError(
+    raise ConfigurationError(
         f"tool_choice {tool_choice!r} is not 'auto', 'any', 'none' or one of the bound tools {names}"
     )

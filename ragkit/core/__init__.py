@@ -1,40 +1,18 @@
 """The Runnable core: the protocol every ragkit component implements, and its combinators.
 
-Only pydantic is imported here; nothing heavy.
+Names load on first use; the core itself imports only pydantic.
+
+Example:
+    >>> from ragkit.core import RunnableLambda, RunnableParallel
+    >>> RunnableParallel(double=RunnableLambda(lambda x: x * 2), same=lambda x: x).invoke(3)
+    {'double': 6, 'same': 3}
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
-from ragkit.core.binding import RunnableBinding
-from ragkit.core.branch import RunnableBranch
-from ragkit.core.callbacks import (
-    BaseCallbackHandler,
-    CallbackManager,
-    Run,
-    adispatch_custom_event,
-    dispatch_custom_event,
-)
-from ragkit.core.config import RunnableConfig, ensure_config, merge_configs, patch_config
-from ragkit.core.fallbacks import RunnableWithFallbacks
-from ragkit.core.lambdas import RunnableGenerator, RunnableLambda, chain
-from ragkit.core.parallel import RunnableMap, RunnableParallel
-from ragkit.core.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
-from ragkit.core.retry import RunnableRetry
-from ragkit.core.sequence import RunnableSequence
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ragkit.core.log import RunLog, RunLogPatch
-
-
-def __getattr__(name: str) -> Any:
-    # The log stream pulls in asyncio; load it only when asked for.
-    if name in ("RunLog", "RunLogPatch"):
-        from ragkit.core import log
-
-        return getattr(log, name)
-    raise AttributeError(f"module 'ragkit.core' has no attribute {name!r}")
-
+from ragkit._lazy import lazy_exports
 
 __all__ = [
     "BaseCallbackHandler",
@@ -65,3 +43,55 @@ __all__ = [
     "merge_configs",
     "patch_config",
 ]
+
+_LAZY = {
+    "Runnable": "ragkit.core.base",
+    "StreamingRunnable": "ragkit.core.base",
+    "coerce_to_runnable": "ragkit.core.base",
+    "RunnableBinding": "ragkit.core.binding",
+    "RunnableBranch": "ragkit.core.branch",
+    "BaseCallbackHandler": "ragkit.core.callbacks",
+    "CallbackManager": "ragkit.core.callbacks",
+    "Run": "ragkit.core.callbacks",
+    "adispatch_custom_event": "ragkit.core.callbacks",
+    "dispatch_custom_event": "ragkit.core.callbacks",
+    "RunnableConfig": "ragkit.core.config",
+    "ensure_config": "ragkit.core.config",
+    "merge_configs": "ragkit.core.config",
+    "patch_config": "ragkit.core.config",
+    "RunnableWithFallbacks": "ragkit.core.fallbacks",
+    "RunnableGenerator": "ragkit.core.lambdas",
+    "RunnableLambda": "ragkit.core.lambdas",
+    "chain": "ragkit.core.lambdas",
+    "RunLog": "ragkit.core.log",
+    "RunLogPatch": "ragkit.core.log",
+    "RunnableMap": "ragkit.core.parallel",
+    "RunnableParallel": "ragkit.core.parallel",
+    "RunnableAssign": "ragkit.core.passthrough",
+    "RunnablePassthrough": "ragkit.core.passthrough",
+    "RunnablePick": "ragkit.core.passthrough",
+    "RunnableRetry": "ragkit.core.retry",
+    "RunnableSequence": "ragkit.core.sequence",
+}
+
+if TYPE_CHECKING:
+    from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
+    from ragkit.core.binding import RunnableBinding
+    from ragkit.core.branch import RunnableBranch
+    from ragkit.core.callbacks import (
+        BaseCallbackHandler,
+        CallbackManager,
+        Run,
+        adispatch_custom_event,
+        dispatch_custom_event,
+    )
+    from ragkit.core.config import RunnableConfig, ensure_config, merge_configs, patch_config
+    from ragkit.core.fallbacks import RunnableWithFallbacks
+    from ragkit.core.lambdas import RunnableGenerator, RunnableLambda, chain
+    from ragkit.core.log import RunLog, RunLogPatch
+    from ragkit.core.parallel import RunnableMap, RunnableParallel
+    from ragkit.core.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
+    from ragkit.core.retry import RunnableRetry
+    from ragkit.core.sequence import RunnableSequence
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -561,7 +561,7 @@ def root_schema(name: str, type_: Any) -> type[BaseModel]:
     """A pydantic model named ``name`` whose root is ``type_``."""
     if isinstance(type_, type) and issubclass(type_, BaseModel):
         return type_
-    return cast(type[BaseModel], create_model(name, __base__=RootModel[type_]))  # type: ignore[valid-type]
+    return cast(type[BaseModel], create_model(name, __base__=RootModel[type_]))
 
 
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:

@@ -19,6 +19,7 @@ from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
 from ragkit.core.callbacks import CallbackManager
 from ragkit.core.chunks import add_chunks
 from ragkit.core.config import RunnableConfig
+from ragkit.errors import ConfigurationError, InputTypeError
 
 
 def _tagged(config: RunnableConfig, tag: str) -> RunnableConfig:
@@ -33,14 +34,14 @@ class RunnableBranch(StreamingRunnable[Any, Any]):
 
     def __init__(self, *branches: Any) -> None:
         if len(branches) < 2:
-            raise ValueError(
+            raise ConfigurationError(
                 "RunnableBranch needs at least one (condition, runnable) pair and a default"
             )
         *pairs, default = branches
         self.branches: list[tuple[Runnable[Any, Any], Runnable[Any, Any]]] = []
         for i, pair in enumerate(pairs):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise TypeError(
+                raise InputTypeError(
                     f"RunnableBranch argument {i} must be a (condition, runnable) pair, got {pair!r:.60}"
                 )
             self.branches.append((coerce_to_runnable(pair[0]), coerce_to_runnable(pair[1])))

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.core.config import RunnableConfig
+from ragkit.errors import NoActiveRunError
 
 logger = logging.getLogger("ragkit.callbacks")
 
@@ -298,7 +299,7 @@ def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None
     if cm is None:
         return
     if cm.parent is None:
-        raise RuntimeError(
+        raise NoActiveRunError(
             "dispatch_custom_event must be called from inside a running runnable "
             "(for example a function in a RunnableLambda)"
         )

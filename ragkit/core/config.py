@@ -12,6 +12,8 @@ import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, TypedDict
 
+from ragkit.errors import ConfigurationError
+
 DEFAULT_RECURSION_LIMIT = 25
 
 
@@ -156,10 +158,10 @@ def get_config_list(
 ) -> list[RunnableConfig]:
     """One config per input of a batch: a list is used as is, a single config is shared."""
     if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+        raise ConfigurationError(f"n must be >= 0, got {n}")
     if isinstance(config, Sequence) and not isinstance(config, dict):
         if len(config) != n:
-            raise ValueError(
+            raise ConfigurationError(
                 f"config must be a single config or a list of {n} configs (one per input), "
                 f"got a list of {len(config)}"
             )

@@ -12,16 +12,14 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import Any
 
 from ragkit.core.callbacks import Run
 from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.core.tracing import QueueHandler, RunFilter, add_handler
-
-_DONE = object()
+from ragkit.errors import ConfigurationError
 
 
 class EventStreamHandler(QueueHandler):
@@ -105,50 +103,32 @@ async def astream_events(
     config: RunnableConfig | None = None,
     *,
     version: str = "v2",
-    include_names: Sequence[str] | None = None,
-    include_types: Sequence[str] | None = None,
-    include_tags: Sequence[str] | None = None,
-    exclude_names: Sequence[str] | None = None,
-    exclude_types: Sequence[str] | None = None,
-    exclude_tags: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> AsyncIterator[dict[str, Any]]:
-    """Run ``runnable.astream`` and yield the v2 events of every run it makes."""
+    """Run ``runnable.astream`` and yield the v2 events of every run it makes.
+
+    ``include_names``/``include_types``/``include_tags`` and ``exclude_*`` choose the runs
+    (see :class:`~ragkit.core.tracing.RunFilter`); other keyword arguments go to ``astream``.
+    """
     if version != "v2":
-        raise ValueError(f"astream_events supports version='v2' only, got version={version!r}")
-    handler = EventStreamHandler(
-        RunFilter(
-            include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+        raise ConfigurationError(
+            f"astream_events supports version='v2' only, got version={version!r}"
         )
-    )
+    handler = EventStreamHandler(RunFilter.pop_from(kwargs))
     cfg: dict[str, Any] = dict(ensure_config(config))
     cfg.setdefault("run_id", uuid.uuid4())
     cfg["callbacks"] = add_handler(cfg.get("callbacks"), handler)
 
     async def consume() -> None:
-        try:
-            async for _ in runnable.astream(input, cfg, **kwargs):
-                pass
-        finally:
-            handler.post(_DONE)
+        async for _ in runnable.astream(input, cfg, **kwargs):
+            pass
 
-    task = asyncio.ensure_future(consume())
     root_id: str | None = None
-    try:
-        while True:
-            event = await handler.queue.get()
-            if event is _DONE:
-                break
+    async with handler.pump(consume) as events:
+        async for event in events:
             if root_id is None:
                 root_id = event["run_id"]
                 event["data"]["input"] = input
             elif event["run_id"] == root_id and event["event"].endswith("_end"):
                 event["data"].pop("input", None)
             yield event
-    finally:
-        if not task.done():
-            task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            pass

@@ -16,6 +16,7 @@ from typing import Any
 from ragkit.core.base import Runnable, StreamingRunnable
 from ragkit.core.chunks import add_chunks
 from ragkit.core.config import RunnableConfig
+from ragkit.errors import InputTypeError
 
 
 class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
@@ -58,7 +59,7 @@ class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
         if self.exception_key is None or error is None:
             return input
         if not isinstance(input, dict):
-            raise TypeError(
+            raise InputTypeError(
                 f"with_fallbacks(exception_key={self.exception_key!r}) needs dict inputs, got {type(input).__name__}"
             )
         return {**input, self.exception_key: error}

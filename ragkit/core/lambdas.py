@@ -23,7 +23,7 @@ from ragkit.core.config import (
     current_config,
     patch_config,
 )
-from ragkit.errors import RecursionLimitError
+from ragkit.errors import AsyncOnlyError, InvalidRunnableError, RecursionLimitError
 
 
 def accepts_config(func: Callable[..., Any]) -> bool:
@@ -86,7 +86,7 @@ class RunnableLambda(Runnable[Any, Any]):
         name: str | None = None,
     ) -> None:
         if func is None and afunc is None:
-            raise TypeError("RunnableLambda needs a function")
+            raise InvalidRunnableError("RunnableLambda needs a function")
         if func is not None and (
             inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)
         ):
@@ -134,7 +134,7 @@ class RunnableLambda(Runnable[Any, Any]):
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         if self.func is None:
-            raise TypeError(
+            raise AsyncOnlyError(
                 f"{self.get_name()} wraps an async function; use ainvoke/astream, "
                 "or pass a sync function too: RunnableLambda(func, afunc)"
             )
@@ -166,7 +166,7 @@ class RunnableLambda(Runnable[Any, Any]):
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
         if self.func is None:
-            raise TypeError(f"{self.get_name()} wraps an async function; use astream")
+            raise AsyncOnlyError(f"{self.get_name()} wraps an async function; use astream")
         yield from self._transform_stream_with_config(input, self._transform, config)
 
     def stream(
@@ -326,7 +326,9 @@ class RunnableGenerator(Runnable[Any, Any]):
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
         if self._transform_fn is None:
-            raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
+            raise AsyncOnlyError(
+                f"{self.get_name()} wraps an async generator; use astream/atransform"
+            )
         yield from self._transform_stream_with_config(input, self._run, config)
 
     def stream(

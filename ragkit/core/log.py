@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import datetime as dt
 import uuid
@@ -29,8 +28,6 @@ from typing import Any
 from ragkit.core.callbacks import Run
 from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.core.tracing import QueueHandler, RunFilter, add_handler
-
-_DONE = object()
 
 RunState = dict[str, Any]
 
@@ -238,59 +235,45 @@ async def astream_log(
     *,
     diff: bool = True,
     with_streamed_output_list: bool = True,
-    include_names: Sequence[str] | None = None,
-    include_types: Sequence[str] | None = None,
-    include_tags: Sequence[str] | None = None,
-    exclude_names: Sequence[str] | None = None,
-    exclude_types: Sequence[str] | None = None,
-    exclude_tags: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> AsyncIterator[RunLogPatch]:
-    """Yield RunLogPatch objects (or, with ``diff=False``, the growing RunLog)."""
+    """Yield RunLogPatch objects (or, with ``diff=False``, the growing RunLog).
+
+    ``include_names``/``include_types``/``include_tags`` and ``exclude_*`` choose the runs
+    (see :class:`~ragkit.core.tracing.RunFilter`); other keyword arguments go to ``astream``.
+    """
     cfg: dict[str, Any] = dict(ensure_config(config))
     root_id = cfg.get("run_id") or uuid.uuid4()
     if not isinstance(root_id, uuid.UUID):
         root_id = uuid.UUID(str(root_id))
     cfg["run_id"] = root_id
-    handler = LogStreamHandler(
-        RunFilter(
-            include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
-        ),
-        root_id,
-    )
+    handler = LogStreamHandler(RunFilter.pop_from(kwargs), root_id)
     cfg["callbacks"] = add_handler(cfg.get("callbacks"), handler)
 
     async def consume() -> None:
-        try:
-            final: Any = None
-            async for chunk in runnable.astream(input, cfg, **kwargs):
-                prev = final
-                if final is None:
-                    final = chunk
-                else:
-                    try:
-                        final = final + chunk
-                    except TypeError:
-                        prev, final = None, chunk
-                ops: list[dict[str, Any]] = []
-                if with_streamed_output_list:
-                    ops.append(
-                        {"op": "add", "path": "/streamed_output/-", "value": copy.deepcopy(chunk)}
-                    )
-                ops.extend(
-                    {**op, "path": f"/final_output{op['path']}"} for op in _diff_final(prev, final)
+        final: Any = None
+        async for chunk in runnable.astream(input, cfg, **kwargs):
+            prev = final
+            if final is None:
+                final = chunk
+            else:
+                try:
+                    final = final + chunk
+                except TypeError:
+                    prev, final = None, chunk
+            ops: list[dict[str, Any]] = []
+            if with_streamed_output_list:
+                ops.append(
+                    {"op": "add", "path": "/streamed_output/-", "value": copy.deepcopy(chunk)}
                 )
-                handler.post(RunLogPatch(*ops))
-        finally:
-            handler.post(_DONE)
+            ops.extend(
+                {**op, "path": f"/final_output{op['path']}"} for op in _diff_final(prev, final)
+            )
+            handler.post(RunLogPatch(*ops))
 
-    task = asyncio.ensure_future(consume())
     state: RunLog | None = None
-    try:
-        while True:
-            patch: Any = await handler.queue.get()
-            if patch is _DONE:
-                break
+    async with handler.pump(consume) as patches:
+        async for patch in patches:
             if diff:
                 yield patch
             else:
@@ -300,13 +283,6 @@ async def astream_log(
                     else state + patch
                 )
                 yield state
-    finally:
-        if not task.done():
-            task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            pass
 
 
 def _diff_final(prev: Any, new: Any) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from ragkit.core.executor import shared_pool
 from ragkit.core.lambdas import accepts_config
 from ragkit.core.parallel import RunnableParallel
 from ragkit.core.tee import async_tee, safe_tee
+from ragkit.errors import InputTypeError
 
 
 class RunnablePassthrough(StreamingRunnable[Any, Any]):
@@ -86,7 +87,7 @@ class RunnablePassthrough(StreamingRunnable[Any, Any]):
 
 def _require_dict(input: Any, who: str) -> Mapping[str, Any]:
     if not isinstance(input, Mapping):
-        raise TypeError(f"{who} needs a dict input, got {type(input).__name__}: {input!r:.80}")
+        raise InputTypeError(f"{who} needs a dict input, got {type(input).__name__}: {input!r:.80}")
     return input
 
 

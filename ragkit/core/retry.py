@@ -23,6 +23,7 @@ from ragkit.core.base import Runnable
 from ragkit.core.binding import RunnableBinding
 from ragkit.core.callbacks import CallbackManager
 from ragkit.core.config import RunnableConfig, ensure_config, get_config_list
+from ragkit.errors import ConfigurationError
 
 
 class RunnableRetry(RunnableBinding):
@@ -47,7 +48,7 @@ class RunnableRetry(RunnableBinding):
     ) -> None:
         super().__init__(bound=bound, **kwargs)
         if max_attempt_number < 1:
-            raise ValueError(f"stop_after_attempt must be >= 1, got {max_attempt_number}")
+            raise ConfigurationError(f"stop_after_attempt must be >= 1, got {max_attempt_number}")
         self.retry_exception_types = tuple(retry_exception_types)
         self.wait_exponential_jitter = wait_exponential_jitter
         self.exponential_jitter_params = dict(exponential_jitter_params or {})

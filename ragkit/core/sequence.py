@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable, run_in_executor
 from ragkit.core.callbacks import CallbackManager, get_callback_manager
 from ragkit.core.config import RunnableConfig, child_config, ensure_config
+from ragkit.errors import ConfigurationError
 
 
 class RunnableSequence(StreamingRunnable[Any, Any]):
@@ -41,7 +42,7 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
             else:
                 flat.append(r)
         if len(flat) < 2:
-            raise ValueError(f"RunnableSequence needs at least 2 steps, got {len(flat)}")
+            raise ConfigurationError(f"RunnableSequence needs at least 2 steps, got {len(flat)}")
         self.steps: list[Runnable[Any, Any]] = flat
         self.name = name
 

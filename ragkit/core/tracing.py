@@ -1,33 +1,44 @@
-"""Shared plumbing for handlers that feed an asyncio consumer from any thread."""
+"""Shared plumbing of ``astream_events`` and ``astream_log``: which runs to report, and a
+handler that feeds an asyncio consumer from any thread.
+
+Example:
+    >>> options = {"include_types": ["llm"], "exclude_tags": ["hidden"], "other": 1}
+    >>> keep = RunFilter.pop_from(options)
+    >>> keep("model", "llm", []), keep("model", "llm", ["hidden"]), keep("parser", "parser", [])
+    (True, False, False)
+    >>> options  # what is left goes on to ``astream``
+    {'other': 1}
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from ragkit.core.callbacks import BaseCallbackHandler, CallbackManager, Run
 
+_DONE = object()
 
+
+@dataclasses.dataclass
 class RunFilter:
     """LangChain's include/exclude rules on run names, types and tags."""
 
-    def __init__(
-        self,
-        include_names: Sequence[str] | None = None,
-        include_types: Sequence[str] | None = None,
-        include_tags: Sequence[str] | None = None,
-        exclude_names: Sequence[str] | None = None,
-        exclude_types: Sequence[str] | None = None,
-        exclude_tags: Sequence[str] | None = None,
-    ) -> None:
-        self.include_names = include_names
-        self.include_types = include_types
-        self.include_tags = include_tags
-        self.exclude_names = exclude_names
-        self.exclude_types = exclude_types
-        self.exclude_tags = exclude_tags
+    include_names: Sequence[str] | None = None
+    include_types: Sequence[str] | None = None
+    include_tags: Sequence[str] | None = None
+    exclude_names: Sequence[str] | None = None
+    exclude_types: Sequence[str] | None = None
+    exclude_tags: Sequence[str] | None = None
+
+    @classmethod
+    def pop_from(cls, kwargs: dict[str, Any]) -> RunFilter:
+        """The filter named in ``kwargs`` (``include_names=`` ...), removing those keys."""
+        return cls(**{f.name: kwargs.pop(f.name, None) for f in dataclasses.fields(cls)})
 
     def __call__(self, name: str, run_type: str, tags: Sequence[str]) -> bool:
         if self.include_names is None and self.include_types is None and self.include_tags is None:
@@ -62,6 +73,36 @@ class QueueHandler(BaseCallbackHandler):
             self.queue.put_nowait(item)
         else:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+    async def _pump(self, produce: Callable[[], Awaitable[None]]) -> AsyncGenerator[Any, None]:
+        async def run() -> None:
+            try:
+                await produce()
+            finally:
+                self.post(_DONE)
+
+        task = asyncio.ensure_future(run())
+        try:
+            while True:
+                item = await self.queue.get()
+                if item is _DONE:
+                    break
+                yield item
+        finally:
+            if not task.done():
+                task.cancel()
+            try:
+                await task  # re-raises what ``produce`` raised
+            except asyncio.CancelledError:
+                pass
+
+    def pump(self, produce: Callable[[], Awaitable[None]]) -> aclosing[AsyncGenerator[Any, None]]:
+        """Run ``produce()`` as a task and yield what is posted until it finishes.
+
+        Use as ``async with handler.pump(produce) as items: async for item in items``, so that
+        leaving early cancels the task at once.
+        """
+        return aclosing(self._pump(produce))
 
     # LangChain-named dispatch is not used by queue handlers.
     def on_run_start(self, run: Run) -> None: ...

@@ -2,18 +2,20 @@
 
 ``LocalEmbeddings`` (onnxruntime) and ``GoogleGenerativeAIEmbeddings`` (the
 Google SDK) are imported lazily, so ``import ragkit.embeddings`` stays light.
+
+Example:
+    >>> from ragkit.embeddings import CacheBackedEmbeddings, HashEmbeddings
+    >>> from ragkit.stores import InMemoryByteStore
+    >>> cached = CacheBackedEmbeddings.from_bytes_store(HashEmbeddings(8), InMemoryByteStore())
+    >>> cached.embed_documents(["tea"]) == HashEmbeddings(8).embed_documents(["tea"])
+    True
 """
+
+from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragkit._lazy import lazy_getattr
-from ragkit.embeddings.base import Embeddings
-from ragkit.embeddings.cache import CacheBackedEmbeddings
-from ragkit.embeddings.hash import HashEmbeddings
-
-if TYPE_CHECKING:
-    from ragkit.embeddings.google import GoogleGenerativeAIEmbeddings
-    from ragkit.embeddings.local import LocalEmbeddings
+from ragkit._lazy import lazy_exports
 
 __all__ = [
     "CacheBackedEmbeddings",
@@ -24,9 +26,18 @@ __all__ = [
 ]
 
 _LAZY = {
-    "LocalEmbeddings": "ragkit.embeddings.local",
+    "Embeddings": "ragkit.embeddings.base",
+    "CacheBackedEmbeddings": "ragkit.embeddings.cache",
     "GoogleGenerativeAIEmbeddings": "ragkit.embeddings.google",
+    "HashEmbeddings": "ragkit.embeddings.hash",
+    "LocalEmbeddings": "ragkit.embeddings.local",
 }
 
-
-__getattr__ = lazy_getattr(__name__, _LAZY)
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+    from ragkit.embeddings.cache import CacheBackedEmbeddings
+    from ragkit.embeddings.google import GoogleGenerativeAIEmbeddings
+    from ragkit.embeddings.hash import HashEmbeddings
+    from ragkit.embeddings.local import LocalEmbeddings
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ragkit.embeddings.base import Embeddings
-from ragkit.errors import EmbeddingMismatchError
+from ragkit.errors import ConfigurationError, EmbeddingMismatchError
 
 if TYPE_CHECKING:
     from ragkit.stores.kv import BaseStore
@@ -44,7 +44,7 @@ def default_namespace(embeddings: Embeddings) -> str:
 
 def _hasher(algorithm: str) -> Callable[[bytes], str]:
     if algorithm not in ("sha256", "blake2b", "sha512", "sha1"):
-        raise ValueError(
+        raise ConfigurationError(
             f"key_encoder must be 'sha256', 'blake2b', 'sha512', 'sha1' or a callable, got {algorithm!r}"
         )
 
@@ -82,14 +82,14 @@ class CacheBackedEmbeddings(Embeddings):
         key_encoder: KeyEncoder | Callable[[str], str] = "sha256",
     ) -> None:
         if batch_size is not None and batch_size <= 0:
-            raise ValueError(f"batch_size must be positive or None, got {batch_size}")
+            raise ConfigurationError(f"batch_size must be positive or None, got {batch_size}")
         self.underlying_embeddings = underlying_embeddings
         self.document_embedding_store = document_embedding_store
         self.query_embedding_store = query_embedding_store
         self.batch_size = batch_size
         if callable(key_encoder):
             if namespace:
-                raise ValueError(
+                raise ConfigurationError(
                     "pass either namespace or a callable key_encoder, not both "
                     "(the callable builds the whole key)"
                 )

@@ -19,11 +19,15 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from ragkit._google.errors import GoogleAPIError, GoogleEmbeddingsError
 from ragkit._google.settings import GoogleSettings, model_resource
 from ragkit.core.base import run_in_executor
 from ragkit.embeddings.base import Embeddings
-from ragkit.errors import ConfigurationError
+from ragkit.errors import (
+    ConfigurationError,
+    GoogleAPIError,
+    GoogleEmbeddingsError,
+    InvalidInputError,
+)
 
 __all__ = ["GoogleEmbeddingsError", "GoogleGenerativeAIEmbeddings"]
 
@@ -46,7 +50,7 @@ def _task(value: str | None) -> str | None:
     if name.startswith("TASK_TYPE_"):
         name = name[len("TASK_TYPE_") :]
     if name not in TASK_TYPES:
-        raise ValueError(f"task_type {value!r} is not one of {', '.join(TASK_TYPES)}")
+        raise ConfigurationError(f"task_type {value!r} is not one of {', '.join(TASK_TYPES)}")
     return name
 
 
@@ -91,11 +95,13 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
             request["task_type"] = task
         if title:
             if task != "RETRIEVAL_DOCUMENT":
-                raise ValueError(f"titles need task_type RETRIEVAL_DOCUMENT, not {task}")
+                raise ConfigurationError(f"titles need task_type RETRIEVAL_DOCUMENT, not {task}")
             request["title"] = title
         if dimensionality is not None:
             if dimensionality < 1:
-                raise ValueError(f"output_dimensionality must be >= 1, got {dimensionality}")
+                raise ConfigurationError(
+                    f"output_dimensionality must be >= 1, got {dimensionality}"
+                )
             request["output_dimensionality"] = dimensionality
         return request
 
@@ -109,9 +115,11 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
     ) -> list[list[float]]:
         """Embed ``texts`` in batchEmbedContents calls of ``batch_size`` (at most 100) texts."""
         if not 1 <= batch_size <= MAX_BATCH:
-            raise ValueError(f"batch_size must be between 1 and {MAX_BATCH}, got {batch_size}")
+            raise ConfigurationError(
+                f"batch_size must be between 1 and {MAX_BATCH}, got {batch_size}"
+            )
         if titles is not None and len(titles) != len(texts):
-            raise ValueError(
+            raise InvalidInputError(
                 f"got {len(titles)} titles for {len(texts)} texts; give one title per text"
             )
         task = _task(task_type) or self.task_type or "RETRIEVAL_DOCUMENT"

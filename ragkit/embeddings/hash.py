@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from ragkit.embeddings.base import Embeddings
+from ragkit.errors import ConfigurationError
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -27,7 +28,7 @@ class HashEmbeddings(Embeddings):
 
     def __init__(self, size: int = 64) -> None:
         if size <= 0:
-            raise ValueError(f"size must be positive, got {size}")
+            raise ConfigurationError(f"size must be positive, got {size}")
         self.size = size
 
     @property

@@ -15,9 +15,9 @@ unaffected. ``model_id`` records the setting, so indexes and caches built
 with one never mix with the other.
 
 Example:
-    >>> emb = LocalEmbeddings()                       # doctest: +SKIP
-    >>> vectors = emb.embed_documents(["Paris is in France.", "Berlin is in Germany."])  # doctest: +SKIP
-    >>> len(vectors[0]), emb.model_id                 # doctest: +SKIP
+    >>> emb = LocalEmbeddings()
+    >>> vectors = emb.embed_documents(["Paris is in France.", "Berlin is in Germany."])
+    >>> len(vectors[0]), emb.model_id
     (384, 'all-MiniLM-L6-v2.onnx-int8.seq256')
 """
 
@@ -34,7 +34,7 @@ import numpy as np
 
 from ragkit._unicode import without_surrogates
 from ragkit.embeddings.base import Embeddings
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, InvalidInputError
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2.onnx-int8"
 DIMENSION = 384
@@ -233,7 +233,7 @@ class LocalEmbeddings(Embeddings):
         except TypeError:
             bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
             if bad:
-                raise ValueError(
+                raise InvalidInputError(
                     f"texts must be str; rows {bad[:10]} are "
                     f"{sorted({type(texts[i]).__name__ for i in bad})}"
                 ) from None

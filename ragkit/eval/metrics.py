@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from ragkit.errors import ConfigurationError
+
 METRICS = ("ndcg", "recall", "precision", "mrr", "map")
 
 
@@ -46,7 +48,7 @@ def score_query(ranked: Sequence[str], qrels: Mapping[str, int], metric: str, k:
                 hits += 1
                 total += hits / (i + 1)
         return total / len(relevant) if relevant else 0.0
-    raise ValueError(f"unknown metric {metric!r}; choose from {METRICS}")
+    raise ConfigurationError(f"unknown metric {metric!r}; choose from {METRICS}")
 
 
 def score_run(

@@ -8,19 +8,29 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ragkit.indexing.api import IndexingResult, document_key, index
-from ragkit.indexing.record_manager import SQLRecordManager
+from ragkit._lazy import lazy_exports
+
+__all__ = [
+    "Index",
+    "IndexingResult",
+    "SQLRecordManager",
+    "document_key",
+    "index",
+]
+
+_LAZY = {
+    "IndexingResult": "ragkit.indexing.api",
+    "document_key": "ragkit.indexing.api",
+    "index": "ragkit.indexing.api",
+    "Index": "ragkit.indexing.index_dir",
+    "SQLRecordManager": "ragkit.indexing.record_manager",
+}
 
 if TYPE_CHECKING:
+    from ragkit.indexing.api import IndexingResult, document_key, index
     from ragkit.indexing.index_dir import Index
-
-__all__ = ["Index", "IndexingResult", "SQLRecordManager", "document_key", "index"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Index":
-        return importlib.import_module("ragkit.indexing.index_dir").Index
-    raise AttributeError(f"module 'ragkit.indexing' has no attribute {name!r}")
+    from ragkit.indexing.record_manager import SQLRecordManager
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

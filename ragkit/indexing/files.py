@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
 
 STRUCTURED_EXTENSIONS = frozenset(
     {".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"}
@@ -90,12 +91,14 @@ def walk(
 ) -> Iterator[FoundFile]:
     """Every file under ``paths`` (files or folders), sorted, as :class:`FoundFile`.
 
-    Raises ``FileNotFoundError`` naming the first path that does not exist.
+    Raises :class:`~ragkit.errors.ConfigurationError` naming the first path that does not exist.
     """
     for given in paths:
         root = os.path.abspath(os.fspath(given))
         if not os.path.lexists(root):
-            raise FileNotFoundError(f"{given}: no such file or folder")
+            raise ConfigurationError(
+                f"{given}: no such file or folder; check the path (nothing was indexed)"
+            )
         if os.path.isfile(root):
             parent = os.path.dirname(root)
             found = _check(

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError
 from ragkit.indexing import layout as L
+from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
-from ragkit.indexing.models import make_embeddings, worth_caching
 from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
 from ragkit.indexing.snapshot_view import SnapshotView
 from ragkit.indexing.splitting import SplitSettings, make_splitter
@@ -332,13 +332,13 @@ class Index:
                 base_retriever=self.retriever(kind, k=3 * k, **kwargs),
             )
         if kind == "similarity":
-            return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})  # type: ignore[no-any-return]
+            return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})
         if kind == "mmr":
             return self.vectorstore.as_retriever(
                 search_type="mmr", search_kwargs={"k": k, **kwargs}
-            )  # type: ignore[no-any-return]
+            )
         if kind == "bm25":
-            return self._bm25_retriever(k)  # type: ignore[no-any-return]
+            return self._bm25_retriever(k)
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
@@ -357,10 +357,10 @@ class Index:
                     "retriever('multi-query') needs llm= (a chat model that writes the "
                     "rephrasings), e.g. ChatGoogleGenerativeAI() or FakeChatModel(...)"
                 )
-            from ragkit.retrievers import MultiQueryRetriever  # type: ignore[attr-defined,unused-ignore]
+            from ragkit.retrievers import MultiQueryRetriever
 
             base = self.retriever(kwargs.pop("base", "hybrid"), k=k)
-            return MultiQueryRetriever.from_llm(retriever=base, llm=llm, **kwargs)  # type: ignore[no-any-return,unused-ignore]
+            return MultiQueryRetriever.from_llm(retriever=base, llm=llm, **kwargs)
         if kind == "parent":
             from ragkit.indexing.parent import SourceParentRetriever
 

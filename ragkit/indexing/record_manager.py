@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import ConfigurationError, DiskFullError, IndexDamagedError, IndexingError
+from ragkit.errors import (
+    ConfigurationError,
+    DiskFullError,
+    IndexDamagedError,
+    IndexingError,
+    InvalidInputError,
+)
 from ragkit.indexing.lock import WriterLock
 
 _SCHEMA = """
@@ -224,7 +230,9 @@ class SQLRecordManager:
         if group_ids is None:
             group_ids = [None] * len(keys)
         if len(group_ids) != len(keys):
-            raise ValueError(f"update() got {len(keys)} keys but {len(group_ids)} group_ids")
+            raise InvalidInputError(
+                f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
+            )
         if not keys:
             return
         now = self.get_time()

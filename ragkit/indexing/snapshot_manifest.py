@@ -80,7 +80,7 @@ class SnapshotManifest:
 
     @property
     def files(self) -> dict[str, dict[str, Any]]:
-        return self.data[L.KEY_FILES]  # type: ignore[no-any-return]
+        return self.data[L.KEY_FILES]
 
     @property
     def chunks(self) -> int:
@@ -96,7 +96,7 @@ class SnapshotManifest:
 
     @property
     def dimension(self) -> int | None:
-        return self.data[L.KEY_DIMENSION]  # type: ignore[no-any-return]
+        return self.data[L.KEY_DIMENSION]
 
     @property
     def splitter(self) -> dict[str, Any]:

@@ -118,7 +118,7 @@ class _Counting(Embeddings):
         return self.inner.dimension
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_documents_array(texts).tolist()  # type: ignore[no-any-return]
+        return self.embed_documents_array(texts).tolist()
 
     def embed_documents_array(self, texts: list[str]) -> np.ndarray:
         out = self.inner.embed_documents_array(texts)
@@ -285,7 +285,7 @@ class Writer:
             force_update=force,
         )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
-            setattr(report, key, getattr(report, key) + counts[key])  # type: ignore[literal-required]
+            setattr(report, key, getattr(report, key) + counts[key])
         report.files_loaded = len(new_rows)
         self.rm.touch_groups(failed)  # a file that failed to load keeps its previous chunks
         gone: list[str] = []
@@ -325,7 +325,7 @@ class Writer:
             force_update=force,
         )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
-            setattr(self.report, key, getattr(self.report, key) + counts[key])  # type: ignore[literal-required]
+            setattr(self.report, key, getattr(self.report, key) + counts[key])
         return bool(counts["num_added"] or counts["num_updated"] or counts["num_deleted"])
 
     def _delete(self, keys: list[str]) -> int:

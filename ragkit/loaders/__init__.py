@@ -12,29 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragkit._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from ragkit.loaders.base import BaseLoader, LoadFailure
-    from ragkit.loaders.csv_loader import CSVLoader
-    from ragkit.loaders.directory import DirectoryLoader
-    from ragkit.loaders.html_loader import HTMLLoader
-    from ragkit.loaders.json_loader import JSONLoader
-    from ragkit.loaders.markdown_loader import MarkdownLoader
-    from ragkit.loaders.pdf import PDFLoader
-    from ragkit.loaders.text import TextLoader
-
-_WHERE = {
-    "BaseLoader": "base",
-    "LoadFailure": "base",
-    "TextLoader": "text",
-    "DirectoryLoader": "directory",
-    "CSVLoader": "csv_loader",
-    "JSONLoader": "json_loader",
-    "HTMLLoader": "html_loader",
-    "MarkdownLoader": "markdown_loader",
-    "PDFLoader": "pdf",
-}
+from ragkit._lazy import lazy_exports
 
 __all__ = [
     "BaseLoader",
@@ -48,7 +26,26 @@ __all__ = [
     "TextLoader",
 ]
 
+_LAZY = {
+    "BaseLoader": "ragkit.loaders.base",
+    "LoadFailure": "ragkit.loaders.base",
+    "CSVLoader": "ragkit.loaders.csv_loader",
+    "DirectoryLoader": "ragkit.loaders.directory",
+    "HTMLLoader": "ragkit.loaders.html_loader",
+    "JSONLoader": "ragkit.loaders.json_loader",
+    "MarkdownLoader": "ragkit.loaders.markdown_loader",
+    "PDFLoader": "ragkit.loaders.pdf",
+    "TextLoader": "ragkit.loaders.text",
+}
 
-__getattr__ = lazy_getattr(
-    __name__, {name: f"ragkit.loaders.{module}" for name, module in _WHERE.items()}
-)
+if TYPE_CHECKING:
+    from ragkit.loaders.base import BaseLoader, LoadFailure
+    from ragkit.loaders.csv_loader import CSVLoader
+    from ragkit.loaders.directory import DirectoryLoader
+    from ragkit.loaders.html_loader import HTMLLoader
+    from ragkit.loaders.json_loader import JSONLoader
+    from ragkit.loaders.markdown_loader import MarkdownLoader
+    from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.text import TextLoader
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,19 +1,32 @@
-"""Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra)."""
+"""Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra).
 
-from typing import TYPE_CHECKING, Any
+Example:
+    >>> from ragkit.models import FakeChatModel
+    >>> FakeChatModel(["Hello!"]).invoke([("human", "Hi")]).content
+    'Hello!'
+"""
 
-from ragkit.models.base import BaseChatModel
-from ragkit.models.fake import FakeChatModel
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_exports
+
+__all__ = [
+    "BaseChatModel",
+    "ChatGoogleGenerativeAI",
+    "FakeChatModel",
+]
+
+_LAZY = {
+    "BaseChatModel": "ragkit.models.base",
+    "FakeChatModel": "ragkit.models.fake",
+    "ChatGoogleGenerativeAI": "ragkit.models.google",
+}
 
 if TYPE_CHECKING:
+    from ragkit.models.base import BaseChatModel
+    from ragkit.models.fake import FakeChatModel
     from ragkit.models.google import ChatGoogleGenerativeAI
-
-__all__ = ["BaseChatModel", "ChatGoogleGenerativeAI", "FakeChatModel"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "ChatGoogleGenerativeAI":
-        from ragkit.models.google import ChatGoogleGenerativeAI
-
-        return ChatGoogleGenerativeAI
-    raise AttributeError(f"module 'ragkit.models' has no attribute {name!r}")
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

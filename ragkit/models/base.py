@@ -27,7 +27,7 @@ from ragkit.core.base import Runnable, run_in_executor
 from ragkit.core.chunks import OneInput
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import shared_pool
-from ragkit.errors import OutputParserException
+from ragkit.errors import ConfigurationError, OutputParserException
 from ragkit.messages import (
     AIMessage,
     AIMessageChunk,
@@ -207,7 +207,7 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
         schemas = [tool_schema(t) for t in tools]
         names = {s["name"] for s in schemas}
         if tool_choice not in (None, "auto", "any", "none") and tool_choice not in names:
-            raise ValueError(
+            raise ConfigurationError(
                 f"tool_choice {tool_choice!r} is not one of the bound tools {sorted(names)}"
             )
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)

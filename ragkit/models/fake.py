@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr
 
+from ragkit.errors import ConfigurationError, InputTypeError
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage
 from ragkit.models.base import BaseChatModel
 
@@ -44,7 +45,7 @@ class FakeChatModel(BaseChatModel):
             kwargs["responses"] = responses
         super().__init__(**kwargs)
         if not self.responses:
-            raise ValueError("FakeChatModel needs at least one response")
+            raise ConfigurationError("FakeChatModel needs at least one response")
 
     @property
     def calls(self) -> list[list[BaseMessage]]:
@@ -77,7 +78,7 @@ class FakeChatModel(BaseChatModel):
         elif isinstance(reply, AIMessage):
             message = reply.model_copy(deep=True)
         else:
-            raise TypeError(
+            raise InputTypeError(
                 f"FakeChatModel responses must be str, AIMessage or exceptions, got {type(reply).__name__}"
             )
         if stop and isinstance(message.content, str):

@@ -27,10 +27,10 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
-from ragkit._google.errors import ChatGoogleGenerativeAIError, GoogleAPIError
 from ragkit._google.messages import StreamConverter, to_ai_message, to_contents
 from ragkit._google.settings import GoogleSettings, model_resource
 from ragkit._google.tools import function_declaration, tool_config
+from ragkit.errors import ChatGoogleGenerativeAIError, ConfigurationError, GoogleAPIError
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_messages
 from ragkit.models.base import BaseChatModel
 
@@ -74,7 +74,7 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
     @classmethod
     def _model(cls, value: str) -> str:
         if not value or not value.strip("/"):
-            raise ValueError(
+            raise ConfigurationError(
                 "ChatGoogleGenerativeAI: model must name a Gemini model, e.g. 'gemini-1.5-flash'"
             )
         return value
@@ -83,7 +83,7 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
     @classmethod
     def _n(cls, value: int) -> int:
         if value < 1:
-            raise ValueError(f"ChatGoogleGenerativeAI: n must be >= 1, got {value}")
+            raise ConfigurationError(f"ChatGoogleGenerativeAI: n must be >= 1, got {value}")
         return value
 
     @property
@@ -119,7 +119,7 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
         if "max_tokens" in kwargs:
             generation["max_output_tokens"] = kwargs.pop("max_tokens")
         if kwargs:
-            raise ValueError(
+            raise ConfigurationError(
                 f"ChatGoogleGenerativeAI got unknown call options {sorted(kwargs)}; known: "
                 f"tools, tool_choice, safety_settings, max_tokens, {', '.join(sorted(_GENERATION_KWARGS))}"
             )
@@ -146,7 +146,7 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
             if config:
                 request["tool_config"] = config
         elif choice not in (None, "auto", "none"):
-            raise ValueError(
+            raise ConfigurationError(
                 f"tool_choice {choice!r} needs tools; use bind_tools([...], tool_choice=...)"
             )
         return request

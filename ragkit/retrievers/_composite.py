@@ -37,23 +37,3 @@ class CompositeRetriever(BaseRetriever):
 
     async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         return await self._aretrieve(query, {}, **kwargs)
-
-    def invoke(
-        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> list[Document]:
-        return self._call_with_config(
-            lambda q, c: self._retrieve(q, c, **kwargs),
-            input,
-            self._with_own_config(config),
-            run_type="retriever",
-        )
-
-    async def ainvoke(
-        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> list[Document]:
-        async def run(q: str, c: RunnableConfig) -> list[Document]:
-            return await self._aretrieve(q, c, **kwargs)
-
-        return await self._acall_with_config(
-            run, input, self._with_own_config(config), run_type="retriever"
-        )

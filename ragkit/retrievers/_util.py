@@ -3,6 +3,10 @@
 Example:
     >>> check_k(3, "k")
     3
+    >>> require_methods(object(), "HybridRetriever: dense", "invoke")
+    Traceback (most recent call last):
+    ...
+    ragkit.errors.ConfigurationError: HybridRetriever: dense (object) has no invoke()
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ragkit.documents import Document
-from ragkit.errors import InvalidQueryError
+from ragkit.errors import ConfigurationError, InvalidQueryError
 
 
 def check_k(k: Any, name: str = "k") -> int:
@@ -39,6 +43,37 @@ def reject_unknown(kwargs: dict[str, Any], owner: str, accepted: tuple[str, ...]
         raise InvalidQueryError(
             f"{owner} got unknown search option(s) {unknown}; it accepts {list(accepted) or 'none'}"
         )
+
+
+def require_methods(obj: Any, what: str, *methods: str, hint: str = "") -> None:
+    """ConfigurationError unless ``obj`` has every one of ``methods`` (``what`` names the argument)."""
+    for method in methods:
+        if not callable(getattr(obj, method, None)):
+            raise ConfigurationError(f"{what} ({type(obj).__name__}) has no {method}(){hint}")
+
+
+def check_c(c: Any, owner: str) -> float:
+    """The rank-fusion constant ``c``: a number >= 0, or ConfigurationError naming the retriever."""
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
+        raise ConfigurationError(f"{owner}: c must be a number >= 0, got {c!r}")
+    return c
+
+
+SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
+
+
+def check_search(search_type: str, search_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """A copy of ``search_kwargs`` after checking ``search_type`` (and its ``score_threshold``)."""
+    if search_type not in SEARCH_TYPES:
+        raise ConfigurationError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
+    search_kwargs = dict(search_kwargs or {})
+    if search_type == "similarity_score_threshold" and not isinstance(
+        search_kwargs.get("score_threshold"), (int, float)
+    ):
+        raise ConfigurationError(
+            "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
+        )
+    return search_kwargs
 
 
 def with_score(doc: Document, score: float, key: str = "score") -> Document:

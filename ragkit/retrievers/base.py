@@ -29,6 +29,13 @@ class BaseRetriever(Runnable[str, list[Document]]):
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
 
+    def __init__(
+        self, *, tags: list[str] | None = None, metadata: dict[str, Any] | None = None
+    ) -> None:
+        """``tags`` and ``metadata`` go into the config of every run of this retriever."""
+        self.tags = tags
+        self.metadata = metadata
+
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         raise NotImplementedError(
             f"{type(self).__name__} does not implement _get_relevant_documents"
@@ -44,11 +51,18 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
         return merge_configs({"tags": self.tags or [], "metadata": self.metadata or {}}, config)
 
+    # The run's own config, for retrievers that call other runnables (see CompositeRetriever).
+    def _retrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
+        return self._get_relevant_documents(query, **kwargs)
+
+    async def _aretrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
+        return await self._aget_relevant_documents(query, **kwargs)
+
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         return self._call_with_config(
-            lambda q, c: self._get_relevant_documents(q, **kwargs),
+            lambda q, c: self._retrieve(q, c, **kwargs),
             input,
             self._with_own_config(config),
             run_type="retriever",
@@ -58,7 +72,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         async def run(q: str, c: RunnableConfig) -> list[Document]:
-            return await self._aget_relevant_documents(q, **kwargs)
+            return await self._aretrieve(q, c, **kwargs)
 
         return await self._acall_with_config(
             run, input, self._with_own_config(config), run_type="retriever"

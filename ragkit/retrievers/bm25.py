@@ -77,14 +77,12 @@ class BM25Retriever(BaseRetriever):
             raise ConfigurationError(
                 f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
             )
+        super().__init__(tags=tags, metadata=metadata)
         self.docs = list(docs)
         self.index = index
         self.k = check_k(k)
         self.preprocess_func: Callable[[str], list[str]] = preprocess_func or Analyzer()
         self.engine = engine
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     @property
     def vectorizer(self) -> Any:

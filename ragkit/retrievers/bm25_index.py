@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, IndexCorruptedError
 
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
@@ -187,22 +187,22 @@ class BM25Index:
             or int(indptr[-1]) != len(doc_ids)
             or bool(np.any(np.diff(indptr) < 0))
         ):
-            raise ValueError(
+            raise IndexCorruptedError(
                 "BM25 arrays do not match the vocabulary (index files from different saves?)"
             )
         if len(doc_ids) and (int(doc_ids.max()) >= num_docs or int(doc_ids.min()) < 0):
-            raise ValueError(
+            raise IndexCorruptedError(
                 "BM25 postings point past the number of documents (index files from different saves?)"
             )
         if not bool(np.all(np.isfinite(weights))):
-            raise ValueError("BM25 weights are not all finite numbers (a damaged file?)")
+            raise IndexCorruptedError("BM25 weights are not all finite numbers (a damaged file?)")
         vocab = {t: i for i, t in enumerate(terms)}
         if len(vocab) != len(terms):
-            raise ValueError("the BM25 vocabulary repeats terms (a damaged file?)")
+            raise IndexCorruptedError("the BM25 vocabulary repeats terms (a damaged file?)")
         try:
             checked = cls.check_params(**params)
         except (ConfigurationError, TypeError) as err:
-            raise ValueError(f"invalid BM25 parameters {params!r} ({err})") from None
+            raise IndexCorruptedError(f"invalid BM25 parameters {params!r} ({err})") from None
         return cls(vocab, indptr.astype(np.int64), doc_ids, weights, num_docs, checked)
 
 
@@ -211,10 +211,10 @@ def _idf(df: np.ndarray, n: int, params: dict[str, Any]) -> np.ndarray:
     if method == "robertson":
         idf = np.log((n - df + 0.5) / (df + 0.5))
         floor = params["epsilon"] * float(idf.mean()) if len(idf) else 0.0
-        return np.where(idf < 0, floor, idf)  # type: ignore[no-any-return]
+        return np.where(idf < 0, floor, idf)
     if method == "atire":
-        return np.log(n / df)  # type: ignore[no-any-return]
-    return np.log1p((n - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
+        return np.log(n / df)
+    return np.log1p((n - df + 0.5) / (df + 0.5))
 
 
 def _term_weights(
@@ -224,8 +224,8 @@ def _term_weights(
     norm = 1 - b + b * dl / avgdl
     if method == "bm25l":
         ctd = tf / norm
-        return (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)  # type: ignore[no-any-return]
+        return (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
     weight = tf * (k1 + 1) / (tf + k1 * norm)
     if method == "bm25+":
         weight = weight + delta
-    return weight  # type: ignore[no-any-return]
+    return weight

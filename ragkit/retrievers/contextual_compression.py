@@ -24,8 +24,8 @@ from typing import Any
 from ragkit.core.base import Runnable, run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
 from ragkit.retrievers._composite import CompositeRetriever
+from ragkit.retrievers._util import require_methods
 
 
 class BaseDocumentCompressor:
@@ -39,7 +39,7 @@ class BaseDocumentCompressor:
     async def acompress_documents(
         self, documents: Sequence[Document], query: str, config: RunnableConfig | None = None
     ) -> Sequence[Document]:
-        return await run_in_executor(self.compress_documents, documents, query, config)  # type: ignore[no-any-return]
+        return await run_in_executor(self.compress_documents, documents, query, config)
 
 
 class ContextualCompressionRetriever(CompositeRetriever):
@@ -52,20 +52,13 @@ class ContextualCompressionRetriever(CompositeRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        if not callable(getattr(base_compressor, "compress_documents", None)):
-            raise ConfigurationError(
-                f"ContextualCompressionRetriever: base_compressor ({type(base_compressor).__name__}) "
-                "has no compress_documents()"
-            )
-        if not callable(getattr(base_retriever, "invoke", None)):
-            raise ConfigurationError(
-                f"ContextualCompressionRetriever: base_retriever ({type(base_retriever).__name__}) has no invoke()"
-            )
+        super().__init__(tags=tags, metadata=metadata)
+        require_methods(
+            base_compressor, "ContextualCompressionRetriever: base_compressor", "compress_documents"
+        )
+        require_methods(base_retriever, "ContextualCompressionRetriever: base_retriever", "invoke")
         self.base_compressor = base_compressor
         self.base_retriever = base_retriever
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     def _retrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
         docs = self.base_retriever.invoke(query, config, **kwargs)

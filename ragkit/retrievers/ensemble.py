@@ -21,7 +21,7 @@ from ragkit.core.executor import run_all
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.retrievers._composite import CompositeRetriever
-from ragkit.retrievers._util import check_k, check_query, reject_unknown
+from ragkit.retrievers._util import check_c, check_k, check_query, reject_unknown, require_methods
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
 
 
@@ -50,23 +50,16 @@ class EnsembleRetriever(CompositeRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
+        super().__init__(tags=tags, metadata=metadata)
         self.retrievers = list(retrievers)
         if not self.retrievers:
             raise ConfigurationError("EnsembleRetriever needs at least one retriever")
         for i, r in enumerate(self.retrievers):
-            if not callable(getattr(r, "invoke", None)):
-                raise ConfigurationError(
-                    f"EnsembleRetriever: retrievers[{i}] ({type(r).__name__}) has no invoke()"
-                )
+            require_methods(r, f"EnsembleRetriever: retrievers[{i}]", "invoke")
         self.weights = check_weights(weights, len(self.retrievers), "EnsembleRetriever")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
-            raise ConfigurationError(f"EnsembleRetriever: c must be a number >= 0, got {c!r}")
-        self.c = c
+        self.c = check_c(c, "EnsembleRetriever")
         self.id_key = id_key
         self.k = None if k is None else check_k(k)
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     def _fuse(self, lists: Sequence[Sequence[Document]], k: int | None) -> list[Document]:
         return reciprocal_rank_fusion(

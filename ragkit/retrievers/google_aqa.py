@@ -22,10 +22,10 @@ from pydantic import BaseModel
 
 from ragkit._google.client import GoogleClient
 from ragkit._google.corpus import to_metadata_filters
-from ragkit._google.errors import GoogleAPIError
 from ragkit._google.settings import GoogleSettings
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
+from ragkit.errors import ConfigurationError, GoogleAPIError, InputTypeError
 
 if TYPE_CHECKING:
     from ragkit.documents import Document
@@ -70,17 +70,17 @@ class GoogleAQA(Runnable[str, AqaOutput]):
         **kwargs: Any,
     ) -> None:
         if (retriever is None) == (vectorstore is None):
-            raise ValueError(
+            raise ConfigurationError(
                 "GoogleAQA needs exactly one source: retriever=... (inline passages) or "
                 "vectorstore=GoogleVectorStore(...) (semantic retriever)"
             )
         style = answer_style.upper()
         if style not in ANSWER_STYLES:
-            raise ValueError(
+            raise ConfigurationError(
                 f"answer_style {answer_style!r} is not one of {', '.join(ANSWER_STYLES)}"
             )
         if not 1 <= k <= 100:
-            raise ValueError(f"k must be between 1 and 100, got {k}")
+            raise ConfigurationError(f"k must be between 1 and 100, got {k}")
         self.retriever = retriever
         self.vectorstore = vectorstore
         self.answer_style = style
@@ -121,7 +121,9 @@ class GoogleAQA(Runnable[str, AqaOutput]):
 
     def _answer(self, question: str, config: RunnableConfig) -> AqaOutput:
         if not isinstance(question, str):
-            raise TypeError(f"GoogleAQA takes a question string, got {type(question).__name__}")
+            raise InputTypeError(
+                f"GoogleAQA takes a question string, got {type(question).__name__}"
+            )
         request = self._request(question)
         passages: dict[str, str] = {}
         if self.retriever is not None:

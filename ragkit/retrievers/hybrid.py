@@ -25,9 +25,15 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EmptyCorpusError, IndexFormatError, RagkitError
+from ragkit.errors import (
+    ConfigurationError,
+    EmptyCorpusError,
+    IndexCorruptedError,
+    IndexFormatError,
+    RagkitError,
+)
 from ragkit.retrievers._composite import CompositeRetriever
-from ragkit.retrievers._util import check_k, check_query, reject_unknown
+from ragkit.retrievers._util import check_c, check_k, check_query, reject_unknown, require_methods
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
 from ragkit.stores._atomic import write_bytes_atomic
 from ragkit.stores._safe_read import parse_json, read_regular
@@ -75,23 +81,16 @@ class HybridRetriever(CompositeRetriever):
 
         if isinstance(dense, VectorStore):
             dense = dense.as_retriever()
-        for name, member in (("bm25", bm25), ("dense", dense)):
-            if not callable(getattr(member, "invoke", None)):
-                raise ConfigurationError(
-                    f"HybridRetriever: {name} ({type(member).__name__}) is not a retriever"
-                )
+        super().__init__(tags=tags, metadata=metadata)
+        require_methods(bm25, "HybridRetriever: bm25", "invoke")
+        require_methods(dense, "HybridRetriever: dense", "invoke")
         self.bm25 = bm25
         self.dense = dense
         self.weights = check_weights(weights, 2, "HybridRetriever")
         self.k = check_k(k)
         self.fetch_k = check_k(fetch_k, "fetch_k")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
-            raise ConfigurationError(f"HybridRetriever: c must be a number >= 0, got {c!r}")
-        self.c = c
+        self.c = check_c(c, "HybridRetriever")
         self.id_key = id_key
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     @classmethod
     def from_documents(
@@ -123,7 +122,7 @@ class HybridRetriever(CompositeRetriever):
                 for d in docs
             ]
         from ragkit.retrievers.bm25 import BM25Retriever
-        from ragkit.stores.faiss import FaissStore  # type: ignore[import-not-found,unused-ignore]
+        from ragkit.stores.faiss import FaissStore
 
         bm25 = BM25Retriever.from_documents(
             docs, bm25_params=bm25_params, analyzer=analyzer, k=fetch_k
@@ -177,7 +176,7 @@ class HybridRetriever(CompositeRetriever):
     def load(cls, path: str | Path, embedding: Embeddings | None = None) -> HybridRetriever:
         """Read a retriever written by :meth:`save` (``embedding`` embeds queries; it must be the indexing model)."""
         from ragkit.retrievers.bm25 import BM25Retriever
-        from ragkit.stores.faiss import FaissStore  # type: ignore[import-not-found,unused-ignore]
+        from ragkit.stores.faiss import FaissStore
 
         folder = Path(path)
         settings_path = folder / "hybrid.json"
@@ -190,7 +189,9 @@ class HybridRetriever(CompositeRetriever):
             if not isinstance(settings, dict):
                 raise ValueError("not a JSON object")
             if settings.get("format") != _FORMAT or settings.get("version") != 1:
-                raise ValueError(f"not a version-1 {_FORMAT} file")
+                raise IndexCorruptedError(
+                    f"{settings_path}: not a version-1 {_FORMAT} file; rebuild the index"
+                )
             bm25 = BM25Retriever.load(folder / "bm25")
             store = FaissStore.load(folder / "dense", embedding)
             dense = store.as_retriever(
@@ -242,7 +243,7 @@ class HybridRetriever(CompositeRetriever):
         depth = self._depth(kwargs, top_n)
 
         def search(member: Any) -> Callable[[], list[Document]]:
-            return lambda: member.invoke(query, config, k=depth)  # type: ignore[no-any-return]
+            return lambda: member.invoke(query, config, k=depth)
 
         lists = run_all([search(self.bm25), search(self.dense)], config.get("max_concurrency"))
         return self._fuse(lists, top_n)

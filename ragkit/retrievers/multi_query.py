@@ -121,6 +121,7 @@ class MultiQueryRetriever(CompositeRetriever):
             raise ConfigurationError(
                 f"MultiQueryRetriever num_queries must be an integer >= 1, got {num_queries!r}"
             )
+        super().__init__(tags=tags, metadata=metadata)
         self.retriever = retriever
         self.llm_chain = llm_chain
         self.include_original = include_original
@@ -128,9 +129,6 @@ class MultiQueryRetriever(CompositeRetriever):
         self.num_queries = num_queries
         self.c = c
         self.id_key = id_key
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     @classmethod
     def from_llm(

@@ -23,13 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.retrievers._util import check_query, with_score
+from ragkit.retrievers._util import check_query, check_search, require_methods, with_score
 from ragkit.retrievers.base import BaseRetriever
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
-
-SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 
 
 class MultiVectorRetriever(BaseRetriever):
@@ -53,29 +51,19 @@ class MultiVectorRetriever(BaseRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        if search_type not in SEARCH_TYPES:
-            raise ConfigurationError(
-                f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}"
-            )
-        for method in ("mget", "mset"):
-            if not callable(getattr(docstore, method, None)):
-                raise ConfigurationError(
-                    f"{type(self).__name__}: docstore ({type(docstore).__name__}) has no {method}(); use "
-                    "ragkit.stores.InMemoryStore or another key-value store of Documents"
-                )
-        search_kwargs = dict(search_kwargs or {})
-        if search_type == "similarity_score_threshold" and "score_threshold" not in search_kwargs:
-            raise ConfigurationError(
-                "search_type='similarity_score_threshold' needs search_kwargs['score_threshold']"
-            )
+        super().__init__(tags=tags, metadata=metadata)
+        self.search_kwargs = check_search(search_type, search_kwargs)
+        require_methods(
+            docstore,
+            f"{type(self).__name__}: docstore",
+            "mget",
+            "mset",
+            hint="; use ragkit.stores.InMemoryStore or another key-value store of Documents",
+        )
         self.vectorstore = vectorstore
         self.docstore = docstore
         self.id_key = id_key
         self.search_type = search_type
-        self.search_kwargs = search_kwargs
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     def index_documents(
         self,

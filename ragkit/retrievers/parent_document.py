@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.retrievers._util import require_methods
 from ragkit.retrievers.multi_vector import MultiVectorRetriever, _keyed
 
 if TYPE_CHECKING:
@@ -63,16 +64,15 @@ class ParentDocumentRetriever(MultiVectorRetriever):
             tags=tags,
             metadata=metadata,
         )
-        for name, splitter in (
-            ("child_splitter", child_splitter),
-            ("parent_splitter", parent_splitter),
-        ):
-            if splitter is not None and not callable(getattr(splitter, "split_documents", None)):
-                raise ConfigurationError(
-                    f"ParentDocumentRetriever: {name} ({type(splitter).__name__}) has no split_documents()"
-                )
         if child_splitter is None:
             raise ConfigurationError("ParentDocumentRetriever needs a child_splitter")
+        require_methods(
+            child_splitter, "ParentDocumentRetriever: child_splitter", "split_documents"
+        )
+        if parent_splitter is not None:
+            require_methods(
+                parent_splitter, "ParentDocumentRetriever: parent_splitter", "split_documents"
+            )
         self.child_splitter = child_splitter
         self.parent_splitter = parent_splitter
         self.child_metadata_fields = (
@@ -146,4 +146,4 @@ class ParentDocumentRetriever(MultiVectorRetriever):
     ) -> list[str]:
         from ragkit.core.base import run_in_executor
 
-        return await run_in_executor(self.add_documents, documents, ids, add_to_docstore, **kwargs)  # type: ignore[no-any-return]
+        return await run_in_executor(self.add_documents, documents, ids, add_to_docstore, **kwargs)

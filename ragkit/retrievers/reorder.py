@@ -45,4 +45,4 @@ class LongContextReorder(Runnable[Sequence[Document], list[Document]]):
     def invoke(
         self, input: Sequence[Document], config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        return self._call_with_config(lambda docs, c: self.transform_documents(docs), input, config)  # type: ignore[no-any-return]
+        return self._call_with_config(lambda docs, c: self.transform_documents(docs), input, config)

@@ -10,13 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
-from ragkit.retrievers._util import with_score
+from ragkit.retrievers._util import check_search, with_score
 from ragkit.retrievers.base import BaseRetriever
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
-
-SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 
 
 class VectorStoreRetriever(BaseRetriever):
@@ -30,21 +28,10 @@ class VectorStoreRetriever(BaseRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        if search_type not in SEARCH_TYPES:
-            raise ValueError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
-        search_kwargs = dict(search_kwargs or {})
-        if search_type == "similarity_score_threshold" and not isinstance(
-            search_kwargs.get("score_threshold"), (int, float)
-        ):
-            raise ValueError(
-                "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
-            )
+        super().__init__(tags=tags, metadata=metadata)
+        self.search_kwargs = check_search(search_type, search_kwargs)
         self.vectorstore = vectorstore
         self.search_type = search_type
-        self.search_kwargs = search_kwargs
-        self.tags = tags
-        self.metadata = metadata
-        self.name = None
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         params = {**self.search_kwargs, **kwargs}

@@ -14,34 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragkit._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from ragkit.splitters.base import DocumentSplitter, TextSplitter
-    from ragkit.splitters.character import CharacterTextSplitter
-    from ragkit.splitters.html_header import HTMLHeaderTextSplitter
-    from ragkit.splitters.html_section import HTMLSectionSplitter
-    from ragkit.splitters.json_splitter import RecursiveJsonSplitter
-    from ragkit.splitters.language import Language, get_separators_for_language
-    from ragkit.splitters.markdown_header import MarkdownHeaderTextSplitter
-    from ragkit.splitters.recursive import RecursiveCharacterTextSplitter
-    from ragkit.splitters.semantic import SemanticChunker
-    from ragkit.splitters.token import TokenTextSplitter
-
-_WHERE = {
-    "DocumentSplitter": "base",
-    "TextSplitter": "base",
-    "CharacterTextSplitter": "character",
-    "RecursiveCharacterTextSplitter": "recursive",
-    "Language": "language",
-    "get_separators_for_language": "language",
-    "MarkdownHeaderTextSplitter": "markdown_header",
-    "HTMLHeaderTextSplitter": "html_header",
-    "HTMLSectionSplitter": "html_section",
-    "TokenTextSplitter": "token",
-    "SemanticChunker": "semantic",
-    "RecursiveJsonSplitter": "json_splitter",
-}
+from ragkit._lazy import lazy_exports
 
 __all__ = [
     "CharacterTextSplitter",
@@ -58,7 +31,31 @@ __all__ = [
     "get_separators_for_language",
 ]
 
+_LAZY = {
+    "DocumentSplitter": "ragkit.splitters.base",
+    "TextSplitter": "ragkit.splitters.base",
+    "CharacterTextSplitter": "ragkit.splitters.character",
+    "HTMLHeaderTextSplitter": "ragkit.splitters.html_header",
+    "HTMLSectionSplitter": "ragkit.splitters.html_section",
+    "RecursiveJsonSplitter": "ragkit.splitters.json_splitter",
+    "Language": "ragkit.splitters.language",
+    "get_separators_for_language": "ragkit.splitters.language",
+    "MarkdownHeaderTextSplitter": "ragkit.splitters.markdown_header",
+    "RecursiveCharacterTextSplitter": "ragkit.splitters.recursive",
+    "SemanticChunker": "ragkit.splitters.semantic",
+    "TokenTextSplitter": "ragkit.splitters.token",
+}
 
-__getattr__ = lazy_getattr(
-    __name__, {name: f"ragkit.splitters.{module}" for name, module in _WHERE.items()}
-)
+if TYPE_CHECKING:
+    from ragkit.splitters.base import DocumentSplitter, TextSplitter
+    from ragkit.splitters.character import CharacterTextSplitter
+    from ragkit.splitters.html_header import HTMLHeaderTextSplitter
+    from ragkit.splitters.html_section import HTMLSectionSplitter
+    from ragkit.splitters.json_splitter import RecursiveJsonSplitter
+    from ragkit.splitters.language import Language, get_separators_for_language
+    from ragkit.splitters.markdown_header import MarkdownHeaderTextSplitter
+    from ragkit.splitters.recursive import RecursiveCharacterTextSplitter
+    from ragkit.splitters.semantic import SemanticChunker
+    from ragkit.splitters.token import TokenTextSplitter
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -287,7 +287,7 @@ class WordOffsets:
                 a, b = spans[j]
                 return m.start() + a, m.start() + b
             j -= len(spans)
-        raise IndexError(j)
+        raise AssertionError(f"internal error: no token {j} in {chunk[:40]!r}")
 
     def windows(self, text: str, size: int, step: int) -> list[tuple[int, int]]:
         """``(start, end)`` in ``text`` of each window of ``size`` tokens, windows ``step`` tokens apart.

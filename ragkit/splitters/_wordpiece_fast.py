@@ -82,5 +82,7 @@ class NativeWordPiece:
                 text, self._vocab, self._classes, self._known, size, step
             )
             if missing:
-                raise RuntimeError(f"words still unknown after tokenizing them: {missing[:3]!r}")
+                raise AssertionError(
+                    f"internal error: words still unknown after tokenizing them: {missing[:3]!r}"
+                )
         return out

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from ragkit.core.base import StreamingRunnable, run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, InputTypeError
 
 logger = logging.getLogger("ragkit.splitters")
 
@@ -178,7 +178,7 @@ class DocumentSplitter(StreamingRunnable[Any, Any], ABC):
             for doc in item:
                 yield from self._split_any(doc)
         else:
-            raise TypeError(
+            raise InputTypeError(
                 f"{type(self).__name__} splits Documents, lists of Documents or strings; "
                 f"got {type(item).__name__}"
             )

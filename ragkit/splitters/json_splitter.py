@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, SplitterInputError
+from ragkit.errors import ConfigurationError, InputTypeError, SplitterInputError
 from ragkit.splitters.base import DocumentSplitter, copy_metadata
 
 
@@ -48,7 +48,7 @@ class RecursiveJsonSplitter(DocumentSplitter):
                 if was_list and not convert_lists
                 else ""
             )
-            raise TypeError(f"json_data must be a dict, got {type(json_data).__name__}.{hint}")
+            raise InputTypeError(f"json_data must be a dict, got {type(json_data).__name__}.{hint}")
         chunks: list[dict[str, Any]] = [{}]
         if json_data:
             self._split(json_data, [], chunks)

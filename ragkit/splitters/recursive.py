@@ -46,7 +46,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             and None not in literals
         ):
             self._plan = (
-                [splitter_of(lit) if lit else str.split for lit in literals],  # type: ignore[misc]
+                [splitter_of(lit) if lit else str.split for lit in literals],
                 [len(lit) for lit in literals],  # type: ignore[arg-type]
             )
 

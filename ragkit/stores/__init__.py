@@ -2,24 +2,20 @@
 
 ``FaissStore`` (faiss) and ``GoogleVectorStore`` (the Google SDK) are imported
 lazily, so ``import ragkit.stores`` stays light.
+
+Example:
+    >>> from ragkit.embeddings import HashEmbeddings
+    >>> from ragkit.stores import FaissStore
+    >>> store = FaissStore.from_texts(["tea", "coffee"], HashEmbeddings(32))
+    >>> store.similarity_search("tea", k=1)[0].page_content
+    'tea'
 """
+
+from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragkit._lazy import lazy_getattr
-from ragkit.stores.base import VectorStore
-from ragkit.stores.file_store import LocalFileStore
-from ragkit.stores.kv import (
-    BaseStore,
-    ByteStore,
-    InMemoryBaseStore,
-    InMemoryByteStore,
-    InMemoryStore,
-)
-
-if TYPE_CHECKING:
-    from ragkit.stores.faiss import FaissStore
-    from ragkit.stores.google_vectorstore import GoogleVectorStore
+from ragkit._lazy import lazy_exports
 
 __all__ = [
     "BaseStore",
@@ -34,9 +30,28 @@ __all__ = [
 ]
 
 _LAZY = {
+    "VectorStore": "ragkit.stores.base",
     "FaissStore": "ragkit.stores.faiss",
+    "LocalFileStore": "ragkit.stores.file_store",
     "GoogleVectorStore": "ragkit.stores.google_vectorstore",
+    "BaseStore": "ragkit.stores.kv",
+    "ByteStore": "ragkit.stores.kv",
+    "InMemoryBaseStore": "ragkit.stores.kv",
+    "InMemoryByteStore": "ragkit.stores.kv",
+    "InMemoryStore": "ragkit.stores.kv",
 }
 
-
-__getattr__ = lazy_getattr(__name__, _LAZY)
+if TYPE_CHECKING:
+    from ragkit.stores.base import VectorStore
+    from ragkit.stores.faiss import FaissStore
+    from ragkit.stores.file_store import LocalFileStore
+    from ragkit.stores.google_vectorstore import GoogleVectorStore
+    from ragkit.stores.kv import (
+        BaseStore,
+        ByteStore,
+        InMemoryBaseStore,
+        InMemoryByteStore,
+        InMemoryStore,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -20,6 +20,7 @@ from typing import Any, cast
 import numpy as np
 
 from ragkit.documents import Document
+from ragkit.errors import IndexCorruptedError, StoreInputError
 
 
 class DocColumns:
@@ -45,18 +46,18 @@ class DocColumns:
     def validate_new(
         self, texts: Sequence[str], metadatas: Sequence[Any] | None, ids: Sequence[Any] | None
     ) -> None:
-        """ValueError naming the row at fault if texts/metadatas/ids are unusable or ids collide."""
+        """StoreInputError (a ValueError) naming the row at fault if texts/metadatas/ids are unusable or ids collide."""
         n = len(texts)
         if not set(map(type, texts)) <= {str}:  # fast path first; the slow one names the rows
             bad_texts = [i for i, t in enumerate(texts) if not isinstance(t, str)]
             if bad_texts:
-                raise ValueError(
+                raise StoreInputError(
                     f"texts must be str; rows {bad_texts[:10]} are "
                     f"{sorted({type(texts[i]).__name__ for i in bad_texts})}"
                 )
         if metadatas is not None:
             if len(metadatas) != n:
-                raise ValueError(
+                raise StoreInputError(
                     f"got {len(metadatas)} metadatas for {n} texts; pass one dict per text"
                 )
             if not set(map(type, metadatas)) <= {dict, type(None)}:
@@ -64,23 +65,23 @@ class DocColumns:
                     i for i, m in enumerate(metadatas) if m is not None and not isinstance(m, dict)
                 ]
                 if bad:
-                    raise ValueError(f"metadatas must be dicts; rows {bad[:10]} are not")
+                    raise StoreInputError(f"metadatas must be dicts; rows {bad[:10]} are not")
         if ids is None:
             return
         if len(ids) != n:
-            raise ValueError(f"got {len(ids)} ids for {n} texts; pass one id per text")
+            raise StoreInputError(f"got {len(ids)} ids for {n} texts; pass one id per text")
         bad = [i for i, x in enumerate(ids) if not isinstance(x, str) or not x]
         if bad:
-            raise ValueError(f"ids must be non-empty str; rows {bad[:10]} are not")
+            raise StoreInputError(f"ids must be non-empty str; rows {bad[:10]} are not")
         if len(set(ids)) != n:
             counts: dict[str, int] = {}
             for x in ids:
                 counts[x] = counts.get(x, 0) + 1
             dupes = sorted(x for x, c in counts.items() if c > 1)
-            raise ValueError(f"duplicate ids in one call: {dupes[:10]}; ids must be unique")
+            raise StoreInputError(f"duplicate ids in one call: {dupes[:10]}; ids must be unique")
         taken = [x for x in ids if x in self.position]
         if taken:
-            raise ValueError(
+            raise StoreInputError(
                 f"ids already in the store: {taken[:10]}; delete them first to replace them"
             )
 
@@ -127,22 +128,26 @@ class DocColumns:
 
     @classmethod
     def from_json_obj(cls, obj: Any, count: int, source: str) -> DocColumns:
-        """Rebuild from parsed JSON, checking every column (raises ValueError naming ``source``)."""
+        """Rebuild from parsed JSON, checking every column (raises IndexCorruptedError naming ``source``)."""
         if not isinstance(obj, dict):
-            raise ValueError(f"{source}: expected a JSON object with ids, texts, metadatas")
+            raise IndexCorruptedError(
+                f"{source}: expected a JSON object with ids, texts, metadatas"
+            )
         cols = cls()
         ids, texts, metas = obj.get("ids"), obj.get("texts"), obj.get("metadatas")
         for name, column in (("ids", ids), ("texts", texts), ("metadatas", metas)):
             if not isinstance(column, list) or len(column) != count:
                 got = len(column) if isinstance(column, list) else type(column).__name__
-                raise ValueError(f"{source}: '{name}' must be a list of {count} entries, got {got}")
+                raise IndexCorruptedError(
+                    f"{source}: '{name}' must be a list of {count} entries, got {got}"
+                )
         assert isinstance(ids, list) and isinstance(texts, list) and isinstance(metas, list)
         if not all(isinstance(x, str) and x for x in ids) or len(set(ids)) != count:
-            raise ValueError(f"{source}: 'ids' must be unique non-empty strings")
+            raise IndexCorruptedError(f"{source}: 'ids' must be unique non-empty strings")
         if not all(isinstance(t, str) for t in texts):
-            raise ValueError(f"{source}: 'texts' must be strings")
+            raise IndexCorruptedError(f"{source}: 'texts' must be strings")
         if not all(m is None or isinstance(m, dict) for m in metas):
-            raise ValueError(f"{source}: 'metadatas' must be objects or null")
+            raise IndexCorruptedError(f"{source}: 'metadatas' must be objects or null")
         cols.ids, cols.texts, cols.metadatas = ids, texts, metas
         cols._position = None
         return cols

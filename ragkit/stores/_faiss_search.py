@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.errors import InvalidQueryError
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores.filters import Predicate
 
@@ -29,7 +30,7 @@ Hit = tuple[int, float]
 
 def check_k(k: Any) -> None:
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise InvalidQueryError(f"k must be a positive integer, got {k!r}")
 
 
 def search_hits(

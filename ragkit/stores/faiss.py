@@ -33,7 +33,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragkit.documents import Document
-from ragkit.errors import EmbeddingMismatchError
+from ragkit.errors import (
+    ConfigurationError,
+    EmbeddingMismatchError,
+    InvalidQueryError,
+    StoreInputError,
+)
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores._docstore import DocColumns
 from ragkit.stores._faiss_async import FaissAsyncMixin
@@ -117,7 +122,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
     def _need_embedding(self) -> Embeddings:
         if self._embedding is None:
-            raise ValueError(
+            raise ConfigurationError(
                 "this FaissStore has no embedding model; pass embedding= when creating or loading "
                 "it, or use the *_by_vector methods"
             )
@@ -180,7 +185,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     ) -> list[str]:
         matrix = fx.as_matrix(vectors, self._dimension, what="embeddings", unit=self._unit)
         if matrix.shape[0] != len(texts):
-            raise ValueError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
+            raise StoreInputError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
         index = self._ensure_index(matrix.shape[1])
         if not index.is_trained:
             self._train(matrix)
@@ -207,14 +212,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         matrix = fx.as_matrix(raw, self._dimension, what="training vectors", unit=self._unit)
         index = self._ensure_index(matrix.shape[1])
         if index.ntotal:
-            raise ValueError("train() must come before the first vectors are added")
+            raise StoreInputError("train() must come before the first vectors are added")
         self._train(matrix)
 
     def _train(self, matrix: np.ndarray) -> None:
         try:
             self._index.train(matrix)
         except RuntimeError as err:
-            raise ValueError(
+            raise ConfigurationError(
                 f"could not train index_factory={self.index_factory!r} on {matrix.shape[0]} vectors "
                 f"({fx._faiss_message(err)}); call store.train(...) with more vectors first, "
                 "or use a smaller IVF list count"
@@ -222,13 +227,13 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
     # -- deleting and reading by id -----------------------------------------------
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
-        """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
+        """Delete ``ids``; StoreInputError (a ValueError; nothing deleted) if any id is unknown."""
         if ids is None:
-            raise ValueError("delete() needs the ids to delete")
+            raise StoreInputError("delete() needs the ids to delete")
         wanted = list(dict.fromkeys(ids))
         missing = [x for x in wanted if x not in self._docs.position]
         if missing:
-            raise ValueError(
+            raise StoreInputError(
                 f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}; "
                 "nothing was deleted"
             )
@@ -424,7 +429,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     ) -> list[tuple[Document, float]]:
         """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw similarity scores."""
         if not 0.0 <= lambda_mult <= 1.0:
-            raise ValueError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+            raise InvalidQueryError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
         query = self._query_matrix([embedding])
         hits = self._search(query, max(k, fetch_k), filter, max(k, fetch_k))[0]
         if not hits:
@@ -517,7 +522,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     def merge_from(self, target: FaissStore) -> None:
         """Append every document and vector of ``target`` (same model, dimension and distance)."""
         if target.distance_strategy != self.distance_strategy:
-            raise ValueError(
+            raise EmbeddingMismatchError(
                 f"cannot merge a {target.distance_strategy} store into a {self.distance_strategy} one"
             )
         if self._model_id and target.model_id and self._model_id != target.model_id:

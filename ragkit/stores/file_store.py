@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ragkit.errors import IndexCorruptedError, InvalidKeyError, StoreError
+from ragkit.errors import IndexCorruptedError, InputTypeError, InvalidKeyError, StoreError
 from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
 from ragkit.stores._safe_read import open_regular
 from ragkit.stores.kv import BaseStore
@@ -153,7 +153,7 @@ class LocalFileStore(BaseStore[str, bytes]):
         pairs = list(key_value_pairs)
         for key, value in pairs:
             if not isinstance(value, (bytes, bytearray, memoryview)):
-                raise TypeError(
+                raise InputTypeError(
                     f"LocalFileStore values must be bytes, got {type(value).__name__} for key {key!r}"
                 )
         paths = self._paths([key for key, _ in pairs])

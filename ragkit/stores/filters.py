@@ -11,7 +11,7 @@ A filter dict maps metadata keys to conditions; all must hold:
 A missing key reads as ``None``. An ordering comparison that Python cannot do
 (``None > 3``, ``"a" < 1``) is false instead of raising. A callable filter
 receives the metadata dict and returns a truthy value. Malformed filters raise
-``ValueError`` naming the operator or key at fault, before any search runs.
+:class:`~ragkit.errors.InvalidQueryError` (a ``ValueError``) naming the operator or key at fault, before any search runs.
 
 Example:
     >>> keep = compile_filter({"page": {"$gte": 2}, "$or": [{"lang": "en"}, {"lang": "fr"}]})
@@ -24,6 +24,8 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from ragkit.errors import InvalidQueryError
 
 Predicate = Callable[[dict[str, Any]], bool]
 MetadataFilter = Mapping[str, Any] | Callable[[dict[str, Any]], Any]
@@ -44,7 +46,7 @@ def compile_filter(filter: MetadataFilter) -> Predicate:
         user = filter
         return lambda metadata: bool(user(metadata))
     if not isinstance(filter, Mapping):
-        raise ValueError(
+        raise InvalidQueryError(
             f"filter must be a dict or a callable, got {type(filter).__name__}: {filter!r}"
         )
     return _compile_dict(filter, "filter")
@@ -54,7 +56,7 @@ def _compile_dict(spec: Mapping[str, Any], where: str) -> Predicate:
     parts: list[Predicate] = []
     for key, condition in spec.items():
         if not isinstance(key, str):
-            raise ValueError(f"{where}: keys must be str, got {key!r}")
+            raise InvalidQueryError(f"{where}: keys must be str, got {key!r}")
         if key.startswith("$"):
             parts.append(_compile_logic(key, condition, where))
         else:
@@ -69,23 +71,23 @@ def _compile_logic(op: str, condition: Any, where: str) -> Predicate:
         hint = (
             " (field operators go inside a key: {'page': {'$gt': 1}})" if op in _FIELD_OPS else ""
         )
-        raise ValueError(
+        raise InvalidQueryError(
             f"{where}: unsupported operator {op!r}; top-level operators are "
             f"{sorted(_LOGIC_OPS)}{hint}"
         )
     if op == "$not":
         if not isinstance(condition, Mapping):
-            raise ValueError(f"{where}: '$not' takes one filter dict, got {condition!r}")
+            raise InvalidQueryError(f"{where}: '$not' takes one filter dict, got {condition!r}")
         inner = _compile_dict(condition, f"{where}['$not']")
         return lambda metadata: not inner(metadata)
     if not isinstance(condition, (list, tuple)) or not condition:
-        raise ValueError(
+        raise InvalidQueryError(
             f"{where}: {op!r} takes a non-empty list of filter dicts, got {condition!r}"
         )
     subs = []
     for i, sub in enumerate(condition):
         if not isinstance(sub, Mapping):
-            raise ValueError(f"{where}[{op!r}][{i}]: expected a filter dict, got {sub!r}")
+            raise InvalidQueryError(f"{where}[{op!r}][{i}]: expected a filter dict, got {sub!r}")
         subs.append(_compile_dict(sub, f"{where}[{op!r}][{i}]"))
     if op == "$and":
         return lambda metadata: all(s(metadata) for s in subs)
@@ -96,7 +98,7 @@ def _compile_field(key: str, condition: Any, where: str) -> Predicate:
     if isinstance(condition, Mapping):
         tests = [_field_test(op, value, where) for op, value in condition.items()]
         if not tests:
-            raise ValueError(
+            raise InvalidQueryError(
                 f"{where}: empty operator dict; use {{'$eq': value}} to match a dict value"
             )
         return lambda metadata: all(test(metadata.get(key)) for test in tests)
@@ -108,14 +110,16 @@ def _compile_field(key: str, condition: Any, where: str) -> Predicate:
 
 def _field_test(op: str, value: Any, where: str) -> Callable[[Any], bool]:
     if op not in _FIELD_OPS:
-        raise ValueError(f"{where}: unsupported operator {op!r}; use one of {sorted(_FIELD_OPS)}")
+        raise InvalidQueryError(
+            f"{where}: unsupported operator {op!r}; use one of {sorted(_FIELD_OPS)}"
+        )
     if op == "$eq":
         return lambda v: bool(v == value)
     if op in ("$ne", "$neq"):
         return lambda v: bool(v != value)
     if op in ("$in", "$nin"):
         if not isinstance(value, (list, tuple, set, frozenset)):
-            raise ValueError(f"{where}: {op!r} takes a list of values, got {value!r}")
+            raise InvalidQueryError(f"{where}: {op!r} takes a list of values, got {value!r}")
         choices = list(value)
         if op == "$in":
             return lambda v: _contains(choices, v)

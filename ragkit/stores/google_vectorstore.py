@@ -31,10 +31,19 @@ from ragkit._google.corpus import (
     to_custom_metadata,
     to_metadata_filters,
 )
-from ragkit._google.errors import DoesNotExistsException, GoogleAPIError, GoogleUploadError
 from ragkit._google.settings import GoogleSettings
 from ragkit.documents import Document
 from ragkit.embeddings.base import Embeddings
+from ragkit.errors import (
+    ConfigurationError,
+    DoesNotExistsException,
+    GoogleAPIError,
+    GoogleUploadError,
+    InputTypeError,
+    InvalidKeyError,
+    InvalidQueryError,
+    StoreInputError,
+)
 from ragkit.stores.base import VectorStore
 
 if TYPE_CHECKING:
@@ -197,7 +206,7 @@ class GoogleVectorStore(VectorStore):
         ``embedding`` is ignored: the service embeds the chunks.
         """
         if embedding is not None and not isinstance(embedding, Embeddings):
-            raise TypeError(
+            raise InputTypeError(
                 f"from_texts(texts, embedding, metadatas): the second argument is the embedding "
                 f"(unused, the service embeds), got {type(embedding).__name__}; pass metadatas=..."
             )
@@ -221,7 +230,7 @@ class GoogleVectorStore(VectorStore):
     def delete_document(self, force: bool = True) -> None:
         """Delete the bound document (with its chunks unless ``force=False``, which fails on a non-empty one)."""
         if self._document_id is None:
-            raise ValueError("delete_document needs a store bound to a document")
+            raise ConfigurationError("delete_document needs a store bound to a document")
         self._client.delete_document(self.name, force=force)
 
     def delete_corpus(self, force: bool = True) -> None:
@@ -250,16 +259,18 @@ class GoogleVectorStore(VectorStore):
         texts = list(texts)
         document = document_id or self._document_id
         if document is None:
-            raise ValueError(
+            raise ConfigurationError(
                 "add_texts needs a document: pass document_id=... or use a store bound to one "
                 "(GoogleVectorStore.create_document(corpus_id, document_id))"
             )
         parent = f"corpora/{self._corpus_id}/documents/{check_id(document, 'document_id')}"
         if not 1 <= batch_size <= MAX_BATCH:
-            raise ValueError(f"batch_size must be between 1 and {MAX_BATCH}, got {batch_size}")
+            raise ConfigurationError(
+                f"batch_size must be between 1 and {MAX_BATCH}, got {batch_size}"
+            )
         metas = [dict(m) for m in metadatas] if metadatas is not None else [{} for _ in texts]
         if len(metas) != len(texts) or (ids is not None and len(ids) != len(texts)):
-            raise ValueError(
+            raise StoreInputError(
                 f"got {len(texts)} texts, {len(metas)} metadatas and "
                 f"{len(ids) if ids is not None else 'no'} ids; they must match one to one"
             )
@@ -267,7 +278,7 @@ class GoogleVectorStore(VectorStore):
             [check_id(i, "chunk id") for i in ids] if ids is not None else chunk_ids(texts, metas)
         )
         if len(set(short)) != len(short):
-            raise ValueError("ids contain duplicates; every chunk needs its own id")
+            raise StoreInputError("ids contain duplicates; every chunk needs its own id")
         names = [f"{parent}/chunks/{c}" for c in short]
         chunks = [
             {
@@ -320,13 +331,13 @@ class GoogleVectorStore(VectorStore):
         for chunk in ids:
             if "/chunks/" not in chunk:
                 if self._document_id is None:
-                    raise ValueError(
+                    raise InvalidKeyError(
                         f"chunk id {chunk!r} needs a document: pass full chunk names "
                         "(corpora/.../documents/.../chunks/...) or bind the store to a document"
                     )
                 chunk = f"{self.name}/chunks/{chunk}"
             if not chunk.startswith(f"corpora/{self._corpus_id}/"):
-                raise ValueError(f"chunk {chunk!r} is not in corpus {self._corpus_id!r}")
+                raise InvalidKeyError(f"chunk {chunk!r} is not in corpus {self._corpus_id!r}")
             by_document.setdefault(chunk.split("/chunks/")[0], []).append(chunk)
         for parent, names in by_document.items():
             for start in range(0, len(names), MAX_BATCH):
@@ -364,7 +375,9 @@ class GoogleVectorStore(VectorStore):
     ) -> list[tuple[Document, float]]:
         """Chunks most relevant to ``query`` with the service's relevance score (higher is better)."""
         if not 1 <= k <= 100:
-            raise ValueError(f"k must be between 1 and 100 for the Semantic Retriever, got {k}")
+            raise InvalidQueryError(
+                f"k must be between 1 and 100 for the Semantic Retriever, got {k}"
+            )
         request = {
             "name": self.name,
             "query": query,

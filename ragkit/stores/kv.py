@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from ragkit.core.base import run_in_executor
+from ragkit.errors import InputTypeError
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -119,7 +120,7 @@ class InMemoryStore(InMemoryBaseStore[Any]):
 
 
 class InMemoryByteStore(InMemoryBaseStore[bytes]):
-    """An in-memory store of ``bytes`` values; other value types raise ``TypeError``.
+    """An in-memory store of ``bytes`` values; other value types raise InputTypeError (a ``TypeError``).
 
     Example:
         >>> s = InMemoryByteStore()
@@ -131,11 +132,11 @@ class InMemoryByteStore(InMemoryBaseStore[bytes]):
         pairs = list(key_value_pairs)
         for key, value in pairs:
             if not isinstance(key, str):
-                raise TypeError(
+                raise InputTypeError(
                     f"InMemoryByteStore keys must be str, got {type(key).__name__} for {key!r}"
                 )
             if not isinstance(value, (bytes, bytearray, memoryview)):
-                raise TypeError(
+                raise InputTypeError(
                     f"InMemoryByteStore values must be bytes, got {type(value).__name__} for key {key!r}"
                 )
         for key, value in pairs:

@@ -15,8 +15,12 @@ Example:
     >>> import numpy as np
     >>> q = np.array([1.0, 0.0])
     >>> cands = np.array([[1.0, 0.0], [0.99, 0.14], [0.0, 1.0]])
-    >>> maximal_marginal_relevance(q, cands, lambda_mult=0.5, k=2)
+    >>> maximal_marginal_relevance(q, cands, lambda_mult=1.0, k=2)  # plain similarity
+    [0, 1]
+    >>> maximal_marginal_relevance(q, cands, lambda_mult=0.3, k=2)  # diversity wins
     [0, 2]
+    >>> maximal_marginal_relevance(q, cands, lambda_mult=0.5, k=2)  # a tie: the earlier one
+    [0, 1]
 """
 
 from __future__ import annotations

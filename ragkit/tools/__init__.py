@@ -19,8 +19,31 @@ Example:
     'error'
 """
 
-from ragkit.errors import ToolException, ToolTimeoutError
-from ragkit.tools.decorator import as_tool, tool
-from ragkit.tools.tool import Tool
+from __future__ import annotations
 
-__all__ = ["Tool", "ToolException", "ToolTimeoutError", "as_tool", "tool"]
+from typing import TYPE_CHECKING
+
+from ragkit._lazy import lazy_exports
+
+__all__ = [
+    "Tool",
+    "ToolException",
+    "ToolTimeoutError",
+    "as_tool",
+    "tool",
+]
+
+_LAZY = {
+    "ToolException": "ragkit.errors",
+    "ToolTimeoutError": "ragkit.errors",
+    "Tool": "ragkit.tools.base",
+    "as_tool": "ragkit.tools.decorator",
+    "tool": "ragkit.tools.decorator",
+}
+
+if TYPE_CHECKING:
+    from ragkit.errors import ToolException, ToolTimeoutError
+    from ragkit.tools.base import Tool
+    from ragkit.tools.decorator import as_tool, tool
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

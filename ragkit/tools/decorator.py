@@ -17,7 +17,7 @@ from typing import Any, overload
 from pydantic import BaseModel
 
 from ragkit.errors import ConfigurationError
-from ragkit.tools.tool import Tool
+from ragkit.tools.base import Tool
 
 
 @overload

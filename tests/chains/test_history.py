@@ -8,7 +8,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from chain_helpers import run_python
 
 from ragkit.chains import (
     ChatHistoryError,
@@ -18,6 +17,7 @@ from ragkit.chains import (
 )
 from ragkit.errors import ConfigurationError
 from ragkit.messages import AIMessage, HumanMessage, ToolMessage
+from tests.chains.chain_helpers import run_python
 
 
 def test_in_memory_history():

@@ -6,13 +6,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from chain_helpers import run_python
 
 from ragkit.chains import ChatMessageHistory, RunnableWithMessageHistory, SQLiteChatMessageHistory
 from ragkit.errors import ConfigurationError
 from ragkit.models import FakeChatModel
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import ChatPromptTemplate, MessagesPlaceholder
+from tests.chains.chain_helpers import run_python
 
 
 def memory_store() -> tuple[dict[str, ChatMessageHistory], object]:

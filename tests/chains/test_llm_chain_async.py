@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from chain_helpers import Recorder, calls, three_tools
 from pydantic import BaseModel
 
 from ragkit.chains import JsonProcessor, LLMChain
@@ -27,6 +26,7 @@ from ragkit.messages import (
 )
 from ragkit.models import BaseChatModel, FakeChatModel
 from ragkit.tools import Tool, tool
+from tests.chains.chain_helpers import Recorder, calls, three_tools
 
 RUNNERS = pytest.mark.parametrize("runner", ["run", "arun"])
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from chain_helpers import Recorder, calls
 
 from ragkit.chains import LLMChain
 from ragkit.errors import ConfigurationError, LLMChainError
@@ -11,6 +10,7 @@ from ragkit.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from ragkit.models import FakeChatModel
 from ragkit.prompts import ChatPromptTemplate, PromptTemplate
 from ragkit.tools import tool
+from tests.chains.chain_helpers import Recorder, calls
 
 
 def weather_tool(rec: Recorder):

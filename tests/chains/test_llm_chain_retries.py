@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from chain_helpers import Recorder, calls, three_tools
 from pydantic import BaseModel
 
 from ragkit.chains import JsonProcessor, LLMChain, PydanticProcessor
@@ -11,6 +10,7 @@ from ragkit.errors import LLMChainError
 from ragkit.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from ragkit.models import FakeChatModel
 from ragkit.tools import Tool, tool
+from tests.chains.chain_helpers import Recorder, calls, three_tools
 
 
 def test_until_success_retries_only_the_failed_tool_call():

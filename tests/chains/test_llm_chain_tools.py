@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from chain_helpers import Recorder, calls
 
 from ragkit.chains import LLMChain
 from ragkit.errors import LLMChainError
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 from ragkit.models import BaseChatModel, FakeChatModel
 from ragkit.tools import tool
+from tests.chains.chain_helpers import Recorder, calls
 
 
 def slow_tools(rec: Recorder, barrier: threading.Barrier | None):

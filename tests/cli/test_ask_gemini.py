@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "google"))
-
-from gemini_emulator import Emulator  # noqa: E402
-from gemini_testing import API_KEY, FAST_RETRY  # noqa: E402
-
-from ragkit._cli.ask import answer  # noqa: E402
-from ragkit.documents import Document  # noqa: E402
-from ragkit.models import ChatGoogleGenerativeAI  # noqa: E402
+from ragkit._cli.ask import answer
+from ragkit.documents import Document
+from ragkit.models import ChatGoogleGenerativeAI
+from tests.google.gemini_emulator import Emulator
+from tests.google.gemini_testing import API_KEY, FAST_RETRY
 
 
 def test_answer_with_gemini_over_loopback():

@@ -66,6 +66,7 @@ def reference(tmp_path, corpus, version):
     return content(ref, corpus), time.monotonic() - began
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_moments(tmp_path):
     rng = random.Random(8)
     corpus = tmp_path / "corpus"

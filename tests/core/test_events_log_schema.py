@@ -230,3 +230,23 @@ def test_recursion_limit_gives_clear_error() -> None:
         return RunnableLambda(countdown) if depth["n"] < 4 else x
 
     assert RunnableLambda(countdown).invoke(9, {"recursion_limit": 5}) == 9
+
+
+@pytest.mark.parametrize("method", ["astream_events", "astream_log"])
+def test_leaving_the_stream_early_cancels_the_run(method: str) -> None:
+    finished = []
+
+    async def slow(x: int) -> int:
+        await asyncio.sleep(0.3)
+        finished.append(x)
+        return x
+
+    async def main() -> None:
+        chain = RunnableLambda(lambda x: x) | RunnableLambda(slow)
+        kwargs = {"version": "v2"} if method == "astream_events" else {}
+        async for _ in getattr(chain, method)(1, **kwargs):
+            break
+        await asyncio.sleep(0.5)
+
+    asyncio.run(main())
+    assert finished == [], "the run went on after the consumer left"

@@ -16,6 +16,7 @@ SCIFACT = Path(os.environ.get("RAGKIT_SCIFACT") or ROOT / "datasets" / "scifact"
 ROWS = ("BM25", "dense", "MMR", "hybrid", "RAG-fusion (FakeChatModel)", "parent-document")
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_notebook_executes_on_a_scifact_subset(monkeypatch):
     assert SCIFACT.is_dir(), f"SciFact is expected at {SCIFACT} (set RAGKIT_SCIFACT)"

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from gemini_emulator import Emulator  # noqa: E402
-from gemini_testing import API_KEY, FAST_RETRY  # noqa: E402
+from tests.google.gemini_emulator import Emulator
+from tests.google.gemini_testing import API_KEY, FAST_RETRY
 
 
 @pytest.fixture

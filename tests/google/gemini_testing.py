@@ -1,4 +1,4 @@
-"""Constants shared by the Google tests (a uniquely named module: every test folder has a conftest)."""
+"""Constants shared by the Google tests."""
 
 API_KEY = "emulator-secret-key-0123456789"
 FAST_RETRY = {"retry_initial_delay": 0.001, "retry_max_delay": 0.005}

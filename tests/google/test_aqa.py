@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragkit._google.errors import GoogleAPIError
 from ragkit.core.lambdas import RunnableLambda
 from ragkit.documents import Document
+from ragkit.errors import GoogleAPIError
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.google_aqa import AqaOutput, GoogleAQA
 from ragkit.stores import GoogleVectorStore

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from gemini_testing import API_KEY, FAST_RETRY
 
 from ragkit.errors import ConfigurationError
 from ragkit.models import ChatGoogleGenerativeAI
 from ragkit.models.google import ChatGoogleGenerativeAIError
+from tests.google.gemini_testing import API_KEY, FAST_RETRY
 
 
 def make_chat(**kwargs):

@@ -6,11 +6,11 @@ import asyncio
 
 import numpy as np
 import pytest
-from gemini_emulator.text import embed as server_embedding
 
 from ragkit.embeddings import GoogleGenerativeAIEmbeddings
 from ragkit.embeddings.google import GoogleEmbeddingsError
 from ragkit.errors import ConfigurationError
+from tests.google.gemini_emulator.text import embed as server_embedding
 
 TEXTS = [f"passage number {i} about topic {i % 7}" for i in range(250)]
 

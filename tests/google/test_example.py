@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from gemini_testing import API_KEY
+
+from tests.google.gemini_testing import API_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "google_rag.py"

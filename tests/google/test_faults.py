@@ -10,9 +10,9 @@ import asyncio
 import pytest
 
 import ragkit._google.client as client_module
-from ragkit._google.errors import GoogleAPIError
 from ragkit._google.retry import RetryPolicy, parse_duration, server_retry_delay
 from ragkit.embeddings import GoogleGenerativeAIEmbeddings
+from ragkit.errors import GoogleAPIError
 from ragkit.models import ChatGoogleGenerativeAI
 from ragkit.models.google import ChatGoogleGenerativeAIError
 

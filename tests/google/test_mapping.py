@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ragkit._google.corpus import chunk_ids, from_custom_metadata, to_custom_metadata
-from ragkit._google.errors import ChatGoogleGenerativeAIError
 from ragkit._google.messages import to_contents
 from ragkit._google.tools import to_gemini_schema, tool_config
+from ragkit.errors import ChatGoogleGenerativeAIError
 from ragkit.messages import AIMessage, HumanMessage, SystemMessage
 
 

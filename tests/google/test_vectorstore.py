@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from ragkit._google.errors import GoogleAPIError
 from ragkit.documents import Document
+from ragkit.errors import GoogleAPIError
 from ragkit.stores import GoogleVectorStore
 from ragkit.stores.google_vectorstore import (
     DoesNotExistsException,

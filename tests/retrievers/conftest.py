@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from retr_helpers import BruteForceStore
 
 from ragkit.embeddings import HashEmbeddings
 from ragkit.eval import BeirDataset, load_beir
+from tests.retrievers.retr_helpers import BruteForceStore
 
 DATASET = Path(__file__).resolve().parents[2] / "datasets" / "bicycle-care"
 

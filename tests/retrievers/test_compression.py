@@ -7,7 +7,6 @@ import threading
 
 import numpy as np
 import pytest
-from retr_helpers import ListRetriever, docs
 
 from ragkit.core import RunnableLambda
 from ragkit.documents import Document
@@ -21,6 +20,7 @@ from ragkit.retrievers import (
     LLMChainExtractor,
     LongContextReorder,
 )
+from tests.retrievers.retr_helpers import ListRetriever, docs
 
 
 def _cos(emb, a, b):

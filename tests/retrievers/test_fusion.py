@@ -6,11 +6,11 @@ import asyncio
 import threading
 
 import pytest
-from retr_helpers import ListRetriever, RunRecorder, docs
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, InvalidQueryError
 from ragkit.retrievers import EnsembleRetriever, reciprocal_rank_fusion
+from tests.retrievers.retr_helpers import ListRetriever, RunRecorder, docs
 
 
 def test_weighted_scores_by_hand():

@@ -6,11 +6,11 @@ import asyncio
 import threading
 
 import pytest
-from retr_helpers import ListRetriever, docs
 
 from ragkit.errors import ConfigurationError, InvalidQueryError
 from ragkit.eval import evaluate
 from ragkit.retrievers import BM25Retriever, HybridRetriever, reciprocal_rank_fusion
+from tests.retrievers.retr_helpers import ListRetriever, docs
 
 
 def test_hybrid_equals_rrf_of_its_members(bikes, bike_store):

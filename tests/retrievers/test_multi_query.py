@@ -6,7 +6,6 @@ import asyncio
 import threading
 
 import pytest
-from retr_helpers import ListRetriever, RunRecorder, docs
 
 from ragkit.core import RunnableLambda
 from ragkit.documents import Document
@@ -15,6 +14,7 @@ from ragkit.models import FakeChatModel
 from ragkit.prompts import PromptTemplate
 from ragkit.retrievers import BM25Retriever, MultiQueryRetriever, reciprocal_rank_fusion
 from ragkit.retrievers.multi_query import parse_queries
+from tests.retrievers.retr_helpers import ListRetriever, RunRecorder, docs
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from retr_helpers import BruteForceStore, DictStore, SentenceSplitter
 
 from ragkit.documents import Document
 from ragkit.embeddings import HashEmbeddings
 from ragkit.errors import ConfigurationError, InvalidQueryError
 from ragkit.eval import evaluate
 from ragkit.retrievers import MultiVectorRetriever, ParentDocumentRetriever
+from tests.retrievers.retr_helpers import BruteForceStore, DictStore, SentenceSplitter
 
 
 def _pdr(**kwargs):

@@ -86,6 +86,7 @@ def test_corpus_matches_the_python_route_and_the_tokenizer() -> None:
             assert native.windows(text, size, step) == python.windows(text, size, step)
 
 
+@pytest.mark.slow
 def test_every_code_point_between_letters() -> None:
     # each code point as part of a word, as punctuation, as whitespace or deleted: whatever the tokenizer says
     native = _native()

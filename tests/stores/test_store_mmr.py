@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,6 +63,19 @@ def test_mmr_edge_cases() -> None:
     # lambda 1 is plain similarity ranking
     cands = np.array([[0.1, 1.0], [1.0, 0.0], [1.0, 0.1]])
     assert maximal_marginal_relevance(q, cands, 1.0, 3) == [1, 2, 0]
+
+
+@pytest.mark.parametrize("lambda_mult", [1.0, 0.5, 0.3])
+def test_docstring_example_agrees_with_langchain(lambda_mult: float) -> None:
+    # The module's example once claimed [0, 2] at lambda 0.5; it is a tie, which both
+    # libraries give to the earlier candidate: [0, 1].
+    from langchain_community.vectorstores.utils import maximal_marginal_relevance as theirs
+
+    q = np.array([1.0, 0.0])
+    cands = np.array([[1.0, 0.0], [0.99, 0.14], [0.0, 1.0]])
+    ours = maximal_marginal_relevance(q, cands, lambda_mult=lambda_mult, k=2)
+    assert ours == theirs(q, cands, lambda_mult=lambda_mult, k=2)
+    assert ours == {1.0: [0, 1], 0.5: [0, 1], 0.3: [0, 2]}[lambda_mult]
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)

@@ -21,8 +21,8 @@ from typing import Any
 
 from typing_extensions import Self
 
-from ragkit.chains.callbacks import check_handler
-from ragkit.chains.processors import MessageProcessor
+from ragkit.chains.llm_chain.handlers import check_handler
+from ragkit.chains.llm_chain.processors import MessageProcessor
 from ragkit.core.base import Runnable
 from ragkit.errors import ConfigurationError
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage

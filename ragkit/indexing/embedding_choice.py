@@ -34,15 +34,15 @@ def make_embeddings(name: str) -> Embeddings:
             )
         return HashEmbeddings(int(size))
     if name == "local":
-        from ragkit.embeddings import LocalEmbeddings  # type: ignore[attr-defined,unused-ignore]
+        from ragkit.embeddings import LocalEmbeddings
 
         # Batches of 8 embed as fast as 32 here but need a third of the memory
         # (onnxruntime's arena grows with batch x length^2): ~0.5 GB instead of ~1.5 GB peak.
-        return LocalEmbeddings(batch_size=LOCAL_BATCH_SIZE)  # type: ignore[no-any-return,unused-ignore]
+        return LocalEmbeddings(batch_size=LOCAL_BATCH_SIZE)
     if name == "google":
-        from ragkit.embeddings import GoogleGenerativeAIEmbeddings  # type: ignore[attr-defined,unused-ignore]
+        from ragkit.embeddings import GoogleGenerativeAIEmbeddings
 
-        return GoogleGenerativeAIEmbeddings()  # type: ignore[no-any-return,unused-ignore]
+        return GoogleGenerativeAIEmbeddings()
     raise ConfigurationError(
         f"embedding must be one of local, google, hash or hash-N; got {name!r}"
     )

@@ -23,7 +23,7 @@ Run modes (``run(mode=...)``):
   tool calls it asks for, return.
 
 ``arun`` and ``arun_until_tool_used`` are the async twins: the same loops
-(see :mod:`ragkit.chains.modes`) over the model's ``ainvoke``/``astream``, with
+(see :mod:`ragkit.chains.llm_chain.modes`) over the model's ``ainvoke``/``astream``, with
 the tool calls of one reply run concurrently as asyncio tasks.
 
 Example:
@@ -40,13 +40,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from ragkit.chains import deltas as _deltas
-from ragkit.chains import modes
-from ragkit.chains.callbacks import check_handler, fire
-from ragkit.chains.chain_state import ChainState
-from ragkit.chains.modes import Mode
-from ragkit.chains.processors import MessageProcessor, run_processors
-from ragkit.chains.run_support import (
+from ragkit.chains.llm_chain import deltas as _deltas
+from ragkit.chains.llm_chain import modes
+from ragkit.chains.llm_chain.handlers import check_handler, fire
+from ragkit.chains.llm_chain.modes import Mode
+from ragkit.chains.llm_chain.processors import MessageProcessor, run_processors
+from ragkit.chains.llm_chain.run_support import (
     aguarded_stream,
     as_ai_message,
     bound_model,
@@ -57,7 +56,8 @@ from ragkit.chains.run_support import (
     model_error,
     prompt_messages,
 )
-from ragkit.chains.tool_execution import (
+from ragkit.chains.llm_chain.state import ChainState
+from ragkit.chains.llm_chain.tool_execution import (
     ResultCache,
     aexecute_tool_calls,
     execute_tool_calls,

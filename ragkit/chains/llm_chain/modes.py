@@ -25,15 +25,15 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ragkit.chains.run_support import chain_error, trailing_tool_messages
-from ragkit.chains.tool_execution import ResultCache, had_errors
+from ragkit.chains.llm_chain.run_support import chain_error, trailing_tool_messages
+from ragkit.chains.llm_chain.tool_execution import ResultCache, had_errors
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.errors import ConfigurationError, LLMChainError
 from ragkit.messages import AIMessage, HumanMessage, ToolMessage
 
 if TYPE_CHECKING:
-    from ragkit.chains.llm_chain import LLMChain
+    from ragkit.chains.llm_chain.chain import LLMChain
 
 Mode = Literal["until_success", "while_needs_response", "step"] | None
 MODES = (None, "until_success", "while_needs_response", "step")
@@ -75,7 +75,7 @@ def drive(steps: Steps[T], config: RunnableConfig | None) -> T:
             else:
                 step = steps.send(chain)
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
@@ -90,7 +90,7 @@ async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
             else:
                 step = steps.send(chain)
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 def _is_final_answer(message: Any) -> bool:

@@ -51,7 +51,7 @@ def bound_model(llm: Runnable[Any, Any], tools: list[Any]) -> Runnable[Any, Any]
         raise ConfigurationError(
             f"LLMChain has tools but its llm ({type(llm).__name__}) has no bind_tools(); use a chat model"
         )
-    return bind_tools(tools)  # type: ignore[no-any-return]
+    return bind_tools(tools)
 
 
 def guarded_stream(
