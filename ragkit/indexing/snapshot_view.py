@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import threading
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -49,6 +50,7 @@ class SnapshotView:
         self._manifest: SnapshotManifest | None = None
         self._lease: ReaderLease | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._lock = threading.RLock()  # threads sharing an Index pin one snapshot, not two
 
     def _pin_newest(self) -> tuple[Path | None, SnapshotManifest | None, ReaderLease | None]:
         snapshot, lease = Snapshots(self.root).pin()
@@ -70,28 +72,31 @@ class SnapshotView:
 
     def manifest(self) -> SnapshotManifest | None:
         """The manifest of this view's snapshot (``None`` while the index is empty)."""
-        if not self.pinned:
-            self._hold(*self._pin_newest())
-        return self._manifest
+        with self._lock:
+            if not self.pinned:
+                self._hold(*self._pin_newest())
+            return self._manifest
 
     def refresh(self) -> bool:
         """Move to the newest snapshot; returns whether the view changed (``False`` if never read)."""
-        if not self.pinned:
-            return False
-        snapshot, manifest, lease = self._pin_newest()
-        if snapshot == self.snapshot:
-            _release(lease, self.root)
-            return False
-        self.close()
-        self._hold(snapshot, manifest, lease)
-        return True
+        with self._lock:
+            if not self.pinned:
+                return False
+            snapshot, manifest, lease = self._pin_newest()
+            if snapshot == self.snapshot:
+                _release(lease, self.root)
+                return False
+            self.close()
+            self._hold(snapshot, manifest, lease)
+            return True
 
     def close(self) -> None:
         """Let go of the snapshot (idempotent); the next :meth:`manifest` pins the newest."""
-        lease, self._lease = self._lease, None
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = None
-        self.snapshot = self._manifest = None
-        self.pinned = False
+        with self._lock:
+            lease, self._lease = self._lease, None
+            if self._finalizer is not None:
+                self._finalizer.detach()
+                self._finalizer = None
+            self.snapshot = self._manifest = None
+            self.pinned = False
         _release(lease, self.root)
