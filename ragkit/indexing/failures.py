@@ -27,7 +27,7 @@ _FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 def rebuild_advice(root: str | os.PathLike[str]) -> str:
     return (
         f"rebuild it with `ragkit index PATH --index {root} --rebuild` (or "
-        "Index.add(..., rebuild=True)): the damaged snapshot stays until the new one is committed"
+        "Index.add(..., rebuild=True)); nothing is removed before the rebuilt index is committed"
     )
 
 
