@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
+from ragkit.indexing.record_manager import check_text
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
@@ -211,6 +212,9 @@ def index(
         counts["num_skipped"] += len(batch) - len(unique)
         keys = list(unique)
         sources = [source_of(doc) for doc in unique.values()]
+        # before anything is written: a store holding chunks its records cannot list is stuck
+        check_text(keys, "id")
+        check_text(sources, "source")
         if keep_sources:
             for key, source in zip(keys, sources):
                 if source is None:

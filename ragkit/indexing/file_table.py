@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass
 
-from ragkit.indexing.record_manager import CheckedConnection, database_error
+from ragkit.indexing.record_db import CheckedConnection, database_error
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS indexed_file (

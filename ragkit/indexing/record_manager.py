@@ -21,23 +21,16 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import errno
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import (
-    ConfigurationError,
-    DiskFullError,
-    IndexDamagedError,
-    IndexingError,
-    InvalidInputError,
-)
+from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
 from ragkit.indexing.lock import WriterLock
+from ragkit.indexing.record_db import CheckedConnection, database_error
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS upsertion_record (
@@ -68,67 +61,31 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[start : start + _CHUNK]
 
 
-def database_error(path: str, err: sqlite3.Error) -> Exception:
-    """A clear ragkit error for ``err`` raised by the SQLite database at ``path``."""
-    from ragkit.indexing.failures import is_disk_full
+def check_text(values: Iterable[str | None], what: str) -> None:
+    """Raise :class:`~ragkit.errors.InvalidInputError` naming the first value that is not valid Unicode.
 
-    if is_disk_full(err):
-        full = DiskFullError(
-            errno.ENOSPC,
-            f"the disk is full: the record database {path} could not be written ({err}); its last "
-            "committed state is kept. Free some space and run the same command again",
-        )
-        full.path = path
-        return full
-    if isinstance(err, sqlite3.OperationalError):
-        return IndexingError(f"the record database {path} is busy or cannot be written: {err}")
-    return IndexDamagedError(
-        f"the record database {path} is damaged ({err}). If it belongs to a ragkit index "
-        "directory, rebuild the index with `ragkit index PATH --index DIR --rebuild`; otherwise "
-        "move the file aside and index your documents again"
-    )
+    A file name that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
+    (``'caf\\udce9.txt'``); SQLite stores text as UTF-8 and cannot hold it.
 
-
-class _Rows(list[Any]):
-    """The rows of one statement, fetched at once (so read errors surface inside the guard)."""
-
-    def fetchone(self) -> Any:
-        return self[0] if self else None
-
-
-class CheckedConnection:
-    """A sqlite3 connection whose errors become clear ragkit errors naming the database file."""
-
-    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
-        self.conn = conn
-        self.path = path
-
-    def execute(self, sql: str, params: Iterable[Any] = ()) -> _Rows:
+    Example:
+        >>> check_text(["a.txt", None], "source")
+        >>> check_text(["caf\\udce9.txt"], "source")
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.InvalidInputError: the source 'caf\\udce9.txt' is not valid Unicode ...
+    """
+    for value in values:
+        if not isinstance(value, str) or value.isascii():
+            continue
         try:
-            return _Rows(self.conn.execute(sql, tuple(params)).fetchall())
-        except sqlite3.Error as err:
-            raise database_error(self.path, err) from err
-
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        try:
-            self.conn.executemany(sql, rows)
-        except sqlite3.Error as err:
-            raise database_error(self.path, err) from err
-
-    def executescript(self, script: str) -> None:
-        try:
-            self.conn.executescript(script)
-        except sqlite3.Error as err:
-            raise database_error(self.path, err) from err
-
-    def backup(self, target: sqlite3.Connection) -> None:
-        try:
-            self.conn.backup(target)
-        except sqlite3.Error as err:
-            raise database_error(self.path, err) from err
-
-    def close(self) -> None:
-        self.conn.close()
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInputError(
+                f"the {what} {value!r} is not valid Unicode (a file name that is not valid UTF-8 "
+                "arrives with its bad bytes as lone surrogates, such as \\udce9), so it cannot be "
+                "recorded; rename the file (e.g. with `convmv -f latin1 -t utf-8`) or give the "
+                f"document a {what} that is valid text"
+            ) from None
 
 
 class SQLRecordManager:
@@ -137,6 +94,7 @@ class SQLRecordManager:
     def __init__(
         self, namespace: str, db_url: str = "sqlite:///:memory:", *, timeout: float = 30.0
     ) -> None:
+        check_text([namespace], "namespace")
         self.namespace = namespace
         self.db_url = db_url
         self.timeout = timeout
@@ -235,6 +193,8 @@ class SQLRecordManager:
             )
         if not keys:
             return
+        check_text(keys, "key")
+        check_text(group_ids, "source")
         now = self.get_time()
         if time_at_least is not None and now < time_at_least:
             raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
@@ -258,6 +218,7 @@ class SQLRecordManager:
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         """For each key, whether it is recorded."""
+        check_text(keys, "key")
         found: set[str] = set()
         with self._mutex:
             for part in _chunks(list(keys)):
@@ -295,6 +256,7 @@ class SQLRecordManager:
             groups = list(group_ids)
             if not groups:
                 return []
+            check_text(groups, "source")
             where.append(f"group_id IN ({','.join('?' * len(groups))})")
             params.extend(groups)
         sql = (
@@ -320,6 +282,7 @@ class SQLRecordManager:
 
     def delete_keys(self, keys: Sequence[str]) -> None:
         """Forget ``keys`` (unknown keys are ignored)."""
+        check_text(keys, "key")
         with self._transaction() as conn:
             for part in _chunks(list(keys)):
                 conn.execute(
@@ -352,6 +315,7 @@ class SQLRecordManager:
 
     def count_by_group(self, group_ids: Sequence[str]) -> int:
         """How many keys belong to ``group_ids``."""
+        check_text(group_ids, "source")
         total = 0
         with self._mutex:
             for part in _chunks(list(group_ids)):
@@ -368,6 +332,7 @@ class SQLRecordManager:
         """Refresh the time of every key in ``group_ids`` (as if they had been re-indexed unchanged)."""
         if not group_ids:
             return
+        check_text(group_ids, "source")
         now = self.get_time()
         with self._transaction() as conn:
             for part in _chunks(list(group_ids)):

@@ -367,8 +367,8 @@ class Writer:
             from ragkit.retrievers.bm25 import BM25Retriever
 
             self.store.save(self.staging / L.STORE)
-            docs = self.store.get_by_ids(self.store.ids)
-            BM25Retriever.from_documents(docs).save(self.staging / L.BM25)
+            # the store's documents as they are, not a copy of the corpus (see FaissStore.documents)
+            BM25Retriever.from_documents(self.store.documents()).save(self.staging / L.BM25)
         self.report.chunks = count
         sources = len(self.rm.list_groups())
         self.rm.checkpoint()

@@ -24,7 +24,7 @@ import io
 import json
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,8 @@ from ragkit.retrievers._util import check_k, check_query, reject_unknown, with_s
 from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.bm25_index import BM25Index
-from ragkit.stores._atomic import write_bytes_atomic
+from ragkit.stores._atomic import fsync_dir, write_bytes_atomic
+from ragkit.stores._json_stream import JSONArray, write_json_atomic
 from ragkit.stores._safe_read import open_regular, parse_json
 
 ENGINES = ("default", "rank_bm25")
@@ -78,7 +79,13 @@ class BM25Retriever(BaseRetriever):
                 f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
             )
         super().__init__(tags=tags, metadata=metadata)
-        self.docs = list(docs)
+        # a list is copied (its owner may change it); a read-only sequence, such as a store's
+        # documents(), is kept as it is, so a large corpus is not copied
+        self.docs: Sequence[Document] = (
+            docs
+            if isinstance(docs, Sequence) and not isinstance(docs, MutableSequence)
+            else list(docs)
+        )
         self.index = index
         self.k = check_k(k)
         self.preprocess_func: Callable[[str], list[str]] = preprocess_func or Analyzer()
@@ -139,14 +146,13 @@ class BM25Retriever(BaseRetriever):
         **kwargs: Any,
     ) -> BM25Retriever:
         """Index ``documents`` (ids and metadata are kept)."""
-        return cls._build(
-            list(documents), bm25_params, preprocess_func, k, engine, analyzer, **kwargs
-        )
+        docs = documents if isinstance(documents, Sequence) else list(documents)
+        return cls._build(docs, bm25_params, preprocess_func, k, engine, analyzer, **kwargs)
 
     @classmethod
     def _build(
         cls,
-        docs: list[Document],
+        docs: Sequence[Document],
         bm25_params: dict[str, Any] | None,
         preprocess_func: Callable[[str], list[str]] | None,
         k: int,
@@ -172,7 +178,7 @@ class BM25Retriever(BaseRetriever):
                 "BM25Retriever: pass either preprocess_func or analyzer, not both"
             )
         tokenize: Callable[[str], list[str]] = preprocess_func or analyzer or Analyzer()
-        corpus_tokens = [tokenize(d.page_content) for d in docs]
+        corpus_tokens = (tokenize(d.page_content) for d in docs)  # one document at a time
         if engine == "rank_bm25":
             try:
                 from rank_bm25 import BM25Okapi
@@ -180,7 +186,7 @@ class BM25Retriever(BaseRetriever):
                 raise ConfigurationError(
                     "engine='rank_bm25' needs the rank-bm25 package: pip install rank-bm25"
                 ) from err
-            index: Any = BM25Okapi(corpus_tokens, **(bm25_params or {}))
+            index: Any = BM25Okapi(list(corpus_tokens), **(bm25_params or {}))
         else:
             index = BM25Index.build(corpus_tokens, **(bm25_params or {}))
         return cls(docs, index, k=k, preprocess_func=tokenize, engine=engine, **kwargs)
@@ -215,6 +221,8 @@ class BM25Retriever(BaseRetriever):
         A custom ``preprocess_func`` is not saved: pass it again to :meth:`load`.
         """
         folder = Path(path)
+        for position, doc in enumerate(self.docs):  # before anything is written
+            _check_metadata(doc, position)
         arrays: dict[str, np.ndarray] = {}
         vocabulary: list[str] = []
         if self.engine == "default":
@@ -236,14 +244,14 @@ class BM25Retriever(BaseRetriever):
             "analyzer": self.analyzer.to_config() if self.analyzer is not None else None,
             "bm25_params": params,
             "num_docs": len(self.docs),
-            "vocabulary": vocabulary,
+            "vocabulary": JSONArray(vocabulary),
             "arrays_sha256": hashlib.sha256(blob).hexdigest(),
-            "documents": [_doc_to_json(d, i) for i, d in enumerate(self.docs)],
+            # streamed one batch at a time: the corpus is never one JSON string in memory
+            "documents": JSONArray(_doc_to_json(d) for d in self.docs),
         }
         write_bytes_atomic(folder / ARRAYS_NAME, blob)
-        write_bytes_atomic(
-            folder / JSON_NAME, json.dumps(header, ensure_ascii=False).encode("utf-8")
-        )
+        write_json_atomic(folder / JSON_NAME, header)
+        fsync_dir(folder)
 
     @classmethod
     def load(
@@ -394,13 +402,15 @@ def _read_arrays(blob: bytes, path: Path) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _doc_to_json(doc: Document, position: int) -> dict[str, Any]:
-    entry = {"page_content": doc.page_content, "metadata": doc.metadata, "id": doc.id}
+def _check_metadata(doc: Document, position: int) -> None:
     try:
-        json.dumps(entry["metadata"])
+        json.dumps(doc.metadata)
     except (TypeError, ValueError) as err:
         raise ConfigurationError(
             f"BM25Retriever.save: metadata of document {position} (id={doc.id!r}) is not JSON-serialisable "
             f"({err}); convert it to str/int/float/list/dict values before saving"
         ) from err
-    return entry
+
+
+def _doc_to_json(doc: Document) -> dict[str, Any]:
+    return {"page_content": doc.page_content, "metadata": doc.metadata, "id": doc.id}

@@ -55,6 +55,7 @@ from ragkit.stores import _faiss_index as fx
 from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
 from ragkit.stores._docstore import DocColumns
 from ragkit.stores._faiss_check import check_faiss_file
+from ragkit.stores._json_stream import JSONArray, write_json_atomic
 from ragkit.stores._safe_read import not_regular_error, open_regular, parse_json, read_regular
 
 if TYPE_CHECKING:
@@ -146,18 +147,14 @@ def _write_index(path: Path, index: Any) -> dict[str, Any]:
 
 
 def _write_docstore(path: Path, store: FaissStore) -> dict[str, Any]:
-    obj = store._docs.to_json_obj()
+    # streamed: the whole corpus is never one JSON string (lone surrogates come out escaped)
+    columns = {key: JSONArray(column) for key, column in store._docs.to_json_obj().items()}
     try:
-        text = json.dumps(obj, ensure_ascii=False, default=_json_default)
+        size, sha256 = write_json_atomic(path, columns, default=_json_default)
     except (TypeError, ValueError):
         _raise_unsaveable(store)
         raise
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: escape them (JSON \\udXXX round-trips)
-        data = json.dumps(obj, ensure_ascii=True, default=_json_default).encode("ascii")
-    write_atomic(path, data)
-    return {"name": path.name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return {"name": path.name, "size": size, "sha256": sha256}
 
 
 def _json_default(value: Any) -> Any:
