@@ -17,13 +17,11 @@ Cleanup modes (``ragkit index --cleanup``):
 
 from __future__ import annotations
 
-import collections
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,15 +32,8 @@ from ragkit.indexing import layout as L
 from ragkit.indexing.api import index as run_index
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.file_table import FileRow, FileTable
-from ragkit.indexing.files import (
-    FoundFile,
-    LoadedFile,
-    load_file,
-    loader_for,
-    unsaveable,
-    utf8_name,
-    walk,
-)
+from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
+from ragkit.indexing.loading import CountingEmbeddings, Progress, SplitFor, describe, load_all
 from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.indexing.report import IndexReport
 from ragkit.indexing.snapshot import Snapshots
@@ -51,15 +42,10 @@ from ragkit.indexing.snapshot_manifest import SnapshotManifest
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from ragkit.indexing.splitting import SplitSettings
 
 CLEANUPS = ("incremental", "full", "none")
-IN_FLIGHT_BYTES = 64 * 1024 * 1024
-"""Loading runs ahead of embedding by at most this many bytes of files (or one file), so memory
-follows the largest file, not the folder."""
-SplitFor = Callable[[str], Callable[[list[Document]], list[Document]]]
+__all__ = ["CLEANUPS", "IndexReport", "Progress", "WriteTarget", "Writer", "write"]
 
 
 @dataclass(frozen=True)
@@ -78,99 +64,6 @@ class WriteTarget:
     embeddings: Embeddings
     split_for: SplitFor
     on_commit: Callable[[], None] = lambda: None
-
-
-@dataclass
-class Progress:
-    """Live counters handed to the ``progress`` callback."""
-
-    files_total: int = 0
-    files_done: int = 0
-    chunks: int = 0
-    embedded: int = 0
-    started: float = field(default_factory=time.monotonic)
-    stage: str = "scan"
-
-
-class _Counting(Embeddings):
-    """Passes through to ``inner`` and counts embedded texts (for progress)."""
-
-    def __init__(self, inner: Embeddings, progress: Progress, notify: Callable[[], None]) -> None:
-        self.inner, self.progress, self.notify = inner, progress, notify
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.inner.dimension
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_documents_array(texts).tolist()
-
-    def embed_documents_array(self, texts: list[str]) -> np.ndarray:
-        out = self.inner.embed_documents_array(texts)
-        self.progress.embedded += len(texts)
-        self.notify()
-        return out
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-
-def _load_all(
-    files: Sequence[FoundFile],
-    split_for: Callable[[str], Callable[[list[Document]], list[Document]]],
-    workers: int,
-    max_file_size: int | None = None,
-    pack_to: int | None = None,
-) -> Iterator[tuple[FoundFile, LoadedFile | BaseException]]:
-    """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
-
-    def job(item: FoundFile) -> LoadedFile:
-        loaded = load_file(
-            item.path, lambda p: loader_for(p, max_file_size or None), pack_to=pack_to
-        )
-        loaded.docs = split_for(item.path)(loaded.docs)
-        return loaded
-
-    def outcome(
-        item: FoundFile, fut: Future[LoadedFile]
-    ) -> tuple[FoundFile, LoadedFile | BaseException]:
-        err = fut.exception()
-        return (item, err) if err is not None else (item, fut.result())
-
-    if workers <= 1:
-        for item in files:
-            try:
-                yield item, job(item)
-            except Exception as err:  # reported per file; the job goes on
-                yield item, err
-        return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-load") as pool:
-        window: collections.deque[tuple[FoundFile, Future[LoadedFile]]] = collections.deque()
-        in_flight = 0  # bytes of the files loading or loaded but not yet handed on
-        for item in files:
-            window.append((item, pool.submit(job, item)))
-            in_flight += item.size
-            while window and (len(window) >= workers * 4 or in_flight > IN_FLIGHT_BYTES):
-                done, future = window.popleft()
-                in_flight -= done.size
-                yield outcome(done, future)
-        while window:
-            yield outcome(*window.popleft())
-
-
-def _describe(err: BaseException) -> str:
-    from ragkit.errors import RagkitError
-
-    text = str(err) or type(err).__name__
-    return (
-        text
-        if isinstance(err, (OSError, RagkitError)) or type(err).__name__ in text
-        else f"{type(err).__name__}: {text}"
-    )
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -198,7 +91,7 @@ class Writer:
         try:
             self.rm.create_schema()
             self.files = FileTable(str(records))
-            self.store = load_store(base, _Counting(target.embeddings, progress, notify))
+            self.store = load_store(base, CountingEmbeddings(target.embeddings, progress, notify))
             if base is not None and set(self.rm.list_keys()) != set(self.store.ids):
                 raise damaged(
                     target.root,
@@ -269,12 +162,12 @@ class Writer:
         def chunks() -> Iterator[Document]:
             split_for = self.target.split_for
             pack_to = self.target.settings.chunk_size
-            loaded = _load_all(to_load, split_for, workers, max_file_size, pack_to)
+            loaded = load_all(to_load, split_for, workers, max_file_size, pack_to)
             for item, result in loaded:
                 self.progress.files_done += 1
                 problem = result if isinstance(result, BaseException) else unsaveable(result.docs)
                 if problem is not None:
-                    report.add_failure(item.path, _describe(problem), "load-failed")
+                    report.add_failure(item.path, describe(problem), "load-failed")
                     failed.append(item.path)
                 else:
                     assert not isinstance(result, BaseException)
