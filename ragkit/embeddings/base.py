@@ -84,11 +84,11 @@ class Embeddings(ABC):
                     "embed_documents", fast, _matrix
                 )
         if "embed_query" in own and "embed_query_array" not in own:
-            fast = cls.embed_query_array
-            fast = getattr(fast, "_ragkit_fast", fast)
-            if fast is not Embeddings.embed_query_array:
+            fast_q: Any = cls.embed_query_array
+            fast_q = getattr(fast_q, "_ragkit_fast", fast_q)
+            if fast_q is not Embeddings.embed_query_array:
                 cls.embed_query_array = _through_override(  # type: ignore[method-assign]
-                    "embed_query", fast, _vector
+                    "embed_query", fast_q, _vector
                 )
             if "embed_queries_array" not in own:  # one query at a time, through the override
                 cls.embed_queries_array = Embeddings.embed_queries_array  # type: ignore[method-assign]
