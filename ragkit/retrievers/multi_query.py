@@ -58,6 +58,7 @@ def log_generated_queries(queries: list[str]) -> None:
             query_logger.info("Generated queries: %s", queries)
             return
 
+
 DEFAULT_PROMPT = PromptTemplate.from_template(
     "You help a search engine find documents. Write {num_queries} different versions of the "
     "user's question below, each worded differently (other terms, other angle) but asking for "
