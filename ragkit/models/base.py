@@ -71,6 +71,12 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
     def OutputType(self) -> Any:  # noqa: N802
         return AIMessage
 
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """``<Name>Output``, a root model of the reply message (LangChain's name for it)."""
+        from pydantic import RootModel, create_model
+
+        return create_model(self.get_name("Output"), __base__=RootModel[AIMessage])
+
     # -- what subclasses implement --------------------------------------------
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
