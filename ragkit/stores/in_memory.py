@@ -33,6 +33,7 @@ from ragkit.stores._atomic import write_bytes_atomic
 from ragkit.stores.base import VectorStore
 from ragkit.stores.filters import compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -160,9 +161,10 @@ class InMemoryVectorStore(VectorStore):
     def _scored(
         self, embedding: Sequence[float] | np.ndarray, k: int, filter: Filter | None
     ) -> list[tuple[int, float]]:
+        k = check_k(k)
         matrix = self._unit_matrix()
         positions = self._candidates(filter)
-        if matrix.shape[0] == 0 or (positions is not None and positions.size == 0):
+        if k == 0 or matrix.shape[0] == 0 or (positions is not None and positions.size == 0):
             return []
         query = np.asarray(embedding, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(query))
@@ -188,7 +190,8 @@ class InMemoryVectorStore(VectorStore):
     def similarity_search_with_score(
         self, query: str, k: int = 4, filter: Filter | None = None, **kwargs: Any
     ) -> list[tuple[Document, float]]:
-        vector = self.embedding.embed_query_array(query)
+        check_k(k)
+        vector = self.embedding.embed_query_array(check_query(query, "InMemoryVectorStore"))
         return self.similarity_search_with_score_by_vector(vector, k, filter)
 
     def similarity_search_by_vector(
@@ -218,8 +221,10 @@ class InMemoryVectorStore(VectorStore):
         filter: Filter | None = None,
         **kwargs: Any,
     ) -> list[Document]:
+        lambda_mult = check_lambda_mult(lambda_mult)
+        k, fetch_k = check_k(k), check_k(fetch_k, "fetch_k")
         hits = self._scored(embedding, fetch_k, filter)
-        if not hits:
+        if not hits or k == 0:
             return []
         matrix = self._unit_matrix()
         vectors = matrix[[p for p, _ in hits]]
@@ -234,7 +239,10 @@ class InMemoryVectorStore(VectorStore):
         lambda_mult: float = 0.5,
         **kwargs: Any,
     ) -> list[Document]:
-        vector = self.embedding.embed_query_array(query)
+        check_lambda_mult(lambda_mult)
+        check_k(k)
+        check_k(fetch_k, "fetch_k")
+        vector = self.embedding.embed_query_array(check_query(query, "InMemoryVectorStore"))
         return self.max_marginal_relevance_search_by_vector(
             vector, k, fetch_k, lambda_mult, **kwargs
         )

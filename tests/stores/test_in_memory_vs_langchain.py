@@ -118,3 +118,22 @@ def test_dump_and_load_read_each_others_files(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"a": {"id": "a"}}')
     with pytest.raises(IndexCorruptedError, match="not an InMemoryVectorStore dump"):
         InMemoryVectorStore.load(tmp_path / "bad.json", RagkitScaled())
+
+
+def test_search_arguments_follow_ragkits_one_rule() -> None:
+    from ragkit.errors import InvalidQueryError
+    from ragkit.stores.search_args import get_max_query_length
+
+    _, ours = build()
+    assert ours.similarity_search("red", k=0) == []
+    for bad in (-1, 1.5, True, "3"):
+        with pytest.raises(InvalidQueryError, match="k must be"):
+            ours.similarity_search("red", k=bad)
+    with pytest.raises(InvalidQueryError, match="lambda_mult"):
+        ours.max_marginal_relevance_search("red", lambda_mult=2)
+    with pytest.raises(InvalidQueryError, match="fetch_k"):
+        ours.max_marginal_relevance_search("red", fetch_k=-1)
+    with pytest.raises(InvalidQueryError, match="over the limit"):
+        ours.similarity_search("x" * (get_max_query_length() + 1))
+    with pytest.raises(InvalidQueryError, match="string"):
+        ours.similarity_search(42)
