@@ -129,10 +129,12 @@ def _layout(names: dict[str, str], edges: Sequence[Edge]) -> list[dict[str, tupl
         from grandalf.graphs import Graph as GGraph
         from grandalf.graphs import Vertex
         from grandalf.layouts import SugiyamaLayout
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
+    except ImportError:  # pragma: no cover - depends on the environment
+        from ragkit.errors import ConfigurationError
+
+        raise ConfigurationError(
             "draw_ascii needs grandalf (as in LangChain): pip install 'ragkit[graph]'"
-        ) from err
+        ) from None
     vertices = {node_id: Vertex(node_id) for node_id in names}
     for node_id, vertex in vertices.items():
         vertex.view = _Box(names[node_id])

@@ -260,3 +260,18 @@ def test_B4_a_reply_that_does_not_match_raises_with_its_text(llm, emulator):
     out = llm.with_structured_output(JOKE_SCHEMA, include_raw=True).invoke("a joke")
     assert out["parsed"] is None and isinstance(out["parsing_error"], OutputParserException)
     assert out["raw"].content == '{"setup": "Why?"}'
+
+
+def test_configurable_temperature_reaches_the_request(llm, emulator):
+    """python.langchain.com/docs/how_to/configure: a chat model field set per call."""
+    from ragkit.core import ConfigurableField
+
+    configurable = llm.configurable_fields(
+        temperature=ConfigurableField(id="llm_temperature", name="LLM Temperature")
+    )
+    configurable.invoke("pick a random number")
+    assert emulator.requests()[-1].body["generationConfig"]["temperature"] == 0.7
+    configurable.invoke("pick a random number", {"configurable": {"llm_temperature": 0.1}})
+    assert emulator.requests()[-1].body["generationConfig"]["temperature"] == pytest.approx(0.1)
+    (spec,) = configurable.config_specs
+    assert (spec.id, spec.name, spec.default) == ("llm_temperature", "LLM Temperature", 0.7)
