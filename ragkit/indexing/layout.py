@@ -65,6 +65,8 @@ KEY_CHECKSUM = "checksum"
 KEY_SIZE = "size"
 KEY_SHA256 = "sha256"
 
+#: The store's documents and their ids (``store/docstore.<generation>.json``).
+STORE_DOCSTORE = re.compile(r"^store/docstore\.\d+\.json$")
 #: Files a snapshot may list (relative paths; the store's data files carry a generation number).
 _LISTED = re.compile(
     r"^(records\.sqlite|bm25/bm25\.json|bm25/bm25\.npz|store/manifest\.json"

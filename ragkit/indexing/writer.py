@@ -93,10 +93,11 @@ class Writer:
             self.files = FileTable(str(records))
             self.store = load_store(base, CountingEmbeddings(target.embeddings, progress, notify))
             if base is not None and set(self.rm.list_keys()) != set(self.store.ids):
+                ids = [n for n in base.files if L.STORE_DOCSTORE.match(n)] or [L.STORE]
                 raise damaged(
                     target.root,
-                    f"{base.folder / L.RECORDS} lists {self.rm.count()} chunks that do not match "
-                    f"the {len(self.store)} of the store {base.folder / L.STORE}",
+                    f"{base.folder / L.RECORDS} lists {self.rm.count()} chunks whose ids do not "
+                    f"match the {len(self.store)} of the store ({base.folder / ids[0]})",
                 )
         except BaseException:
             self.close()

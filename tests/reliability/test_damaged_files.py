@@ -88,6 +88,22 @@ def test_records_that_disagree_with_the_store_say_rebuild(index_dir, tmp_path):
     assert "records.sqlite" in str(err.value) and "already in the store" not in str(err.value)
 
 
+def test_a_flipped_bit_in_a_docstore_id_names_the_docstore(index_dir, tmp_path):
+    """Checksums rewritten over a changed id: the error names both files that disagree.
+
+    The damage matrix met this only when the temp path's length put its random flip in an id.
+    """
+    snap = current(index_dir)
+    (docstore,) = (snap / "store").glob("docstore.*.json")
+    text = docstore.read_text(encoding="utf-8")
+    first_id = json.loads(text)["ids"][0]
+    flip_bit(docstore, offset=text.index(first_id) + 2, bit=0)  # still valid JSON
+    reseal(snap)
+    with pytest.raises(RagkitError, match="--rebuild") as err:
+        Index.open(index_dir).add([tmp_path / "docs"])
+    assert "records.sqlite" in str(err.value) and docstore.name in str(err.value)
+
+
 def test_records_whose_keys_disagree_with_the_store_say_rebuild(index_dir, tmp_path):
     snap = current(index_dir)
     conn = sqlite3.connect(snap / "records.sqlite")
