@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import IndexingError, IndexLockedError
+from ragkit.errors import IndexingError, IndexLockedError, InvalidInputError
 from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.schema import check_collection_name, ident
@@ -155,7 +155,9 @@ class PGRecordManager(SQLRecordManager):
         if group_ids is None:
             group_ids = [None] * len(keys)
         if len(group_ids) != len(keys):
-            raise ValueError(f"update() got {len(keys)} keys but {len(group_ids)} group_ids")
+            raise InvalidInputError(
+                f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
+            )
         if not keys:
             return
         now = self.get_time()

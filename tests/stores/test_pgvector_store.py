@@ -5,6 +5,7 @@ All against the real PostgreSQL + pgvector server of the suite (tests/conftest.p
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from ragkit.embeddings import HashEmbeddings
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError
-from ragkit.stores import FaissStore, PGVectorStore
+from ragkit.stores import DistanceStrategy, FaissStore, PGVectorStore
 from ragkit.stores.pgvector import PGClient
 from ragkit.stores.pgvector.filters import compile_sql
 
@@ -121,6 +122,33 @@ def test_halfvec_stores_half_precision(pg_client: PGClient, unit_rows) -> None:
     assert size <= 4 + 4 + 2 * 24  # varlena + pgvector header + float16 values (float32: 101)
 
 
+@pytest.mark.parametrize(
+    ("strategy", "stored"),
+    [
+        (None, "cosine"),
+        ("COSINE_SIMILARITY", "cosine"),
+        ("COSINE", "cosine_distance"),
+        ("MAX_INNER_PRODUCT", "max_inner_product"),
+        ("EUCLIDEAN_DISTANCE", "euclidean_distance"),
+    ],
+)
+def test_collection_row_names_the_strategy_as_a_faiss_manifest_does(
+    pg_client: PGClient, strategy, stored: str, tmp_path
+) -> None:
+    name = new_name()
+    chosen = {} if strategy is None else {"distance_strategy": strategy}  # None: the default
+    store = PGVectorStore.from_texts(
+        ["a b", "c d"], HashEmbeddings(8), connection=pg_client, collection_name=name, **chosen
+    )
+    row = pg_client.run(lambda c: c.execute(f'SELECT distance FROM "{name}".collection').fetchone())
+    assert row[0] == stored
+    faiss = FaissStore.from_texts(["a b", "c d"], HashEmbeddings(8), **chosen)
+    faiss.save(tmp_path / "f")
+    assert json.loads((tmp_path / "f" / "manifest.json").read_text())["distance_strategy"] == stored
+    reopened = PGVectorStore(None, connection=pg_client, collection_name=name)
+    assert reopened.distance_strategy is store.distance_strategy is faiss.distance_strategy
+
+
 def test_reopening_checks_model_dimension_and_settings(pg_client: PGClient, unit_rows) -> None:
     name = new_name()
     store = PGVectorStore(
@@ -128,7 +156,7 @@ def test_reopening_checks_model_dimension_and_settings(pg_client: PGClient, unit
     )
     store.add_texts(["kept"], ids=["k"])
     reopened = PGVectorStore(HashEmbeddings(16), connection=pg_client, collection_name=name)
-    assert reopened.distance_strategy == "euclidean_distance"  # adopted from the collection
+    assert reopened.distance_strategy is DistanceStrategy.EUCLIDEAN_DISTANCE  # the stored one
 
     class Other(HashEmbeddings):
         @property
@@ -139,7 +167,7 @@ def test_reopening_checks_model_dimension_and_settings(pg_client: PGClient, unit
         PGVectorStore(Other(16), connection=pg_client, collection_name=name)
     with pytest.raises(EmbeddingMismatchError, match="dimension 16"):
         PGVectorStore(None, connection=pg_client, collection_name=name, embedding_length=8)
-    with pytest.raises(ConfigurationError, match="distance_strategy='euclidean_distance'"):
+    with pytest.raises(ConfigurationError, match="distance_strategy='EUCLIDEAN_DISTANCE'"):
         PGVectorStore(None, connection=pg_client, collection_name=name, distance_strategy="cosine")
     with pytest.raises(EmbeddingMismatchError, match="dimension"):
         reopened.add_vectors(["x"], unit_rows(1, 8, 0))

@@ -1,9 +1,12 @@
 """Differential tests: PGVectorStore vs langchain-postgres' PGVector on the same server.
 
-Same vectors, same filters -> the same documents in the same order. Raw scores differ on
-purpose (ragkit keeps FaissStore's convention for every store: cosine *similarity*, inner
-product, squared L2; langchain-postgres returns pgvector's distances), so they are compared
-through that fixed relation.
+Same vectors, same filters -> the same documents in the same order. Raw scores follow
+FaissStore's meaning of each DistanceStrategy (LangChain's): ``COSINE`` is the cosine distance,
+exactly what langchain-postgres returns; ``COSINE_SIMILARITY`` (ragkit's default) is ``1 - d``;
+``MAX_INNER_PRODUCT`` is the inner product (langchain-postgres returns pgvector's negated one);
+``EUCLIDEAN_DISTANCE`` is the squared L2 distance (langchain-postgres: the L2 distance). The
+differences are on purpose and compared through that fixed relation; langchain-postgres' own
+enum members are accepted by PGVectorStore.
 
 Filters use keys every document has: langchain-postgres treats a missing key as "no match"
 for every operator (``$ne`` included), ragkit as ``None`` (Python's ``dict.get``), which is
@@ -36,7 +39,8 @@ class NoEmbeddings(LCEmbeddings):
 
 
 TO_OURS = {
-    "cosine": (LCDistance.COSINE, lambda d: 1.0 - d),
+    "cosine_similarity": (LCDistance.COSINE, lambda d: 1.0 - d),
+    "cosine": (LCDistance.COSINE, lambda d: d),
     "max_inner_product": (LCDistance.MAX_INNER_PRODUCT, lambda d: -d),
     "euclidean_distance": (LCDistance.EUCLIDEAN, lambda d: d * d),
 }
@@ -77,10 +81,10 @@ def same_results(lc_pairs, our_pairs, strategy: str) -> None:
     )
 
 
-@pytest.mark.parametrize("strategy", ["cosine", "max_inner_product", "euclidean_distance"])
+@pytest.mark.parametrize("strategy", list(TO_OURS))
 def test_same_top_k_ids_and_scores(strategy: str, pg_dsn: str, pg_client, unit_rows) -> None:
     vectors = unit_rows(300, 32, 11)
-    if strategy != "cosine":
+    if "cosine" not in strategy:
         vectors = vectors * np.random.default_rng(1).uniform(0.5, 2.0, (300, 1)).astype(np.float32)
     lc, ours, ids = build_pair(pg_dsn, pg_client, vectors, strategy)
     for seed in range(5):
@@ -91,6 +95,19 @@ def test_same_top_k_ids_and_scores(strategy: str, pg_dsn: str, pg_client, unit_r
                 ours.similarity_search_with_score_by_vector(q, k=k),
                 strategy,
             )
+
+
+@pytest.mark.parametrize("lc_strategy", list(LCDistance))
+def test_langchain_postgres_members_are_accepted(lc_strategy, pg_client) -> None:
+    ours = PGVectorStore(
+        None,
+        connection=pg_client,
+        collection_name=f"rk_{uuid.uuid4().hex[:10]}",
+        distance_strategy=lc_strategy,
+        embedding_length=4,
+    )
+    expected = {"l2": "EUCLIDEAN_DISTANCE", "cosine": "COSINE", "inner": "MAX_INNER_PRODUCT"}
+    assert ours.distance_strategy.value == expected[lc_strategy.value]
 
 
 def test_same_filtered_results(pg_dsn: str, pg_client, unit_rows) -> None:

@@ -1,35 +1,61 @@
 """Distance strategies mapped to pgvector operators, index operator classes and raw scores.
 
-The strategies and raw scores are FaissStore's (LangChain's ``DistanceStrategy`` names work):
+The strategies (:class:`~ragkit.stores.distance.DistanceStrategy`) and the raw score each
+gives are FaissStore's, so a score means the same in both stores:
 
-============================  ==========  ====================  ==========================
-strategy                      operator    index operator class  raw score (as FaissStore)
-============================  ==========  ====================  ==========================
-``cosine`` (default)          ``<#>``     ``vector_ip_ops``     cosine similarity
-``max_inner_product``         ``<#>``     ``vector_ip_ops``     inner product
-``euclidean_distance``        ``<->``     ``vector_l2_ops``     squared L2 distance
-============================  ==========  ====================  ==========================
+=========================  ========  ============  =======================  ======================
+strategy                   operator  opclass       raw score                stored as
+=========================  ========  ============  =======================  ======================
+``COSINE_SIMILARITY`` (*)  ``<#>``   ``*_ip_ops``  ``cos`` (higher best)    ``cosine``
+``COSINE``                 ``<#>``   ``*_ip_ops``  ``1 - cos`` (= ``<=>``)  ``cosine_distance``
+``MAX_INNER_PRODUCT``      ``<#>``   ``*_ip_ops``  inner product            ``max_inner_product``
+``EUCLIDEAN_DISTANCE``     ``<->``   ``*_l2_ops``  squared L2 distance      ``euclidean_distance``
+=========================  ========  ============  =======================  ======================
 
-Under ``cosine`` vectors are L2-normalised on the way in (as FaissStore does), so pgvector's
-inner-product operator ranks exactly as its cosine operator ``<=>`` would, a little faster and
-with a defined score (0) for zero vectors. ``halfvec`` columns use the ``halfvec_*`` classes.
+(*) PGVectorStore's default, as FaissStore's. Under both cosine strategies vectors are
+L2-normalised on the way in (as FaissStore does), so pgvector's inner-product operator ranks
+exactly as its cosine operator ``<=>`` would, a little faster, and a zero vector has a defined
+score (``<=>`` gives NaN for it); ``COSINE``'s score is what ``<=>`` returns. ``<->`` is the
+L2 distance; it is squared for the score, as LangChain's FAISS and FaissStore report it.
+The operator class is ``vector_*`` or ``halfvec_*`` after the column type. The collection row
+keeps the "stored as" name, the one a FaissStore manifest uses.
 
 Example:
     >>> m = metric("COSINE")
-    >>> m.operator, m.opclass("halfvec"), m.score(-0.25)
+    >>> m.operator, m.opclass("halfvec"), m.score(-0.75)
     ('<#>', 'halfvec_ip_ops', 0.25)
+    >>> metric(None).strategy, metric("cosine_similarity").score(-0.75)
+    (<DistanceStrategy.COSINE_SIMILARITY: 'COSINE_SIMILARITY'>, 0.75)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragkit.stores._faiss_index import COSINE, EUCLIDEAN, MAX_INNER_PRODUCT, distance_strategy
+from ragkit.stores.distance import DistanceStrategy, distance_strategy, higher_is_better
+
+#: The strategies PGVectorStore computes (DOT_PRODUCT and JACCARD are refused by name).
+SUPPORTED = (
+    DistanceStrategy.COSINE_SIMILARITY,
+    DistanceStrategy.COSINE,
+    DistanceStrategy.MAX_INNER_PRODUCT,
+    DistanceStrategy.EUCLIDEAN_DISTANCE,
+)
+DEFAULT = DistanceStrategy.COSINE_SIMILARITY
+
+#: How the collection row names each strategy (the same names as FaissStore's manifest).
+STORED = {
+    DistanceStrategy.COSINE_SIMILARITY: "cosine",
+    DistanceStrategy.MAX_INNER_PRODUCT: "max_inner_product",
+    DistanceStrategy.EUCLIDEAN_DISTANCE: "euclidean_distance",
+    DistanceStrategy.COSINE: "cosine_distance",
+}
+FROM_STORED = {name: strategy for strategy, name in STORED.items()}
 
 
 @dataclass(frozen=True)
 class Metric:
-    strategy: str
+    strategy: DistanceStrategy
     operator: str
     ops: str  # operator class suffix
     normalize: bool
@@ -38,25 +64,50 @@ class Metric:
         return f"{vector_type}_{self.ops}"
 
     @property
+    def stored(self) -> str:
+        """The strategy's name in the collection row."""
+        return STORED[self.strategy]
+
+    @property
     def higher_is_better(self) -> bool:
-        return self.strategy != EUCLIDEAN
+        return higher_is_better(self.strategy)
 
     def score(self, distance: float) -> float:
-        """pgvector's distance -> FaissStore's raw score."""
-        if self.strategy == EUCLIDEAN:
+        """pgvector's operator result -> FaissStore's raw score for the strategy."""
+        if self.strategy is DistanceStrategy.EUCLIDEAN_DISTANCE:
             return float(distance) * float(distance)
+        if self.strategy is DistanceStrategy.COSINE:
+            return 1.0 + float(distance)  # <#> is -cos for unit vectors
         return -float(distance)
 
 
 _METRICS = {
-    COSINE: Metric(COSINE, "<#>", "ip_ops", True),
-    MAX_INNER_PRODUCT: Metric(MAX_INNER_PRODUCT, "<#>", "ip_ops", False),
-    EUCLIDEAN: Metric(EUCLIDEAN, "<->", "l2_ops", False),
+    DistanceStrategy.COSINE_SIMILARITY: Metric(
+        DistanceStrategy.COSINE_SIMILARITY, "<#>", "ip_ops", True
+    ),
+    DistanceStrategy.COSINE: Metric(DistanceStrategy.COSINE, "<#>", "ip_ops", True),
+    DistanceStrategy.MAX_INNER_PRODUCT: Metric(
+        DistanceStrategy.MAX_INNER_PRODUCT, "<#>", "ip_ops", False
+    ),
+    DistanceStrategy.EUCLIDEAN_DISTANCE: Metric(
+        DistanceStrategy.EUCLIDEAN_DISTANCE, "<->", "l2_ops", False
+    ),
 }
 
 
 def metric(strategy: object) -> Metric:
-    """The :class:`Metric` of a strategy name (ours or LangChain's; ValueError if unknown)."""
+    """The :class:`Metric` of a strategy (ours, LangChain's, langchain-postgres', or a name).
+
+    ``None`` is the default (``COSINE_SIMILARITY``); langchain-postgres' ``"inner"`` is
+    ``MAX_INNER_PRODUCT``; anything unsupported is a ``ConfigurationError`` naming the choices.
+    """
+    if strategy is None:
+        return _METRICS[DEFAULT]
     if str(getattr(strategy, "value", strategy)).lower() == "inner":  # langchain-postgres' name
-        return _METRICS[MAX_INNER_PRODUCT]
-    return _METRICS[distance_strategy(strategy)]
+        return _METRICS[DistanceStrategy.MAX_INNER_PRODUCT]
+    return _METRICS[distance_strategy(strategy, SUPPORTED, "PGVectorStore")]
+
+
+def stored_metric(name: str) -> Metric:
+    """The :class:`Metric` a collection row names (see ``STORED``)."""
+    return _METRICS[FROM_STORED[name]]

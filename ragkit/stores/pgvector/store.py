@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.stores._faiss_index import relevance
 from ragkit.stores.base import VectorStore
+from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.pgvector import schema as sc
 from ragkit.stores.pgvector import writes
 from ragkit.stores.pgvector._admin import PGAdminMixin
@@ -36,7 +36,7 @@ from ragkit.stores.pgvector._search import PGSearchMixin
 from ragkit.stores.pgvector._write import PGWriteMixin
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.codec import document
-from ragkit.stores.pgvector.distance import metric
+from ragkit.stores.pgvector.distance import metric, stored_metric
 from ragkit.stores.pgvector.lexical import check_bm25_params, default_analyzer
 from ragkit.stores.pgvector.queries import by_ids_sql
 
@@ -62,8 +62,11 @@ class PGVectorStore(
         connection: a connection string (``postgresql://user:password@host:5432/db``) or a
             :class:`PGClient` shared with other stores / record managers.
         collection_name: the collection, i.e. the PostgreSQL schema holding its tables.
-        distance_strategy: ``"cosine"`` (default), ``"max_inner_product"``,
-            ``"euclidean_distance"`` (LangChain's ``DistanceStrategy`` values work too).
+        distance_strategy: a :class:`~ragkit.stores.distance.DistanceStrategy` (LangChain's
+            and langchain-postgres' members work too) or its name, with FaissStore's scores:
+            ``COSINE_SIMILARITY`` (the default: cosine similarity, higher is better),
+            ``COSINE`` (cosine distance, pgvector's ``<=>``), ``MAX_INNER_PRODUCT``,
+            ``EUCLIDEAN_DISTANCE`` (squared L2 distance).
         embedding_length: the dimension, when there is no model to ask (LangChain's name).
         vector_type: ``"vector"`` (float32) or ``"halfvec"`` (float16: half the space).
         index_type: ``None`` (exact search), ``"hnsw"`` or ``"ivfflat"``; built when the
@@ -154,7 +157,7 @@ class PGVectorStore(
                 stored,
                 model_id=embeddings.model_id if embeddings is not None else None,
                 dimension=model_dim if model_dim is not None else embedding_length,
-                distance=metric(distance_strategy or "cosine").strategy,
+                distance=metric(distance_strategy).stored,
                 vector_type=vector_type or "vector",
                 lexical=lexical,
                 explicit=explicit,
@@ -162,7 +165,7 @@ class PGVectorStore(
             self._adopt(stored)
         else:
             self._info = None
-            self.metric = metric(distance_strategy or "cosine")
+            self.metric = metric(distance_strategy)
             self.vector_type = vector_type or "vector"
             self.lexical = lexical
             self._analyzer = analyzer
@@ -205,7 +208,7 @@ class PGVectorStore(
 
     def _adopt(self, info: sc.CollectionInfo) -> None:
         self._info = info
-        self.metric = metric(info.distance)
+        self.metric = stored_metric(info.distance)
         self.vector_type = info.vector_type
         self.lexical = info.lexical
         self._dimension = info.dimension
@@ -236,7 +239,7 @@ class PGVectorStore(
             name=self.collection_name,
             model_id=self._embedding.model_id if self._embedding is not None else None,
             dimension=dimension,
-            distance=self.metric.strategy,
+            distance=self.metric.stored,
             vector_type=self.vector_type,
             lexical=self.lexical,
             analyzer=config,
@@ -280,7 +283,7 @@ class PGVectorStore(
         return self._embedding.model_id if self._embedding is not None else None
 
     @property
-    def distance_strategy(self) -> str:
+    def distance_strategy(self) -> DistanceStrategy:
         return self.metric.strategy
 
     @property
@@ -290,7 +293,7 @@ class PGVectorStore(
     def __repr__(self) -> str:
         return (
             f"PGVectorStore(collection_name={self.collection_name!r}, "
-            f"connection={self.client.dsn.display!r}, distance_strategy={self.metric.strategy!r}, "
+            f"connection={self.client.dsn.display!r}, distance_strategy={self.metric.strategy.value!r}, "
             f"index_type={self._ann!r})"
         )
 
