@@ -89,6 +89,20 @@ from ragkit._cli.settings import index_defaults, resolve
     help="Seconds a request (a whole answer stream) may take.",
 )
 @click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a client may take to send its request headers (then it is disconnected).",
+)
+@click.option(
+    "--body-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a client may take to send its request body (then 408).",
+)
+@click.option(
     "--max-concurrency",
     type=click.IntRange(min=1),
     default=64,
@@ -123,6 +137,8 @@ def serve_cmd(
     max_query_length: int,
     max_body_size: str,
     request_timeout: float,
+    header_timeout: float,
+    body_timeout: float,
     max_concurrency: int,
     reload_interval: float,
     model_name: str | None,
@@ -158,6 +174,8 @@ def serve_cmd(
         max_query_length=max_query_length,
         max_k=max_k,
         request_timeout=request_timeout,
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
         max_concurrency=max_concurrency,
         reload_interval=reload_interval,
         cors_origins=cors_origins,

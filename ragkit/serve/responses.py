@@ -66,10 +66,18 @@ def error_response(
     return json_response(error_body(status, code, message, field), status, headers)
 
 
+_TYPE_TAGS = frozenset({"str", "int", "float", "bool", "none", "dict", "list", "tuple", "set"})
+
+
+def _is_tag(part: str) -> bool:
+    """Whether a location part names a union member's type (``bool``, ``dict[str,any]``)."""
+    return part in _TYPE_TAGS or "[" in part or part.startswith("function-")
+
+
 def validation_message(err: ValidationError, prefix: str = "") -> tuple[str, str | None]:
     """A one-line message and the field for the first problem pydantic found."""
     first = err.errors(include_url=False, include_input=False)[0]
-    loc = [str(p) for p in first.get("loc", ()) if p != "root"]
+    loc = [str(p) for p in first.get("loc", ()) if p != "root" and not _is_tag(str(p))]
     field = ".".join([prefix, *loc] if prefix else loc) or None
     where = f"{field}: " if field else ""
     return f"{where}{first.get('msg', 'invalid value')}", field
