@@ -101,7 +101,7 @@ def add_routes(
     if settings is None:
         state = getattr(app, "state", None)
         settings = getattr(state, "ragkit_settings", None) or ServeSettings()
-    handler = RunnableRoutes(runnable, keys, settings)
+    handler = RunnableRoutes(runnable, keys, settings, run_name=path)
     for name in chosen:
         method = "GET" if name.endswith("_schema") else "POST"
         app.add_route(f"{path}/{name}", getattr(handler, name), methods=[method])
@@ -121,10 +121,23 @@ def _chosen(enabled: Sequence[str] | None, disabled: Sequence[str] | None) -> li
 class RunnableRoutes:
     """The request handlers for one runnable."""
 
-    def __init__(self, runnable: Any, config_keys: tuple[str, ...], settings: ServeSettings):
+    def __init__(
+        self,
+        runnable: Any,
+        config_keys: tuple[str, ...],
+        settings: ServeSettings,
+        run_name: str = "",
+    ) -> None:
         self.runnable = runnable
         self.config_keys = config_keys
         self.settings = settings
+        self.run_name = run_name  # as in LangServe, the root run is named after the path
+
+    def _config(self, raw: Any) -> Any:
+        config = with_run_id(read_config(raw, self.config_keys))
+        if self.run_name:
+            config["run_name"] = self.run_name
+        return config
 
     async def _body(self, request: Request, route: str) -> dict[str, Any]:
         s = self.settings
@@ -132,7 +145,7 @@ class RunnableRoutes:
 
     async def _call(self, request: Request, route: str) -> tuple[dict[str, Any], Any, Any]:
         body = await self._body(request, route)
-        config = with_run_id(read_config(body.get("config"), self.config_keys))
+        config = self._config(body.get("config"))
         return body, read_input(self.runnable, body), config
 
     # -- one shot ---------------------------------------------------------------------------
@@ -153,6 +166,8 @@ class RunnableRoutes:
             values, configs = read_batch(
                 self.runnable, body, self.config_keys, self.settings.max_batch
             )
+            if self.run_name:
+                configs = [{**c, "run_name": self.run_name} for c in configs]
             outputs = await asyncio.wait_for(
                 self.runnable.abatch(values, configs), self.settings.request_timeout
             )
