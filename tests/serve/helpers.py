@@ -4,7 +4,6 @@ in a subprocess, plus a small index of the bicycle-care documents."""
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import socket
 import subprocess
@@ -83,20 +82,26 @@ class ServerThread:
 
 
 @contextlib.contextmanager
-def cli_server(*args: object, **env_extra: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`ragkit serve ARGS --port P` in a subprocess; yields its URL once /healthz answers."""
+def cli_server(
+    *args: object, log: Path | None = None, **env_extra: str
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`ragkit serve ARGS --port P` in a subprocess; yields its URL once /healthz answers.
+
+    Its stdout and stderr go to ``log`` (a temporary file if not given)."""
+    import tempfile
+
     port = free_port()
     cmd = [sys.executable, "-m", "ragkit", "serve", *map(str, args), "--port", str(port)]
-    log = open(os.devnull, "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        cmd, stdout=log, stderr=subprocess.PIPE, text=True, env=env(**env_extra)
-    )
+    log_path = log or Path(tempfile.mkstemp(prefix="ragkit-serve-", suffix=".log")[1])
+    out = open(log_path, "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env(**env_extra))
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                raise AssertionError(f"ragkit serve exited {proc.returncode}: {proc.stderr.read()}")
+                text = log_path.read_text(errors="replace")
+                raise AssertionError(f"ragkit serve exited {proc.returncode}: {text}")
             try:
                 if httpx.get(url + "/healthz", timeout=2).status_code == 200:
                     break
@@ -112,9 +117,9 @@ def cli_server(*args: object, **env_extra: str) -> Iterator[tuple[str, subproces
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
-        log.close()
-        if proc.stderr is not None:
-            proc.stderr.close()
+        out.close()
+        if log is None:
+            log_path.unlink(missing_ok=True)
 
 
 def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
