@@ -85,7 +85,8 @@ def add_routes(
         runnable: a ragkit Runnable (or a function or dict, coerced to one).
         path: the prefix, e.g. ``"/chain"`` (``""``: the routes at the root).
         config_keys: the config keys clients may set (LangServe's default: ``configurable``).
-        enabled_endpoints / disabled_endpoints: serve only some of the routes.
+        enabled_endpoints: serve only these routes (e.g. ``["invoke", "stream"]``).
+        disabled_endpoints: serve all routes but these.
         settings: limits (body size, batch size, timeout); by default the app's
             (``create_app`` stores them) or :class:`ServeSettings`' defaults.
     """

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from ragkit.errors import RequestError
+from ragkit.errors import InputTypeError, RequestError
 
 
 def _default(obj: Any) -> Any:
@@ -47,7 +47,7 @@ def _default(obj: Any) -> Any:
         return {"status_code": 500, "message": "Internal Server Error"}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return dataclasses.asdict(obj)
-    raise TypeError(f"{type(obj).__name__} cannot be sent as JSON")
+    raise InputTypeError(f"{type(obj).__name__} cannot be sent as JSON")
 
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
