@@ -50,12 +50,18 @@ class IndexService:
 
     # -- loading ----------------------------------------------------------------------------
     def open(self) -> Any:
+        """The index, opened read-only; queries arriving together share embedding calls."""
         if self.index is None:
             arg = self._index_arg
             if isinstance(arg, (str, os.PathLike)):
                 from ragkit.indexing.index_dir import Index
+                from ragkit.serve.batching import QueryBatcher
 
-                self.index = Index.open(arg)
+                model = Index.open(arg).embeddings
+                if model.model_id.startswith("hash-"):  # instant: nothing to share
+                    self.index = Index.open(arg)
+                else:
+                    self.index = Index.open(arg, embeddings=QueryBatcher(model))
             else:
                 self.index = arg
             if self.name is None:
@@ -120,9 +126,10 @@ class IndexService:
                 await task
             except asyncio.CancelledError:
                 pass
-        close = getattr(self.index, "close", None)
-        if close is not None:
-            close()
+        for thing in (getattr(self.index, "embeddings", None), self.index):
+            close = getattr(thing, "close", None)
+            if close is not None:
+                close()
 
 
 def _display_name(arg: Any) -> str:
