@@ -74,7 +74,7 @@ class QueryBatcher(Embeddings):
         return done.result()
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed_query_array(text).tolist()  # type: ignore[no-any-return]
+        return list(self.embed_query_array(text).tolist())
 
     def _start(self) -> None:
         if self._worker is None:
