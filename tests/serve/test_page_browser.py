@@ -172,3 +172,17 @@ def test_errors_show_on_the_page(browser, bike):
         page.wait_for_selector("body[data-state=done]")
         assert "over this server's limit of 5" in page.inner_text("#status")
         page.close()
+
+
+def test_the_api_docs_page_renders_offline(browser, bike):
+    with ServerThread(create_app(bike[1])) as server:
+        page = browser.new_page()
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(server.url + "/docs")
+        page.wait_for_selector("#routes section h2")
+        titles = [h.inner_text() for h in page.query_selector_all("#routes section h2")]
+        for route in ("POST /query", "POST /ask", "GET /info", "POST /retriever/invoke"):
+            assert route in titles
+        assert all(u.startswith(server.url + "/") for u in requests)
+        page.close()
