@@ -110,7 +110,7 @@ def test_a_stream_over_the_time_limit_ends_with_an_error_event(bike):
 
 
 def test_requests_over_the_concurrency_limit_get_429(bike):
-    model = FakeChatModel([" ".join(["busy"] * 40)], sleep=0.1)
+    model = FakeChatModel(["busy"], sleep=4.0)  # each answer takes 4 s
     settings = ServeSettings(max_concurrency=2)
     with ServerThread(create_app(bike[1], llm=model, settings=settings)) as server:
         done: list[int] = []
