@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "indexing": [],
     "store": [],
     "retrieval": [],
+    "serve": [],
     # The notebook at full size (all 300 claims); ``make test`` runs it on 5 claims.
     "retrieval_notebook": ["--cache", str(Path.home() / ".cache" / "ragkit-bench" / "notebook")],
 }

@@ -159,10 +159,16 @@ def run(
         "lifespan": "on",
     }
     if workers > 1:
+        from ragkit.serve.service import IndexService
+
+        # a damaged index fails here, with its message, before any worker starts
+        IndexService(index, settings, roots=roots).start()
         # uvicorn's supervisor starts the workers; each builds the app from ENV
         os.environ[ENV] = json.dumps(spec)
         uvicorn.run("ragkit.serve.server:worker_app", factory=True, workers=workers, **common)
         return
-    config = uvicorn.Config(app_from_spec(spec), **common)
+    app = app_from_spec(spec)
+    app.state.ragkit_service.start()  # load before listening: a damaged index fails here
+    config = uvicorn.Config(app, **common)
     config.ragkit_header_timeout = settings.header_timeout  # type: ignore[attr-defined]
     uvicorn.Server(config).run()

@@ -35,6 +35,20 @@ def test_a_missing_or_broken_index_fails_before_listening(tmp_path):
     assert proc.returncode == 2 and "lots" in proc.stderr
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_damaged_store_fails_with_its_message_not_a_traceback(bike, tmp_path, workers):
+    import shutil
+
+    copy = tmp_path / "index"
+    shutil.copytree(bike[1], copy)
+    (faiss_file,) = copy.glob("snap-*/store/*.faiss")
+    data = faiss_file.read_bytes()
+    faiss_file.write_bytes(data[: len(data) // 2])
+    proc = ragkit("serve", copy, "--port", "0", "--workers", workers)
+    assert proc.returncode == 1 and "damaged" in proc.stderr and "--rebuild" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_several_workers_serve_one_index(bike):
     with cli_server(bike[1], "--workers", "2") as (url, proc):
         pids = set()
