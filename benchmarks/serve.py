@@ -27,7 +27,6 @@ with the server, as any single-machine load test does.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import json
 import os
@@ -38,7 +37,6 @@ import subprocess
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -191,136 +189,12 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(10)
 
 
-# -- the load generator --------------------------------------------------------------
-
-
-@dataclass
-class Load:
-    latencies: list[float] = field(default_factory=list)
-    errors: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def error(self, kind: str) -> None:
-        self.errors[kind] = self.errors.get(kind, 0) + 1
-
-
-async def _read_reply(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = {
-        k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)
-    }
-    if "content-length" in headers:
-        return status, await reader.readexactly(int(headers["content-length"]))
-    body = b""
-    while True:  # chunked
-        size = int((await reader.readuntil(b"\r\n")).strip(), 16)
-        chunk = await reader.readexactly(size + 2)
-        if size == 0:
-            return status, body
-        body += chunk[:-2]
-
-
-async def _client(
-    port: int,
-    path: str,
-    bodies: list[bytes],
-    start_at: int,
-    until: float,
-    measure_from: float,
-    budget: list[int],
-    load: Load,
-) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    i = start_at
-    try:
-        while time.perf_counter() < until and budget[0] > 0:
-            body = bodies[i % len(bodies)]
-            i += 1
-            request = (
-                f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n"
-            ).encode() + body
-            sent = time.perf_counter()
-            try:
-                writer.write(request)
-                status, reply = await asyncio.wait_for(_read_reply(reader), 30)
-            except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError) as err:
-                load.error(type(err).__name__)
-                writer.close()
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                continue
-            done = time.perf_counter()
-            if sent < measure_from:
-                continue  # warm-up
-            budget[0] -= 1
-            if status != 200 or not reply:
-                load.error(f"HTTP {status}")
-            else:
-                load.latencies.append(done - sent)
-    finally:
-        writer.close()
-
-
-def run_load(
-    port: int,
-    path: str,
-    bodies: list[bytes],
-    clients: int,
-    duration: float,
-    warmup: float,
-    max_requests: int,
-) -> Load:
-    load = Load()
-
-    async def main() -> None:
-        now = time.perf_counter()
-        measure_from, until = now + warmup, now + warmup + duration
-        budget = [max_requests]
-        step = max(1, len(bodies) // clients)
-        await asyncio.gather(
-            *(
-                _client(port, path, bodies, c * step, until, measure_from, budget, load)
-                for c in range(clients)
-            )
-        )
-        load.seconds = min(time.perf_counter(), until) - measure_from
-
-    try:
-        import uvloop
-
-        uvloop.run(main())
-    except ImportError:
-        asyncio.run(main())
-    return load
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return (
-        ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-        if ordered
-        else float("nan")
-    )
-
-
-def summary(load: Load) -> dict[str, Any]:
-    n = len(load.latencies)
-    return {
-        "requests": n,
-        "errors": sum(load.errors.values()),
-        "error_kinds": dict(load.errors),
-        "rps": n / load.seconds if load.seconds > 0 else 0.0,
-        "p50_ms": percentile(load.latencies, 0.50) * 1000,
-        "p99_ms": percentile(load.latencies, 0.99) * 1000,
-    }
-
-
 # -- the run -------------------------------------------------------------------------
 
 
 def main() -> int:
+    from serve_load import run_load, summary
+
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.serve.responses import error_body
+from ragkit.serve.responses import error_body, within
 from ragkit.serve.settings import ServeSettings
 from ragkit.serve.wire import dumps
 
@@ -123,7 +123,7 @@ class Guard:
             await send(message)
 
         try:
-            await asyncio.wait_for(
+            await within(
                 self.app(scope, receive, tracked_send),
                 self.settings.request_timeout + STREAM_GRACE,
             )

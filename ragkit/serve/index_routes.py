@@ -24,7 +24,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ragkit.serve.answer import answer_chain, cited, prompt_values
-from ragkit.serve.responses import error_from, json_response, read_json, report, require_object
+from ragkit.serve.responses import (
+    error_from,
+    json_response,
+    read_json,
+    report,
+    require_object,
+    within,
+)
 from ragkit.serve.schemas import AskRequest, QueryRequest
 from ragkit.serve.searcher import (
     Generation,
@@ -71,9 +78,11 @@ class IndexRoutes:
             field,
         )
 
-    async def _passages(self, gen: Generation, search: Search) -> list[dict[str, Any]]:
+    async def _passages(
+        self, gen: Generation, search: Search, terms: list[str] | None = None
+    ) -> list[dict[str, Any]]:
         docs = await run_search(gen, search)
-        terms = query_terms(search.query)
+        terms = query_terms(search.query) if terms is None else terms
         return [passage(gen, d, i, terms) for i, d in enumerate(docs, 1)]
 
     # -- /query -----------------------------------------------------------------------------
@@ -83,8 +92,9 @@ class IndexRoutes:
             req = await self._request(request, QueryRequest, "/query")
             gen = self.service.generation
             search = self._search(gen, req, req.query, "query")
-            results = await asyncio.wait_for(
-                self._passages(gen, search), self.settings.request_timeout
+            terms = query_terms(search.query)
+            results = await within(
+                self._passages(gen, search, terms), self.settings.request_timeout
             )
         except Exception as err:
             return error_from(err)
@@ -93,8 +103,8 @@ class IndexRoutes:
                 "query": search.query,
                 "retriever": search.retriever,
                 "k": search.k,
-                "score_kind": scale_of(gen, search.retriever).to_dict(),
-                "terms": query_terms(search.query),
+                "score_kind": scale_of(gen, search.retriever),
+                "terms": terms,
                 "results": results,
                 "snapshot": gen.snapshot,
                 "took_ms": round((time.perf_counter() - start) * 1000, 3),
@@ -114,9 +124,7 @@ class IndexRoutes:
         if wants_json:
             try:
                 return json_response(
-                    await asyncio.wait_for(
-                        self._answer(gen, search, req), self.settings.request_timeout
-                    )
+                    await within(self._answer(gen, search, req), self.settings.request_timeout)
                 )
             except Exception as err:
                 return error_from(err)
@@ -147,7 +155,7 @@ class IndexRoutes:
         deadline = time.monotonic() + self.settings.request_timeout
         tokens: Any = None
         try:
-            sources = await asyncio.wait_for(self._passages(gen, search), _left(deadline))
+            sources = await within(self._passages(gen, search), _left(deadline))
             yield event("sources", dumps({"retriever": search.retriever, "results": sources}))
             llm = self.service.llm
             if llm is None:
@@ -160,7 +168,7 @@ class IndexRoutes:
             parts: list[str] = []
             while True:
                 try:
-                    piece = await asyncio.wait_for(tokens.__anext__(), _left(deadline))
+                    piece = await within(tokens.__anext__(), _left(deadline))
                 except StopAsyncIteration:
                     break
                 if piece:

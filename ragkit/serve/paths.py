@@ -47,11 +47,22 @@ class SourcePaths:
     def __init__(self, roots: Sequence[str]) -> None:
         cleaned = {os.path.normpath(os.path.abspath(r)) for r in roots}
         self.roots = tuple(sorted(cleaned, key=len, reverse=True))  # the deepest root wins
+        self._shown: dict[str, str | None] = {}  # the same sources come back again and again
 
     def show(self, source: Any) -> str | None:
         """``source`` as clients may see it, or None when it must not be shown."""
         if not isinstance(source, str) or not source:
             return None
+        try:
+            return self._shown[source]
+        except KeyError:
+            pass
+        shown = self._show(source)
+        if len(self._shown) < 100_000:
+            self._shown[source] = shown
+        return shown
+
+    def _show(self, source: str) -> str | None:
         if _URL.match(source):
             return source
         if not _is_absolute(source):

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+import sys
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from starlette.requests import ClientDisconnect, Request
@@ -34,6 +36,21 @@ from ragkit.errors import (
 from ragkit.serve.wire import dumps, loads
 
 log = logging.getLogger("ragkit.serve")
+
+if sys.version_info >= (3, 11):
+    from asyncio import timeout as time_limit
+else:  # pragma: no cover - Python 3.10
+    from async_timeout import timeout as time_limit
+
+T = TypeVar("T")
+
+
+async def within(awaitable: Awaitable[T], seconds: float) -> T:
+    """``await awaitable``, or TimeoutError after ``seconds`` (in this task: no new task per call,
+    unlike ``asyncio.wait_for``)."""
+    async with time_limit(seconds):
+        return await awaitable
+
 
 #: Errors a runnable raises because of what it was given: the caller's fault (422).
 CALLER_ERRORS = (
@@ -132,7 +149,7 @@ async def read_body(request: Request, max_bytes: int, timeout: float) -> bytes:
             chunks.append(chunk)
 
     try:
-        await asyncio.wait_for(collect(), timeout)
+        await within(collect(), timeout)
     except asyncio.TimeoutError:
         raise RequestError(
             f"the request body did not arrive within {timeout:g} s",

@@ -51,7 +51,14 @@ from ragkit.serve.payloads import (
     read_input,
     with_run_id,
 )
-from ragkit.serve.responses import error_from, json_response, read_json, report, require_object
+from ragkit.serve.responses import (
+    error_from,
+    json_response,
+    read_json,
+    report,
+    require_object,
+    within,
+)
 from ragkit.serve.settings import ServeSettings
 from ragkit.serve.sse import EventStream, event
 from ragkit.serve.wire import dumps
@@ -153,7 +160,7 @@ class RunnableRoutes:
     async def invoke(self, request: Request) -> Response:
         try:
             _, value, config = await self._call(request, "/invoke")
-            output = await asyncio.wait_for(
+            output = await within(
                 self.runnable.ainvoke(value, config), self.settings.request_timeout
             )
             meta = {"run_id": str(config["run_id"]), "feedback_tokens": []}
@@ -169,7 +176,7 @@ class RunnableRoutes:
             )
             if self.run_name:
                 configs = [{**c, "run_name": self.run_name} for c in configs]
-            outputs = await asyncio.wait_for(
+            outputs = await within(
                 self.runnable.abatch(values, configs), self.settings.request_timeout
             )
             run_ids = [str(c["run_id"]) for c in configs]
@@ -222,7 +229,7 @@ class RunnableRoutes:
                 if remaining <= 0:
                     raise asyncio.TimeoutError
                 try:
-                    item = await asyncio.wait_for(iterator.__anext__(), remaining)
+                    item = await within(iterator.__anext__(), remaining)
                 except StopAsyncIteration:
                     break
                 if not sent_head and head is not None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import IndexingError, InvalidQueryError, RequestError
-from ragkit.indexing.scores import ScoreKind, score_kind
+from ragkit.indexing.scores import score_kind
 from ragkit.serve.paths import SourcePaths, infer_roots
 from ragkit.serve.settings import ServeSettings
 
@@ -216,8 +216,15 @@ async def run_search(gen: Generation, search: Search) -> list[Document]:
     return docs[: search.k]
 
 
-def scale_of(gen: Generation, retriever: str) -> ScoreKind:
-    return score_kind(retriever, gen.distance)
+_SCALES: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def scale_of(gen: Generation, retriever: str) -> dict[str, Any]:
+    """What ``retriever``'s scores mean, as JSON (made once per retriever and distance)."""
+    key = (retriever, gen.distance)
+    if key not in _SCALES:
+        _SCALES[key] = score_kind(retriever, gen.distance).to_dict()
+    return _SCALES[key]
 
 
 def passage(gen: Generation, doc: Document, rank: int, terms: list[str]) -> dict[str, Any]:
