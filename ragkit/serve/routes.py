@@ -255,10 +255,10 @@ class RunnableRoutes:
         return self._schema(lambda: self.runnable.get_output_schema().model_json_schema())
 
     async def config_schema(self, request: Request) -> Response:
-        # ragkit runnables declare no configurable fields, so (as LangChain's for such a
-        # runnable) the schema has no properties; ``configurable`` values still pass through.
-        name = self.runnable.get_name("Config")
-        return self._schema(lambda: {"properties": {}, "title": name, "type": "object"})
+        # as LangServe: the schema of the config keys this route lets clients set
+        return self._schema(
+            lambda: self.runnable.config_schema(include=list(self.config_keys)).model_json_schema()
+        )
 
     @staticmethod
     def _schema(build: Any) -> Response:

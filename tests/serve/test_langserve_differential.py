@@ -68,6 +68,28 @@ def langchain_strict(x: int) -> int:
     raise ValueError("x must be even")
 
 
+def ragkit_chat() -> object:
+    from ragkit.core import ConfigurableField
+    from ragkit.models import FakeChatModel
+    from ragkit.parsers import StrOutputParser
+
+    model = FakeChatModel(["default reply"]).configurable_fields(
+        responses=ConfigurableField(id="replies", name="Replies")
+    )
+    return model | StrOutputParser()
+
+
+def langchain_chat() -> object:
+    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.runnables import ConfigurableField
+
+    model = FakeListChatModel(responses=["default reply"]).configurable_fields(
+        responses=ConfigurableField(id="replies", name="Replies")
+    )
+    return model | StrOutputParser()
+
+
 def ragkit_runnables() -> dict[str, object]:
     return {
         "/math": RunnableLambda(add_one) | RunnableLambda(double),
@@ -79,6 +101,7 @@ def ragkit_runnables() -> dict[str, object]:
         ),
         "/boom": RunnableLambda(boom),
         "/strict": RunnableLambda(ragkit_strict),
+        "/chat": ragkit_chat(),
     }
 
 
@@ -93,6 +116,7 @@ def langchain_runnables() -> dict[str, object]:
         ),
         "/boom": LCLambda(boom),
         "/strict": LCLambda(langchain_strict),
+        "/chat": langchain_chat(),
     }
 
 
@@ -223,3 +247,18 @@ def test_errors_agree_except_for_the_documented_difference(servers):
     theirs = httpx.post(servers["langserve"] + "/strict/invoke", json={"input": 1})
     assert ours.status_code == 422 and ours.json()["error"]["message"] == "x must be even"
     assert theirs.status_code == 500
+
+
+@pytest.mark.parametrize("client", ["langserve", "ragkit"])
+def test_configurable_values_reach_the_served_runnable(servers, client):
+    remote = LSRemote if client == "langserve" else RemoteRunnable
+    for url in servers.values():
+        chat = remote(url + "/chat")
+        assert chat.invoke("hi") == "default reply"
+        chosen = {"configurable": {"replies": ["chosen reply"]}}
+        assert chat.invoke("hi", config=chosen) == "chosen reply"
+        assert chat.batch(["a", "b"], config=chosen) == ["chosen reply", "chosen reply"]
+    schemas = {name: httpx.get(url + "/chat/config_schema").json() for name, url in servers.items()}
+    for schema in schemas.values():
+        assert list(schema["properties"]) == ["configurable"]
+        assert list(schema["$defs"]["Configurable"]["properties"]) == ["replies"]
