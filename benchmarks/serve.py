@@ -14,6 +14,10 @@ One run, side by side, loopback only: the same SciFact chunks (5,183 abstracts, 
   plus LangChain FAISS over the same vectors at k=20, equal weights, cut to the top 4) at
   /hybrid; clients POST /<name>/invoke {"input"}. Query vectors come from the same local model.
 
+A third pair of runs measures the frameworks alone: ragkit's `add_routes` (in `create_app`) and
+LangServe's `add_routes` serve a runnable that returns the same four fixed passages for any
+query, at /fixed/invoke, with one worker each (`--no-fixed` skips it).
+
 Each server runs alone (one after the other) under uvicorn with the same worker count and
 log level. `--clients` keep-alive connections send the SciFact claims (1,109 distinct
 queries, in turn) for `--duration` seconds after a warm-up, never more than `--max-requests`
@@ -152,6 +156,43 @@ def run_langserve(index_path: str, port: int, workers: int) -> None:
     )
 
 
+# -- framework only: both serve the same four fixed passages ------------------------
+
+FIXED = [
+    f"Passage {i}. " + "A sentence of about the length of an abstract's. " * 20 for i in range(K)
+]
+
+
+def fixed_app(kind: str) -> Any:
+    """A ragkit (create_app + add_routes) or LangServe (FastAPI + add_routes) app whose /fixed
+    runnable returns the same four documents for any query: the cost of the framework alone."""
+    if kind == "ragkit":
+        from ragkit import Document, RunnableLambda
+        from ragkit.serve import create_app
+
+        docs = [Document(t, metadata={"source": f"fixed/{i}.md"}) for i, t in enumerate(FIXED)]
+        fixed = RunnableLambda(lambda q: docs).with_types(input_type=str)
+        return create_app(runnables={"/fixed": fixed})
+    from fastapi import FastAPI
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.runnables import RunnableLambda as LCLambda
+    from langserve import add_routes
+
+    lc_docs = [LCDocument(t, metadata={"source": f"fixed/{i}.md"}) for i, t in enumerate(FIXED)]
+    app = FastAPI()
+    add_routes(app, LCLambda(lambda q: lc_docs).with_types(input_type=str), path="/fixed")
+    return app
+
+
+def run_fixed(kind: str, port: int) -> None:
+    import uvicorn
+
+    from ragkit.serve.server import PROTOCOL
+
+    http = PROTOCOL if kind == "ragkit" else "auto"
+    uvicorn.run(fixed_app(kind), host="127.0.0.1", port=port, log_level="warning", http=http)
+
+
 # -- servers -------------------------------------------------------------------------
 
 
@@ -206,11 +247,21 @@ def main() -> int:
     ap.add_argument("--docs", type=int, default=None, help="first N SciFact documents [all 5183]")
     ap.add_argument("--embedding", default="local", help="local | hash [local]")
     ap.add_argument("--retrievers", default="bm25,hybrid")
+    ap.add_argument(
+        "--no-fixed",
+        dest="fixed",
+        action="store_false",
+        help="skip the framework-only run (both serve four fixed passages, 1 worker)",
+    )
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--_langserve", nargs=2, metavar=("INDEX", "PORT"), help=argparse.SUPPRESS)
+    ap.add_argument("--_fixed", nargs=2, metavar=("KIND", "PORT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._langserve:
         run_langserve(args._langserve[0], int(args._langserve[1]), args.workers)
+        return 0
+    if args._fixed:
+        run_fixed(args._fixed[0], int(args._fixed[1]))
         return 0
 
     docs, queries = corpus(args.docs)
@@ -253,11 +304,30 @@ def main() -> int:
             lambda r, q: {"input": q, "config": {}, "kwargs": {}},
         ),
     }
-    for name, (command, health, route, payload) in servers.items():
+    runs = [(name, server, retrievers) for name, server in servers.items()]
+    if args.fixed:
+        for name, kind, health in (
+            ("ragkit", "ragkit", "/healthz"),
+            ("LangServe", "langserve", "/docs"),
+        ):
+            fixed = (
+                lambda port, kind=kind: [
+                    sys.executable,
+                    str(Path(__file__)),
+                    "--_fixed",
+                    kind,
+                    str(port),
+                ],
+                health,
+                lambda r: "/fixed/invoke",
+                lambda r, q: {"input": q, "config": {}, "kwargs": {}},
+            )
+            runs.append((name, fixed, ["fixed"]))
+    for name, (command, health, route, payload), kinds in runs:
         port = free_port()
         proc = start(command(port), port, health)
         try:
-            for retriever in retrievers:
+            for retriever in kinds:
                 bodies = [json.dumps(payload(retriever, q)).encode() for q in queries]
                 load = run_load(
                     port,
@@ -277,7 +347,7 @@ def main() -> int:
                 )
         finally:
             stop(proc)
-    table = report(results, retrievers, args, len(docs), len(queries))
+    table = report(results, retrievers + ["fixed"] * args.fixed, args, len(docs), len(queries))
     print(table)
     if args.out:
         args.out.write_text(table, encoding="utf-8")
@@ -305,17 +375,15 @@ def report(
     ]
     for retriever in retrievers:
         ours, theirs = results[("ragkit", retriever)], results[("LangServe", retriever)]
+        label = "fixed (framework only)" if retriever == "fixed" else retriever
         ratio = ours["rps"] / theirs["rps"] if theirs["rps"] else float("inf")
         met = ratio >= 5 and ours["p99_ms"] <= theirs["p99_ms"] and ours["errors"] == 0
+        verdict = "(no goal)" if retriever == "fixed" else "met" if met else "not met"
         for name, s in (("ragkit", ours), ("LangServe", theirs)):
             lines.append(
-                f"| {retriever} | {name} | {s['requests']} | {s['errors']} | {s['rps']:.1f} | "
+                f"| {label} | {name} | {s['requests']} | {s['errors']} | {s['rps']:.1f} | "
                 f"{s['p50_ms']:.2f} | {s['p99_ms']:.2f} | "
-                + (
-                    f"**{ratio:.1f}x** | {'met' if met else 'not met'} |"
-                    if name == "ragkit"
-                    else " | |"
-                )
+                + (f"**{ratio:.1f}x** | {verdict} |" if name == "ragkit" else " | |")
             )
     errors = {f"{k[0]} {k[1]}": v["error_kinds"] for k, v in results.items() if v["errors"]}
     if errors:

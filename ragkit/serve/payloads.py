@@ -10,7 +10,7 @@ them are a 422. ``kwargs`` are ignored, as in LangServe.
 
 Example:
     >>> from ragkit import RunnableLambda
-    >>> read_input(RunnableLambda(lambda x: x), {"input": {"a": 1}})
+    >>> read_input(input_schema(RunnableLambda(lambda x: x)), {"input": {"a": 1}})
     {'a': 1}
     >>> read_config({"configurable": {"user": "u1"}, "tags": ["t"]}, ("configurable",))
     {'configurable': {'user': 'u1'}}
@@ -127,12 +127,17 @@ def _unwrap(value: Any) -> Any:
     return value
 
 
-def validate_input(runnable: Any, value: Any, field: str = "input") -> Any:
-    """``value`` checked against ``runnable``'s input schema, with well-known objects rebuilt."""
+def input_schema(runnable: Any) -> Any:
+    """``runnable``'s input schema (None when pydantic cannot describe its types: any JSON goes)."""
     try:
-        schema = runnable.get_input_schema()
-    except Exception:  # a runnable whose types pydantic cannot describe: accept any JSON
-        schema = None
+        return runnable.get_input_schema()
+    except Exception:
+        return None
+
+
+def validate_input(schema: Any, value: Any, field: str = "input") -> Any:
+    """``value`` checked against an input ``schema`` (see :func:`input_schema`; None: anything),
+    with well-known objects rebuilt."""
     if schema is not None:
         try:
             value = _unwrap(schema.model_validate(value))
@@ -142,18 +147,18 @@ def validate_input(runnable: Any, value: Any, field: str = "input") -> Any:
     return loadd(value)
 
 
-def read_input(runnable: Any, body: dict[str, Any]) -> Any:
+def read_input(schema: Any, body: dict[str, Any]) -> Any:
     if "input" not in body:
         raise RequestError(
             'the body needs "input" (the runnable\'s input), e.g. {"input": "hello"}',
             status_code=422,
             field="input",
         )
-    return validate_input(runnable, body["input"])
+    return validate_input(schema, body["input"])
 
 
 def read_batch(
-    runnable: Any, body: dict[str, Any], config_keys: Sequence[str], max_batch: int
+    schema: Any, body: dict[str, Any], config_keys: Sequence[str], max_batch: int
 ) -> tuple[list[Any], list[RunnableConfig]]:
     inputs = body.get("inputs")
     if not isinstance(inputs, list):
@@ -180,7 +185,7 @@ def read_batch(
         configs = [read_config(c, config_keys, f"config.{i}") for i, c in enumerate(raw)]
     else:
         configs = [read_config(raw, config_keys)] * len(inputs)
-    values = [validate_input(runnable, v, f"inputs.{i}") for i, v in enumerate(inputs)]
+    values = [validate_input(schema, v, f"inputs.{i}") for i, v in enumerate(inputs)]
     return values, [with_run_id(c) for c in configs]
 
 

@@ -45,6 +45,7 @@ from starlette.responses import Response
 from ragkit.errors import ConfigurationError
 from ragkit.serve.payloads import (
     check_config_keys,
+    input_schema,
     read_batch,
     read_config,
     read_filters,
@@ -140,6 +141,8 @@ class RunnableRoutes:
         self.config_keys = config_keys
         self.settings = settings
         self.run_name = run_name  # as in LangServe, the root run is named after the path
+        # built once: pydantic makes a new model class for every get_input_schema() call
+        self.schema = input_schema(runnable)
 
     def _config(self, raw: Any) -> Any:
         config = with_run_id(read_config(raw, self.config_keys))
@@ -154,7 +157,7 @@ class RunnableRoutes:
     async def _call(self, request: Request, route: str) -> tuple[dict[str, Any], Any, Any]:
         body = await self._body(request, route)
         config = self._config(body.get("config"))
-        return body, read_input(self.runnable, body), config
+        return body, read_input(self.schema, body), config
 
     # -- one shot ---------------------------------------------------------------------------
     async def invoke(self, request: Request) -> Response:
@@ -172,7 +175,7 @@ class RunnableRoutes:
         try:
             body = await self._body(request, "/batch")
             values, configs = read_batch(
-                self.runnable, body, self.config_keys, self.settings.max_batch
+                self.schema, body, self.config_keys, self.settings.max_batch
             )
             if self.run_name:
                 configs = [{**c, "run_name": self.run_name} for c in configs]
