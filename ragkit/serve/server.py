@@ -9,8 +9,8 @@ in ``GOOGLE_API_KEY``).
 
 uvicorn waits forever for a client to finish its request headers; the protocol
 here closes a connection whose request line and headers take longer than
-``header_timeout`` (slow-loris clients), and the routes bound the time to send
-a body (``body_timeout``).
+``header_timeout`` (slow-loris clients) and answers a request it cannot parse
+with a JSON 400, and the routes bound the time to send a body (``body_timeout``).
 
 Example:
     >>> from ragkit.serve.settings import ServeSettings
@@ -125,6 +125,22 @@ if HAS_HTTPTOOLS:
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
+
+        def send_400_response(self, msg: str) -> None:
+            """A request uvicorn cannot parse (bad request line, headers): JSON, like every
+            other error of the server."""
+            from ragkit.serve.responses import error_body
+            from ragkit.serve.wire import dumps
+
+            body = dumps(error_body(400, "malformed_http", f"{msg}; send a valid HTTP/1.1 request"))
+            head = [
+                b"HTTP/1.1 400 Bad Request\r\n",
+                b"content-type: application/json\r\n",
+                b"content-length: " + str(len(body)).encode("ascii") + b"\r\n",
+                b"connection: close\r\n\r\n",
+            ]
+            self.transport.write(b"".join(head) + body)
+            self.transport.close()
 
 
 #: The ``http=`` setting for uvicorn (an import string, so worker processes can load it).

@@ -195,3 +195,28 @@ def test_the_server_survives_all_of_it(server):
         httpx.post(server + "/query", content=body)
     reply = httpx.post(server + "/query", json={**Q, "retriever": "bm25", "k": 2})
     assert reply.status_code == 200 and len(reply.json()["results"]) == 2
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"POST /query HTTP/1.1\r\nHost x\r\n\r\n",
+        b"POST /query HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n",
+    ],
+)
+def test_requests_that_are_not_http_get_a_json_400(server, raw):
+    sock = _connect(server)
+    try:
+        sock.sendall(raw)
+        sock.settimeout(20)
+        reply = b""
+        while chunk := sock.recv(4096):
+            reply += chunk
+    finally:
+        sock.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), reply[:200]
+    assert b"content-type: application/json" in head.lower()
+    assert b'"code":"malformed_http"' in body
+    assert httpx.get(server + "/healthz").status_code == 200
