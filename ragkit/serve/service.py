@@ -90,9 +90,9 @@ class IndexService:
     def check_for_new_snapshot(self) -> bool:
         """Load a newly committed snapshot, if there is one (blocking); returns whether it did."""
         index = self.open()
-        refresh = getattr(index, "refresh", None)
-        if refresh is None or not refresh():
+        if not index.refresh():  # the index's reader moves to the newest committed snapshot
             return False
+        # loaded and warmed up here, beside the generation requests are using
         generation = build_generation(index, self.roots, self.llm)
         self._generation = generation
         self.reloads += 1
