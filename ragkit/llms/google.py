@@ -83,10 +83,10 @@ class GoogleGenerativeAI(GoogleSettings, BaseLLM):
         return self._chat
 
     def _call(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> str:
-        return self._chat_model()._generate([HumanMessage(prompt)], stop, **kwargs).text
+        return self._chat_model()._generate([HumanMessage(content=prompt)], stop, **kwargs).text
 
     def _stream(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> Iterator[str]:
-        for chunk in self._chat_model()._stream([HumanMessage(prompt)], stop, **kwargs):
+        for chunk in self._chat_model()._stream([HumanMessage(content=prompt)], stop, **kwargs):
             if chunk.text:
                 yield chunk.text
 
