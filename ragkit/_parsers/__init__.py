@@ -1,0 +1,1 @@
+"""The output parsers beyond the main four, one module each; import them from :mod:`ragkit.parsers`."""
