@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.core.chunks import AddableDict
@@ -127,8 +128,8 @@ class _XmlFeed(Feed):
         self.buffer = ""
         out: list[Any] = []
         try:
-            events: list[tuple[str, Any]] = list(self.pull.read_events())
-            for event, element in events:
+            events: Iterator[tuple[str, Any]] = self.pull.read_events()
+            for event, element in events:  # a ParseError may come mid-way: keep what came before
                 if event == "start":
                     self.path.append(element.tag)
                     self.has_children = False
