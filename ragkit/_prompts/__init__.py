@@ -1,0 +1,1 @@
+"""Prompt templates beyond the basic ones, one module each; import them from :mod:`ragkit.prompts`."""
