@@ -332,8 +332,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         for part in self.messages:
             if isinstance(part, BaseMessage):
                 out.append(part)
-            else:
+            elif isinstance(part, (MessagePromptTemplate, MessagesPlaceholder)):
                 out.extend(part.format_messages(**values))
+            else:  # a nested chat prompt (checked to have format_messages in _to_part)
+                out.extend(part.format_prompt(**values).to_messages())
         return out
 
     def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
