@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -235,6 +236,42 @@ class CommaSeparatedListOutputParser(BaseOutputParser):
         return _ListFeed(self)
 
 
+class BooleanOutputParser(BaseOutputParser):
+    """``True``/``False`` from a reply containing ``true_val`` or ``false_val`` (``YES``/``NO``).
+
+    The words are matched whole and in any case; a reply with both, or neither, raises
+    :class:`~ragkit.errors.OutputParserException` (a ``ValueError``, as in LangChain).
+
+    Example:
+        >>> BooleanOutputParser().invoke("Yes, it is relevant.")
+        True
+    """
+
+    def __init__(self, true_val: str = "YES", false_val: str = "NO") -> None:
+        self.true_val = true_val
+        self.false_val = false_val
+
+    def parse(self, text: str) -> bool:
+        pattern = rf"\b({re.escape(self.true_val)}|{re.escape(self.false_val)})\b"
+        found = {m.upper() for m in re.findall(pattern, text, flags=re.IGNORECASE)}
+        yes, no = self.true_val.upper() in found, self.false_val.upper() in found
+        if yes and no:
+            raise OutputParserException(
+                f"Ambiguous reply: both {self.true_val} and {self.false_val} in {text!r:.200}",
+                llm_output=text,
+            )
+        if not (yes or no):
+            raise OutputParserException(
+                f"Expected {self.true_val} or {self.false_val} in the reply, got {text!r:.200}",
+                llm_output=text,
+            )
+        return yes
+
+    def get_format_instructions(self) -> str:
+        return f"Answer {self.true_val} or {self.false_val}."
+
+
+
 # The rest of the output-parser table lives in ragkit/_parsers/, loaded on first use.
 _LAZY = {
     "DatetimeOutputParser": "ragkit._parsers.simple",
@@ -265,6 +302,7 @@ else:
 
 __all__ = [
     "BaseOutputParser",
+    "BooleanOutputParser",
     "CommaSeparatedListOutputParser",
     "DatetimeOutputParser",
     "EnumOutputParser",

@@ -29,12 +29,12 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size
+from ragkit.loaders.gzip_file import content_extension
 
 STRUCTURED_EXTENSIONS = frozenset(
     {".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"}
@@ -153,7 +153,7 @@ class _Walk:
         if not stat.S_ISREG(st.st_mode):
             self.ignore(path, f"{_kind(st.st_mode)}, not a regular file: not read", "special")
             return
-        if Path(path).suffix.lower() not in loadable_extensions():
+        if content_extension(path) not in loadable_extensions():
             self.out.append(
                 FoundFile(
                     path,
@@ -355,7 +355,7 @@ def load_file(
     if hasattr(loader, "silent_errors"):
         loader.silent_errors = True  # the failures go into the report instead of the log
     stream: Iterator[Document] = loader.lazy_load()
-    if pack_to and Path(path).suffix.lower() in ROW_EXTENSIONS:
+    if pack_to and content_extension(path) in ROW_EXTENSIONS:
         stream = pack_rows(stream, pack_to)
     docs = list(stream)
     for doc in docs:

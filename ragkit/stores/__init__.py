@@ -27,6 +27,7 @@ __all__ = [
     "InMemoryStore",
     "LocalFileStore",
     "VectorStore",
+    "create_kv_docstore",
 ]
 
 _LAZY = {
@@ -39,6 +40,7 @@ _LAZY = {
     "InMemoryBaseStore": "ragkit.stores.kv",
     "InMemoryByteStore": "ragkit.stores.kv",
     "InMemoryStore": "ragkit.stores.kv",
+    "create_kv_docstore": "ragkit.stores.kv_docstore",
 }
 
 if TYPE_CHECKING:
@@ -53,5 +55,6 @@ if TYPE_CHECKING:
         InMemoryByteStore,
         InMemoryStore,
     )
+    from ragkit.stores.kv_docstore import create_kv_docstore
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
