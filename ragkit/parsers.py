@@ -271,7 +271,6 @@ class BooleanOutputParser(BaseOutputParser):
         return f"Answer {self.true_val} or {self.false_val}."
 
 
-
 # The rest of the output-parser table lives in ragkit/_parsers/, loaded on first use.
 _LAZY = {
     "DatetimeOutputParser": "ragkit._parsers.simple",
