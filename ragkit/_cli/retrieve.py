@@ -60,5 +60,6 @@ def retrieve(
         from ragkit.retrievers.near_duplicates import NearDuplicateFilter
 
         docs = NearDuplicateFilter(dedupe, k=k).transform_documents(docs)
-    strategy = idx.vectorstore.distance_strategy if kind in ("similarity", "parent") else "cosine"
-    return docs[:k], score_kind(kind, strategy)
+    if kind in ("similarity", "parent"):
+        return docs[:k], score_kind(kind, idx.vectorstore.distance_strategy)
+    return docs[:k], score_kind(kind)

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 import numpy as np
 
 from ragkit.errors import (
+    ConfigurationError,
     EmbeddingMismatchError,
     IndexCorruptedError,
     IndexNotFoundError,
@@ -90,7 +91,8 @@ def save_store(store: FaissStore, path: str | os.PathLike[str]) -> None:
         "model_id": store.model_id,
         "dimension": store.dimension,
         "count": len(store),
-        "distance_strategy": store.distance_strategy,
+        "distance_strategy": fx.ON_DISK[store.distance_strategy],
+        "normalize_L2": store._normalize_L2,
         "index_factory": store.index_factory,
         "files": files,
     }
@@ -100,7 +102,8 @@ def save_store(store: FaissStore, path: str | os.PathLike[str]) -> None:
 
 
 def _next_generation(directory: Path) -> int:
-    names = [p.name for p in directory.iterdir()]
+    # subfolders holding their own ragkit store (save_local's index_name) are not in the way
+    names = [p.name for p in directory.iterdir() if not (p / MANIFEST).is_file()]
     ours = [n for n in names if n == MANIFEST or _DATA_FILE.fullmatch(n) or n.endswith(TEMP_SUFFIX)]
     if names and not ours:
         raise StoreError(
@@ -223,17 +226,21 @@ def load_store(
             ) from None
         index_file = index_check.result() if index_check is not None else None
     index = _read_index(index_file, manifest) if index_file is not None else None
+    saved = fx.FROM_DISK[manifest["distance_strategy"]]
     if (
         "distance_strategy" in kwargs
-        and fx.distance_strategy(kwargs.pop("distance_strategy")) != manifest["distance_strategy"]
+        and fx.distance_strategy(kwargs.pop("distance_strategy")) != saved
     ):
-        raise ValueError(
-            f"{str(manifest_path)!r} was built with distance {manifest['distance_strategy']!r}; "
-            "the distance cannot change at load time"
+        raise ConfigurationError(
+            f"{str(manifest_path)!r} was built with distance_strategy {saved.value}; "
+            "the distance cannot change at load time: load it without distance_strategy= "
+            "(or rebuild the index with the new one)"
         )
-    store = cls(
+    kwargs.pop("normalize_L2", None)
+    store = cls._from_saved(
         embeddings,
-        distance_strategy=manifest["distance_strategy"],
+        distance_strategy=saved,
+        normalize_L2=bool(manifest.get("normalize_L2", False)),
         index_factory=manifest["index_factory"],
         dimension=dimension,
         **kwargs,
@@ -268,9 +275,7 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         "dimension": lambda v: v is None or (isinstance(v, int) and v > 0),
         "model_id": lambda v: v is None or isinstance(v, str),
         "index_factory": lambda v: v is None or isinstance(v, str),
-        "distance_strategy": lambda v: (
-            isinstance(v, str) and v in (fx.COSINE, fx.MAX_INNER_PRODUCT, fx.EUCLIDEAN)
-        ),
+        "distance_strategy": lambda v: isinstance(v, str) and v in fx.FROM_DISK,
         "files": lambda v: isinstance(v, dict) and isinstance(v.get("docstore"), dict),
     }
     for field, ok in checks.items():
@@ -365,7 +370,7 @@ def _read_index(path: Path, manifest: dict[str, Any]) -> Any:
         )
     expected = (
         faiss.METRIC_L2
-        if manifest["distance_strategy"] == fx.EUCLIDEAN
+        if fx.uses_l2(fx.FROM_DISK[manifest["distance_strategy"]])
         else faiss.METRIC_INNER_PRODUCT
     )
     if index.metric_type != expected:
