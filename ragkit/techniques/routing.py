@@ -1,7 +1,8 @@
 """Routing: send a question to one of several chains.
 
 - :func:`create_logical_router`: a model with structured output names the destination
-  (``{"destination": ...}``) and a :class:`~ragkit.core.RunnableBranch` runs that route.
+  (``{"destination": ...}``, an enum of the route names, so a provider with JSON-schema
+  output is held to them) and a :class:`~ragkit.core.RunnableBranch` runs that route.
 - :class:`SemanticRouter`: the route whose description (or prompt text) is most similar
   to the question, by embedding similarity; no model call.
 
@@ -20,9 +21,10 @@ Example:
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, create_model
 
@@ -31,7 +33,7 @@ from ragkit.core.branch import RunnableBranch
 from ragkit.core.config import RunnableConfig
 from ragkit.core.lambdas import RunnableLambda
 from ragkit.embeddings.base import Embeddings
-from ragkit.errors import ConfigurationError, RoutingError
+from ragkit.errors import ConfigurationError, OutputParserException, RoutingError
 from ragkit.prompts import BasePromptTemplate, ChatPromptTemplate
 
 ROUTER_SYSTEM = (
@@ -49,6 +51,14 @@ def _question(value: Any) -> str:
             f"A router needs the question under 'question', 'input' or 'query'; got keys {sorted(value)}"
         )
     return str(value)
+
+
+def _named_destination(text: str | None) -> Any:
+    try:
+        data = json.loads(text or "")
+    except ValueError:
+        return None
+    return data.get("destination") if isinstance(data, dict) else None
 
 
 def _unknown(name: Any, routes: Mapping[str, Any]) -> RoutingError:
@@ -79,10 +89,12 @@ def create_logical_router(
     listing = "\n".join(
         f"- {name}" + (f": {descriptions[name]}" if name in descriptions else "") for name in routes
     )
+    names = tuple(routes)
+    destination: Any = Literal[names]  # an enum of the route names in the JSON schema
     schema = create_model(
         "RouteQuery",
         __doc__="Route a user query to the most relevant destination.",
-        destination=(str, Field(description=f"One of: {', '.join(routes)}")),
+        destination=(destination, Field(description=f"One of: {', '.join(names)}")),
     )
     prompt = prompt or ChatPromptTemplate.from_messages(
         [("system", ROUTER_SYSTEM), ("human", "{question}")]
@@ -90,7 +102,13 @@ def create_logical_router(
     choose = prompt.partial(destinations=listing) | llm.with_structured_output(schema)
 
     def classify(value: Any, config: RunnableConfig) -> str:
-        choice = choose.invoke({"question": _question(value)}, config)
+        try:
+            choice = choose.invoke({"question": _question(value)}, config)
+        except OutputParserException as e:  # a destination outside the routes fails validation
+            named = _named_destination(e.llm_output)
+            if named is None:
+                raise
+            raise _unknown(named, routes) from e
         name = (
             choice.get("destination")
             if isinstance(choice, dict)

@@ -48,8 +48,8 @@ def test_a_made_up_route_is_a_clear_error_listing_the_routes():
     assert isinstance(info.value, ValueError)
 
 
-def test_the_classifier_alone_and_a_quoted_answer():
-    router = create_logical_router(FakeChatModel([choose("'brakes'")]), ROUTES)
+def test_the_classifier_alone_names_the_route():
+    router = create_logical_router(FakeChatModel([choose("brakes")]), ROUTES)
     assert router.classifier.invoke("squeal") == "brakes"
 
 
