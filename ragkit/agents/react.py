@@ -61,12 +61,27 @@ class ReactAgent(Runnable[dict[str, Any], dict[str, Any]]):
     """The agent :func:`create_react_agent` returns."""
 
     def __init__(
-        self, model: Any, tools: Sequence[Any], prompt: Any = None, name: str | None = None
+        self,
+        model: Any,
+        tools: Sequence[Any],
+        prompt: Any = None,
+        name: str | None = None,
+        response_format: Any = None,
     ) -> None:
         self.model = model
         self.tools = [as_tool(t) for t in tools]
         self.prompt = prompt
         self.name = name
+        self.response_format = response_format
+
+    def _structured(self, state: dict[str, Any], config: RunnableConfig) -> Any:
+        """LangGraph's ``structured_response``: one more call, with structured output."""
+        spec = self.response_format
+        system, schema = spec if isinstance(spec, tuple) else (None, spec)
+        messages = list(state["messages"])
+        if system:
+            messages = [SystemMessage(content=system), *messages]
+        return self.model.with_structured_output(schema).invoke(messages, config)
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return super().get_name(suffix, name=name or self.name or "LangGraph")
@@ -118,6 +133,8 @@ class ReactAgent(Runnable[dict[str, Any], dict[str, Any]]):
             state = _state(value)
             for _ in self._run(state, cfg):
                 pass
+            if self.response_format is not None:
+                state["structured_response"] = self._structured(state, cfg)
             return state
 
         return self._call_with_config(run, input, config)
@@ -142,6 +159,16 @@ class ReactAgent(Runnable[dict[str, Any], dict[str, Any]]):
             for node, added in self._run(state, cfg):
                 if stream_mode == "updates":
                     yield {node: {"messages": added}}
+                else:
+                    yield {**state, "messages": list(state["messages"])}
+            if self.response_format is not None:
+                state["structured_response"] = self._structured(state, cfg)
+                if stream_mode == "updates":
+                    yield {
+                        "generate_structured_response": {
+                            "structured_response": state["structured_response"]
+                        }
+                    }
                 else:
                     yield {**state, "messages": list(state["messages"])}
 
@@ -169,15 +196,22 @@ def create_react_agent(
     tools: Sequence[Any],
     *,
     prompt: Any = None,
+    response_format: Any = None,
     name: str | None = None,
 ) -> ReactAgent:
     """An agent that calls ``tools`` with ``model`` until it can answer (LangGraph's signature).
 
     ``tools``: Tools, typed functions or pydantic models. ``prompt``: a string or
     ``SystemMessage`` (prepended), or a function / Runnable from the state to messages.
+    ``response_format``: a schema (or ``(system prompt, schema)``); after the loop one more
+    call with ``with_structured_output`` fills ``state["structured_response"]``.
     """
     if not hasattr(model, "bind_tools") and tools:
         raise ConfigurationError(
             f"create_react_agent needs a chat model with bind_tools(); got {type(model).__name__}"
         )
-    return ReactAgent(model, tools, prompt, name)
+    if response_format is not None and not hasattr(model, "with_structured_output"):
+        raise ConfigurationError(
+            f"response_format needs a chat model with with_structured_output(); got {type(model).__name__}"
+        )
+    return ReactAgent(model, tools, prompt, name, response_format)

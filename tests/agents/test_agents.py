@@ -246,3 +246,25 @@ def test_agent_executor_needs_a_scratchpad_and_a_dict():
         AgentExecutor(agent=agent).invoke("hi")
     with pytest.raises(ConfigurationError, match="create_tool_calling_agent"):
         AgentExecutor(agent=create_react_agent(FakeChatModel(["x"]), [add]))
+
+
+def test_response_format_adds_a_structured_response_like_langgraph():
+    from pydantic import BaseModel
+
+    class Weight(BaseModel):
+        grams: int
+
+    structured = AIMessage(
+        content="", tool_calls=[{"name": "Weight", "args": {"grams": 250}, "id": "w1"}]
+    )
+    model = FakeChatModel(["A chain weighs 250 g.", structured])
+    agent = create_react_agent(model, [add], response_format=("Answer as JSON.", Weight))
+    out = agent.invoke({"messages": [("human", "chain weight?")]})
+    assert out["structured_response"] == Weight(grams=250)
+    assert [m.type for m in out["messages"]] == ["human", "ai"]
+    assert model.calls[1][0].content == "Answer as JSON." and model.calls[1][-1].type == "ai"
+    model = FakeChatModel(["A chain weighs 250 g.", structured])
+    steps = list(
+        create_react_agent(model, [add], response_format=Weight).stream({"messages": ["q"]})
+    )
+    assert list(steps[-1]) == ["generate_structured_response"]
