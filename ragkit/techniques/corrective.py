@@ -27,7 +27,7 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, InvalidInputError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
 from ragkit.techniques._common import format_docs, parse_grade, text_of
