@@ -49,8 +49,8 @@ ANSWER_PROMPT = PromptTemplate.from_template(
 def question_of(value: Any) -> str:
     if isinstance(value, dict):
         if "question" not in value:
-            raise ConfigurationError(
-                f"Expected a question or {{'question': ...}}, got keys {sorted(value)}"
+            raise InvalidInputError(
+                f"Expected a question or {{'question': ...}}, got a dict with keys {sorted(value)}"
             )
         return str(value["question"])
     return str(value)
