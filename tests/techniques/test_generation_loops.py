@@ -101,3 +101,14 @@ def test_self_rag_gives_up_at_the_bound(local):
     assert out["attempts"] == 1 and out["gave_up"]
     with pytest.raises(ConfigurationError):
         SelfRAG(local, llm, max_retries=-1)
+
+
+def test_a_dict_without_a_question_is_refused(local, remote):
+    from ragkit.errors import InvalidInputError
+
+    for loop in (
+        CorrectiveRAG(local, FakeChatModel(["yes"]), remote),
+        SelfRAG(local, FakeChatModel(["x"])),
+    ):
+        with pytest.raises(InvalidInputError, match="'question'"):
+            loop.invoke({"query": "chain"})
