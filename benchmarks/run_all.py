@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "core_overhead": [],
     "import_time": [],
     "chains": [],
+    "guide": [],
     "split_load": [],
     "indexing": [],
     "store": [],

@@ -22,6 +22,10 @@ keep working. The tree (further base classes in brackets)::
     │   └── ToolTimeoutError [TimeoutError]
     ├── ToolSchemaError [ValueError]
     ├── LLMChainError
+    ├── RoutingError [ValueError]
+    ├── SQLDatabaseError
+    │   ├── UnsafeQueryError [ValueError]
+    │   └── QueryTimeoutError [TimeoutError]
     ├── LoaderError
     │   ├── EncryptedFileError
     │   └── UnsupportedFileError
@@ -172,6 +176,27 @@ class LLMChainError(RagkitError):
         super().__init__(message)
         self.type = type
         self.original = original
+
+
+class RoutingError(RagkitError, ValueError):
+    """A router chose a route that does not exist, or could not choose one (lists the routes)."""
+
+
+class SQLDatabaseError(RagkitError):
+    """A SQL query could not run against the database (names the query and the reason)."""
+
+
+class UnsafeQueryError(SQLDatabaseError, ValueError):
+    """A generated SQL query was refused before it ran: not a single read-only SELECT
+    (``DROP``, ``UPDATE``, several statements, ...). Nothing was executed."""
+
+    def __init__(self, message: str, query: str) -> None:
+        super().__init__(message)
+        self.query = query
+
+
+class QueryTimeoutError(SQLDatabaseError, TimeoutError):
+    """A SQL query ran longer than the statement timeout and was cancelled."""
 
 
 # -- loaders -----------------------------------------------------------------------------------
