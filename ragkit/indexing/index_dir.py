@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import (
     ConfigurationError,
     IndexDamagedError,
@@ -158,6 +159,7 @@ class Index:
     def _resolve_embeddings(embeddings: Embeddings | str) -> tuple[Embeddings, str]:
         if isinstance(embeddings, str):
             return make_embeddings(embeddings), embeddings
+        embeddings = as_embeddings(embeddings, "embeddings")
         model_id = embeddings.model_id
         return embeddings, model_id if model_id.startswith("hash-") else ""
 

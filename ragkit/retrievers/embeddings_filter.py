@@ -20,6 +20,7 @@ import numpy as np
 
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import ConfigurationError
 from ragkit.retrievers._util import with_score
 from ragkit.retrievers.contextual_compression import BaseDocumentCompressor
@@ -52,7 +53,7 @@ class EmbeddingsFilter(BaseDocumentCompressor):
             raise ConfigurationError(
                 f"EmbeddingsFilter similarity_threshold is a cosine similarity in [-1, 1], got {similarity_threshold}"
             )
-        self.embeddings = embeddings
+        self.embeddings = as_embeddings(embeddings, "EmbeddingsFilter embeddings")
         self.similarity_threshold = similarity_threshold
         self.k = k
 
