@@ -20,12 +20,16 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import sys
 import textwrap
+import types
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
 SIDES = ("langchain", "ragkit")
+_RUNS = itertools.count()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,11 +51,19 @@ class Snippet:
         ``given`` holds what replaces a snippet's external parts (an embedding model, a URL,
         a file path): the same objects for both sides.
         """
-        namespace: dict[str, Any] = {"__name__": f"compat_{side}", **given}
-        code = compile(self.source(side), f"<snippet:{side}>", "exec")
+        # a real module (pydantic and dataclasses look classes' modules up in sys.modules)
+        module = types.ModuleType(f"compat_snippet_{side}_{next(_RUNS)}")
+        sys.modules[module.__name__] = module
+        namespace: dict[str, Any] = module.__dict__
+        namespace.update(given)
+        imports = {"langchain": self.langchain, "ragkit": self.ragkit}[side]
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # LangChain's deprecation notices
-            exec(code, namespace)
+            # LangChain's deprecation notices are not under test (its imports turn them on
+            # again, hence the second filter)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            exec(compile(textwrap.dedent(imports), f"<imports:{side}>", "exec"), namespace)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            exec(compile(textwrap.dedent(self.body), "<snippet body>", "exec"), namespace)
         return namespace
 
     def run_both(self, **given: Any) -> tuple[dict[str, Any], dict[str, Any]]:
