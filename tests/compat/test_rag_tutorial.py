@@ -38,7 +38,7 @@ QUICKSTART = Snippet(
         from ragkit.stores import InMemoryVectorStore
         from ragkit.splitters import RecursiveCharacterTextSplitter
     """,
-    body='''
+    body="""
         llm = FakeChat(responses=["Task decomposition breaks a hard task into smaller steps."])
         prompt = ChatPromptTemplate.from_messages([("human", RAG_PROMPT)])
 
@@ -83,7 +83,7 @@ QUICKSTART = Snippet(
         all_splits = text_splitter.split_documents(docs)
         retriever = vectorstore.as_retriever(search_type="similarity", search_kwargs={"k": 6})
         retrieved_docs = retriever.invoke("What are the approaches to Task Decomposition?")
-    ''',
+    """,
 )
 
 # The text of the hub prompt "rlm/rag-prompt" (one human message).
@@ -151,8 +151,14 @@ def test_quickstart_loads_splits_retrieves_and_answers_the_same(blog_url, local_
         assert plain(rk[name]) == plain(lc[name]), name
     # deliberate difference: ragkit's retrievers add metadata["score"]
     assert strip_scores(rk["retrieved_docs"]) == plain(lc["retrieved_docs"])
-    assert len(rk["splits"]) == 4 and len(rk["retrieved_docs"]) == 4 and all("start_index" in d.metadata for d in rk["all_splits"])
-    assert rk["answer"] == lc["answer"] == "Task decomposition breaks a hard task into smaller steps."
+    assert (
+        len(rk["splits"]) == 4
+        and len(rk["retrieved_docs"]) == 4
+        and all("start_index" in d.metadata for d in rk["all_splits"])
+    )
+    assert (
+        rk["answer"] == lc["answer"] == "Task decomposition breaks a hard task into smaller steps."
+    )
     assert "".join(rk["streamed"]) == "".join(lc["streamed"]) == rk["answer"]
 
 
@@ -164,5 +170,7 @@ def test_built_in_chains_return_the_same_answer_and_sources(blog_url, local_mode
     rk = BUILT_IN_CHAINS.run("ragkit", all_splits=rk_docs["all_splits"], embeddings=local_model)
     assert set(rk["response"]) == set(lc["response"]) == {"input", "context", "answer"}
     assert rk["response"]["answer"] == lc["response"]["answer"]
-    assert strip_scores(rk["sources"]) == plain(lc["sources"]) and len(rk["sources"]) == 4  # k=4 of 4 splits
+    assert (
+        strip_scores(rk["sources"]) == plain(lc["sources"]) and len(rk["sources"]) == 4
+    )  # k=4 of 4 splits
     assert plain(rk["filled"]) == plain(lc["filled"])
