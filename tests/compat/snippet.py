@@ -102,14 +102,16 @@ def plain(value: Any) -> Any:
     return value
 
 
-def strip_scores(documents: Any) -> list[dict[str, Any]]:
-    """ragkit's retrieved Documents in plain form minus ``metadata["score"]``, which must be there.
+def strip_scores(documents: Any, *keys: str) -> list[dict[str, Any]]:
+    """ragkit's retrieved Documents in plain form minus their score keys, which must be there.
 
     Deliberate difference (docs/migration.md, "Retrievers"): ragkit's retrievers put the
-    search score in ``metadata["score"]``; LangChain's leave metadata as stored.
+    search score in ``metadata["score"]`` (``keys`` names others, e.g. the
+    ``query_similarity_score`` of ``EmbeddingsFilter``); LangChain's leave metadata as stored.
     """
     out = plain(list(documents))
     for doc in out:
-        score = doc["metadata"].pop("score", None)
-        assert isinstance(score, float), f"no metadata['score'] on {doc['page_content'][:40]!r}"
+        for key in keys or ("score",):
+            score = doc["metadata"].pop(key, None)
+            assert isinstance(score, float), f"no metadata[{key!r}] on {doc['page_content'][:40]!r}"
     return out
