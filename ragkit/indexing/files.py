@@ -253,12 +253,14 @@ def walk(
 ) -> Iterator[FoundFile]:
     """Every entry under ``paths`` (files or folders), sorted, as :class:`FoundFile`.
 
-    Raises ``ConfigurationError`` naming the first path that does not exist.
+    Raises :class:`~ragkit.errors.ConfigurationError` naming the first path that does not exist.
     """
     for given in paths:
         root = os.path.abspath(os.fspath(given))
         if not os.path.lexists(root):
-            raise ConfigurationError(f"{given}: no such file or folder")
+            raise ConfigurationError(
+                f"{given}: no such file or folder; check the path (nothing was indexed)"
+            )
         if os.path.isdir(root):
             state = _Walk(root, os.path.realpath(root), glob, exclude, max_file_size)
             state.folder(root)

@@ -78,4 +78,4 @@ class EmbeddingsFilter(BaseDocumentCompressor):
             order = np.argsort(sims)[::-1][: self.k]
         if self.similarity_threshold is not None:
             order = order[sims[order] > self.similarity_threshold]
-        return [with_score(documents[i], float(sims[i]), SCORE_KEY) for i in order]
+        return [with_score(documents[int(i)], float(sims[i]), SCORE_KEY) for i in order]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigurationError, EmbeddingMismatchError
+from ragkit.errors import ConfigurationError, EmbeddingMismatchError, StoreInputError
 from ragkit.stores.distance import DistanceStrategy
 from ragkit.stores.distance import distance_strategy as _parse
 
@@ -46,7 +46,7 @@ def faiss_module() -> Any:
     try:
         import faiss
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise ConfigurationError(
             "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
         ) from err
     return faiss
@@ -128,11 +128,11 @@ def as_matrix(
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (ValueError, TypeError) as err:
-        raise ValueError(f"{what} must be equal-length lists of numbers: {err}") from None
+        raise StoreInputError(f"{what} must be equal-length lists of numbers: {err}") from None
     if matrix.ndim == 1 and matrix.size == 0:
         matrix = matrix.reshape(0, dimension or 0)
     if matrix.ndim != 2:
-        raise ValueError(
+        raise StoreInputError(
             f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}"
         )
     if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
@@ -143,7 +143,7 @@ def as_matrix(
     if matrix.shape[0] == 0:
         return matrix
     if matrix.shape[1] == 0:
-        raise ValueError(f"{what} are empty (dimension 0)")
+        raise StoreInputError(f"{what} are empty (dimension 0)")
     matrix = np.ascontiguousarray(matrix)
     if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array calls
         with np.errstate(over="ignore"):  # an overflow is reported below as "too large"
@@ -159,12 +159,12 @@ def as_matrix(
     if not np.isfinite(sq).all():
         rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
         if rows.size:
-            raise ValueError(
+            raise StoreInputError(
                 f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
                 f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output"
             )
         bad = np.flatnonzero(~np.isfinite(sq))
-        raise ValueError(
+        raise StoreInputError(
             f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)"
         )
     if unit:

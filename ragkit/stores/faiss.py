@@ -45,7 +45,7 @@ from ragkit.errors import (
     StoreInputError,
 )
 from ragkit.stores import _faiss_index as fx
-from ragkit.stores._docstore import DocColumns
+from ragkit.stores._docstore import DocColumns, DocumentsView
 from ragkit.stores._faiss_async import FaissAsyncMixin
 from ragkit.stores._faiss_search import Hit, search_hits
 from ragkit.stores.base import VectorStore
@@ -264,6 +264,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         """The documents of the known ``ids``, in the order asked (unknown ids are skipped)."""
         position = self._docs.position
         return [self._docs.document(position[x]) for x in ids if x in position]
+
+    def documents(self) -> Sequence[Document]:
+        """Every stored document in store order: a read-only sequence making each one on access.
+
+        Unlike ``get_by_ids(store.ids)`` nothing is copied up front; later adds and deletes do
+        not show through.
+        """
+        return DocumentsView(self._docs)
 
     # -- searching ------------------------------------------------------------------
     def _query_matrix(self, vectors: Any) -> np.ndarray:
