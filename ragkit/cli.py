@@ -57,7 +57,8 @@ def _register() -> None:
     "index_dir",
     required=True,
     envvar="RAGKIT_INDEX",
-    help="Index directory (created if new).",
+    help="Index directory (created if new), or a PostgreSQL URL "
+    "postgresql://user:password@host/db?collection=NAME.",
 )
 @click.option(
     "--glob", multiple=True, help="Only files matching this pattern (repeatable), e.g. '**/*.md'."
@@ -117,6 +118,13 @@ def _register() -> None:
     "0: no limit [100MiB].",
 )
 @click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    envvar="RAGKIT_BATCH_SIZE",
+    help="Chunks embedded and written together [512]; in PostgreSQL each batch of whole files "
+    "is one transaction.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
@@ -141,6 +149,7 @@ def index_cmd(
     rebuild: bool,
     lock_timeout: float,
     max_file_size: str | None,
+    batch_size: int | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -158,6 +167,7 @@ def index_cmd(
     """
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
+    from ragkit.indexing.pg_location import shown
     from ragkit.loaders._files import parse_size
 
     for path in paths:
@@ -187,20 +197,27 @@ def index_cmd(
             lock_timeout=lock_timeout,
             progress=view,
             max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
+            batch_size=batch_size or 512,
         )
     if as_json:
         data = report.to_dict()
-        data["index"] = str(index_dir)
+        data["index"] = shown(index_dir)
         data["timings"] = {"seconds": data.pop("seconds")}
         output.emit_json(data)
     else:
-        print(output.report_summary(report, index_dir))
+        print(output.report_summary(report, shown(index_dir)))
     sys.exit(0 if report.ok else 1)
 
 
 def _recorded(index_dir: str) -> dict[str, Any]:
     """Embedding and splitter settings recorded in an existing index (the defaults of a rerun)."""
     from ragkit.indexing.layout import CONFIG
+    from ragkit.indexing.pg_location import is_index_url
+
+    if is_index_url(index_dir):
+        from ragkit.indexing.pg_index import recorded_settings
+
+        return recorded_settings(index_dir)
 
     path = Path(index_dir) / CONFIG
     if not path.is_file():
@@ -238,7 +255,7 @@ def _size(n: int) -> str:
 
 
 @cli.command("info")
-@click.argument("index_dir", metavar="DIR")
+@click.argument("index_dir", metavar="INDEX")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @_guarded
 def info_cmd(index_dir: str, as_json: bool) -> None:

@@ -117,7 +117,9 @@ def eval_cmd(
     if index_dir:
         data = judgements(dataset, queries, qrels, split)
         table, results, match = run_index_eval(index_dir, data, names, ks)
-        label = str(index_dir)
+        from ragkit.indexing.pg_location import shown
+
+        label = shown(index_dir)
     elif dataset:
         if queries or qrels:
             raise ConfigurationError("--queries and --qrels go with --index, not --dataset alone")
@@ -145,7 +147,7 @@ def eval_cmd(
     if as_json:
         data_out: dict[str, Any] = {
             "dataset": dataset,
-            "index": index_dir,
+            "index": label if index_dir else None,
             "k_values": list(ks),
             "plot": str(png) if png else None,
             "results": [

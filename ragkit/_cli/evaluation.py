@@ -151,7 +151,7 @@ def run_index_eval(
         example = sources[0] if sources else "(the index is empty)"
         raise DatasetError(
             f"none of the {len(judged)} judged document ids (e.g. {sorted(judged)[0]!r}) names a "
-            f"source of {index_dir}, whose sources look like {example!r}. A qrels corpus-id "
+            f"source of {idx.path}, whose sources look like {example!r}. A qrels corpus-id "
             "names a file by the end of its path, with or without the extension (e.g. 'bc02' or "
             "'docs/bc02.md' for .../docs/bc02.md)"
         )

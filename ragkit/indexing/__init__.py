@@ -1,4 +1,5 @@
-"""Incremental indexing with a record manager, and ``Index`` over an index directory.
+"""Incremental indexing with a record manager, and ``Index`` over an index directory or a
+PostgreSQL collection (``apply_batch``: one batch from a worker process, in one transaction).
 
 Example:
     >>> from ragkit.indexing import SQLRecordManager, index
@@ -14,6 +15,7 @@ from ragkit._lazy import lazy_exports
 
 __all__ = [
     "Index",
+    "apply_batch",
     "IndexingResult",
     "SQLRecordManager",
     "document_key",
@@ -25,12 +27,14 @@ _LAZY = {
     "document_key": "ragkit.indexing.api",
     "index": "ragkit.indexing.api",
     "Index": "ragkit.indexing.index_dir",
+    "apply_batch": "ragkit.indexing.pg_batch",
     "SQLRecordManager": "ragkit.indexing.record_manager",
 }
 
 if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult, document_key, index
     from ragkit.indexing.index_dir import Index
+    from ragkit.indexing.pg_batch import apply_batch
     from ragkit.indexing.record_manager import SQLRecordManager
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

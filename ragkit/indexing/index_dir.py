@@ -30,13 +30,14 @@ from ragkit.indexing import layout as L
 from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
+from ragkit.indexing.pg_location import is_index_url
 from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
 from ragkit.indexing.snapshot_view import SnapshotView
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.writer import IndexReport, Progress
+    from ragkit.indexing.writer import IndexReport, Progress, WriteTarget
     from ragkit.retrievers.base import BaseRetriever
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
@@ -83,7 +84,21 @@ class Index:
         chunk_size: int = 1000,
         chunk_overlap: int = 200,
     ) -> Index:
-        """Open the index at ``path``, creating it (with these settings) if it does not exist yet."""
+        """Open the index at ``path``, creating it (with these settings) if it does not exist yet.
+
+        ``path`` may be a PostgreSQL URL (``postgresql://user:password@host/db?collection=NAME``):
+        the index then lives in that database (see :mod:`ragkit.indexing.pg_index`).
+        """
+        if is_index_url(path):
+            from ragkit.indexing.pg_index import PGIndex
+
+            return PGIndex.create(
+                str(path),
+                embeddings,
+                splitter=splitter,
+                chunk_size=chunk_size,
+                chunk_overlap=chunk_overlap,
+            )
         root = Path(path)
         if (root / L.CONFIG).is_file():
             idx = cls.open(root, embeddings=embeddings)
@@ -123,7 +138,12 @@ class Index:
     def open(
         cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None
     ) -> Index:
-        """Open an existing index; ``embeddings`` defaults to the model recorded in it."""
+        """Open an existing index (a folder or a PostgreSQL URL); ``embeddings`` defaults to the
+        model recorded in it."""
+        if is_index_url(path):
+            from ragkit.indexing.pg_index import PGIndex
+
+            return PGIndex.open(str(path), embeddings)
         root = Path(path)
         if not os.path.lexists(root / L.CONFIG):
             raise ConfigurationError(
@@ -209,7 +229,7 @@ class Index:
         folder that is not indexed is in the report's ``failures`` or ``ignored``.
         Afterwards this ``Index`` reads the snapshot it committed (or the newest one).
         """
-        from ragkit.indexing.writer import WriteTarget, write
+        from ragkit.indexing.writer import write
         from ragkit.loaders._files import parse_size
 
         items = (
@@ -217,17 +237,8 @@ class Index:
             if isinstance(paths_or_documents, (str, os.PathLike))
             else paths_or_documents
         )
-        target = WriteTarget(
-            root=self.path,
-            model_id=self.model_id,
-            dimension=self.dimension,
-            settings=self.settings,
-            embeddings=self._write_embeddings(),
-            split_for=make_splitter(self.settings, self.embeddings),
-            on_commit=self._record_commit,
-        )
         report = write(
-            target,
+            self._write_target(),
             list(items),
             glob=glob,
             exclude=exclude,
@@ -242,6 +253,20 @@ class Index:
         )
         self.close()
         return report
+
+    def _write_target(self) -> WriteTarget:
+        from ragkit.indexing.folder_storage import FolderStorage
+        from ragkit.indexing.writer import WriteTarget
+
+        return WriteTarget(
+            storage=FolderStorage(self.path),
+            model_id=self.model_id,
+            dimension=self.dimension,
+            settings=self.settings,
+            embeddings=self._write_embeddings(),
+            split_for=make_splitter(self.settings, self.embeddings),
+            on_commit=self._record_commit,
+        )
 
     def _write_embeddings(self) -> Embeddings:
         if not worth_caching(self.embeddings):

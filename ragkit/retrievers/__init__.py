@@ -37,6 +37,7 @@ __all__ = [
     "MultiVectorRetriever",
     "NearDuplicateFilter",
     "PGHybridRetriever",
+    "PGLexicalRetriever",
     "ParentDocumentRetriever",
     "SearchType",
     "SelfQueryRetriever",
@@ -66,6 +67,7 @@ _LAZY = {
     "SearchType": "ragkit.retrievers.multi_vector",
     "NearDuplicateFilter": "ragkit.retrievers.near_duplicates",
     "PGHybridRetriever": "ragkit.retrievers.pg_hybrid",
+    "PGLexicalRetriever": "ragkit.retrievers.pg_hybrid",
     "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
     "LongContextReorder": "ragkit.retrievers.reorder",
     "EmbeddingsRedundantFilter": "ragkit.retrievers.redundant_filter",
@@ -96,7 +98,7 @@ if TYPE_CHECKING:
     from ragkit.retrievers.multi_vector import MultiVectorRetriever, SearchType
     from ragkit.retrievers.near_duplicates import NearDuplicateFilter
     from ragkit.retrievers.parent_document import ParentDocumentRetriever
-    from ragkit.retrievers.pg_hybrid import PGHybridRetriever
+    from ragkit.retrievers.pg_hybrid import PGHybridRetriever, PGLexicalRetriever
     from ragkit.retrievers.redundant_filter import EmbeddingsRedundantFilter
     from ragkit.retrievers.reorder import LongContextReorder
     from ragkit.retrievers.self_query.retriever import SelfQueryRetriever

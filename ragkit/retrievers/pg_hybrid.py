@@ -85,3 +85,27 @@ class PGHybridRetriever(BaseRetriever):
         params = self._params(query, kwargs)
         k = params.pop("k")
         return self._scored(await self.store.ahybrid_search_with_score(query, k, **params))
+
+
+class PGLexicalRetriever(BaseRetriever):
+    """Keyword (BM25) retrieval in the database: a ``PGVectorStore`` with a lexical index.
+
+    The BM25 score goes in ``metadata["score"]``; ``filter`` is a metadata filter dict.
+    """
+
+    def __init__(self, store: Any, k: int = 4, filter: dict[str, Any] | None = None) -> None:
+        self.store = store
+        self.k = check_k(k)
+        self.filter = filter
+        self.tags: list[str] | None = None
+        self.metadata: dict[str, Any] | None = None
+        self.name = None
+
+    def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        check_query(query, "PGLexicalRetriever")
+        reject_unknown(kwargs, "PGLexicalRetriever", ("k", "filter"))
+        k = check_k(kwargs.get("k", self.k))
+        pairs = self.store.lexical_search_with_score(
+            query, k, filter=kwargs.get("filter", self.filter)
+        )
+        return PGHybridRetriever._scored(pairs)

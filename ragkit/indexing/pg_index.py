@@ -1,0 +1,322 @@
+"""PGIndex: an :class:`~ragkit.indexing.index_dir.Index` that lives in PostgreSQL + pgvector.
+
+``Index.open("postgresql://user:password@host/db?collection=manuals")`` (and ``Index.create``,
+``ragkit index DOCS --index postgresql://...``) return one. Same methods as a folder index;
+what differs:
+
+- the index is one collection (schema) of the database: vectors and texts, BM25 postings,
+  records, file rows and settings (:mod:`ragkit.indexing.pg_storage`), shared by any number of
+  readers and query servers;
+- writing commits one transaction per batch of whole files, so readers see each file as it was
+  or as it is now, and a killed job keeps the batches it committed (a rerun continues);
+- readers always see the newest committed state (there are no snapshots to pin);
+- ``bm25`` and ``hybrid`` retrievers run in the database
+  (:class:`~ragkit.retrievers.PGHybridRetriever`); embeddings are not cached on disk.
+
+The password of the URL is never in a repr, an error or ``info()`` (see :attr:`display`).
+
+Example:
+    >>> # idx = Index.create("postgresql://app:pw@db/rag?collection=manuals", embeddings="local")
+    >>> # idx.add(["docs/"])
+    >>> # idx.retriever("hybrid", k=5).invoke("reset procedure")
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError
+from ragkit.indexing import layout as L
+from ragkit.indexing import pg_config
+from ragkit.indexing.index_dir import Index
+from ragkit.indexing.manifest import check_defaults
+from ragkit.indexing.pg_location import PGLocation
+from ragkit.indexing.splitting import SplitSettings, make_splitter
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+    from ragkit.indexing.writer import WriteTarget
+    from ragkit.retrievers.base import BaseRetriever
+    from ragkit.stores.pgvector.client import PGClient
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def connect(location: PGLocation) -> PGClient:
+    """A checked connection pool to the index's database (clear errors, before any write)."""
+    from ragkit.stores.pgvector.client import PGClient
+
+    return PGClient.connect(location.dsn)
+
+
+class PGIndex(Index):
+    """An index in a PostgreSQL collection (build with :meth:`create`, use with :meth:`open`)."""
+
+    def __init__(
+        self,
+        location: PGLocation,
+        client: PGClient,
+        embeddings: Embeddings,
+        embedding_name: str,
+        settings: SplitSettings,
+        config: dict[str, Any],
+    ) -> None:
+        self.location = location
+        self.client = client
+        self.path = location.display  # type: ignore[assignment]  # shown, never the password
+        self.embeddings = embeddings
+        self.embedding_name = embedding_name
+        self.settings = settings
+        self.config = config
+        self._store: Any = None
+        self._bm25 = None
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        embeddings: Embeddings | str = "local",
+        *,
+        splitter: str = "recursive",
+        chunk_size: int = 1000,
+        chunk_overlap: int = 200,
+    ) -> PGIndex:
+        """Open the index at URL ``path``, creating it (with these settings) if it is new."""
+        location = PGLocation.parse(str(path))
+        client = connect(location)
+        try:
+            if pg_config.read(client, location.collection) is not None:
+                idx = cls._open(location, client, embeddings)
+                idx.settings = SplitSettings(splitter, chunk_size, chunk_overlap)
+                return idx
+            emb, name = cls._resolve_embeddings(embeddings)
+            settings = SplitSettings(splitter, chunk_size, chunk_overlap)
+            config = {
+                L.SECTION_INDEX: {
+                    "format": L.CONFIG_FORMAT,
+                    "embedding": name,
+                    "model_id": emb.model_id,
+                    "dimension": emb.dimension,
+                    "created": _now(),
+                },
+                L.SECTION_SPLITTER: settings.to_dict(),
+            }
+            from ragkit.indexing.pg_storage import open_store
+
+            open_store(location, client, emb)  # refuses a collection built otherwise
+            pg_config.create(client, location.collection)
+            with client.transaction():
+                if pg_config.read(client, location.collection) is None:  # else a racing create
+                    pg_config.write(client, location.collection, config)
+            return cls(location, client, emb, name, settings, config)
+        except BaseException:
+            client.close()
+            raise
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None
+    ) -> PGIndex:
+        """Open an existing index at URL ``path``; ``embeddings`` defaults to the recorded model."""
+        location = PGLocation.parse(str(path))
+        client = connect(location)
+        try:
+            return cls._open(location, client, embeddings)
+        except BaseException:
+            client.close()
+            raise
+
+    @classmethod
+    def _open(
+        cls, location: PGLocation, client: PGClient, embeddings: Embeddings | str | None
+    ) -> PGIndex:
+        config = pg_config.read(client, location.collection)
+        where = location.display
+        if config is None:
+            raise ConfigurationError(
+                f"{where} is not a ragkit index (collection {location.collection!r} has no "
+                f"{pg_config.TABLE} table); build one with `ragkit index PATH --index {where}`"
+            )
+        meta = config.get(L.SECTION_INDEX, {})
+        recorded, name = meta.get("model_id"), meta.get("embedding")
+        if not isinstance(recorded, str) or not isinstance(name, (str, type(None))):
+            raise IndexDamagedError(
+                f"{where}: table {pg_config.TABLE} has no valid index.model_id and embedding; "
+                "re-index into a new collection"
+            )
+        if embeddings is None:
+            if not name:
+                raise IndexMismatchError(
+                    f"{where} was built with a custom embedding model ({recorded}); "
+                    "pass the same model: Index.open(url, embeddings=...)"
+                )
+            embeddings = name
+        emb, name = cls._resolve_embeddings(embeddings)
+        if emb.model_id != recorded:
+            raise IndexMismatchError(
+                f"{where} was built with the embedding model {recorded!r} (dimension "
+                f"{meta.get('dimension')}), not {emb.model_id!r}. Use the same model (omit "
+                "--embedding to use the recorded one), or index into a new collection"
+            )
+        split = config.get(L.SECTION_SPLITTER, {})
+        try:
+            settings = SplitSettings(
+                split.get("name", "recursive"),
+                int(split.get("chunk_size", 1000)),
+                int(split.get("chunk_overlap", 200)),
+            )
+        except (ConfigurationError, TypeError, ValueError) as err:
+            raise IndexDamagedError(f"{where} splitter settings: {err}") from err
+        return cls(location, client, emb, name or meta.get("embedding", ""), settings, config)
+
+    # -- properties ----------------------------------------------------------------------
+    @property
+    def display(self) -> str:
+        """The index URL without its password."""
+        return self.location.display
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The ``defaults`` section of the index settings (your default command options)."""
+        return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.display)  # type: ignore[arg-type]
+
+    # -- writing -------------------------------------------------------------------------
+    def _write_target(self) -> WriteTarget:
+        from ragkit.indexing.pg_storage import PGStorage
+        from ragkit.indexing.writer import WriteTarget
+
+        return WriteTarget(
+            storage=PGStorage(self.location, self.client),
+            model_id=self.model_id,
+            dimension=self.dimension,
+            settings=self.settings,
+            embeddings=self.embeddings,
+            split_for=make_splitter(self.settings, self.embeddings),
+            on_commit=self._record_commit,
+        )
+
+    def _record_commit(self) -> None:
+        self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
+        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = _now()
+        pg_config.write(self.client, self.location.collection, self.config)
+
+    # -- reading -------------------------------------------------------------------------
+    def refresh(self) -> bool:
+        """Always reads the newest committed state: nothing to move to (returns ``False``)."""
+        return False
+
+    def close(self) -> None:
+        """Nothing pinned; the connection pool stays open for the next query."""
+        self._store = None
+
+    def shutdown(self) -> None:
+        """Close the connection pool (the index cannot be used afterwards)."""
+        self._store = None
+        self.client.close()
+
+    @property
+    def vectorstore(self) -> Any:
+        """The PGVectorStore of the collection."""
+        if self._store is None:
+            from ragkit.indexing.pg_storage import open_store
+
+            self._store = open_store(self.location, self.client, self.embeddings)
+        return self._store
+
+    def _bm25_retriever(self, k: int) -> Any:
+        from ragkit.retrievers.pg_hybrid import PGLexicalRetriever
+
+        return PGLexicalRetriever(self.vectorstore, k=k)
+
+    def retriever(
+        self, kind: str = "similarity", k: int = 4, *, dedupe: bool | float = False, **kwargs: Any
+    ) -> BaseRetriever:
+        """As :meth:`Index.retriever`; ``hybrid`` is fused inside the database."""
+        if kind == "hybrid" and dedupe is False:
+            from ragkit.stores.search_args import check_k
+
+            k = check_k(k)
+            fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
+            return self.vectorstore.as_hybrid_retriever(k=k, fetch_k=fetch_k, **kwargs)
+        return super().retriever(kind, k, dedupe=dedupe, **kwargs)
+
+    def info(self) -> dict[str, Any]:
+        """As :meth:`Index.info`; ``size_bytes`` is what the collection's tables take."""
+        store = self.vectorstore
+        sizes = _sizes(self.client, self.location.collection)
+        meta = self.config = pg_config.read(self.client, self.location.collection) or self.config
+        index = meta.get(L.SECTION_INDEX, {})
+        return {
+            "path": self.display,
+            "model": self.model_id,
+            "embedding": self.embedding_name,
+            "dimension": self.dimension,
+            "documents": len(self.sources()),
+            "chunks": len(store),
+            "size_bytes": sum(sizes.values()),
+            "sizes": sizes,
+            "created": index.get("created"),
+            "last_indexed": index.get("updated"),
+            "splitter": self.settings.to_dict(),
+            "snapshot": None,
+        }
+
+    def sources(self) -> list[str]:
+        """The sources (file paths) with chunks in the index."""
+        from ragkit.indexing.pg_record_manager import PGRecordManager
+
+        rm = PGRecordManager(L.NAMESPACE, client=self.client, schema=self.location.collection)
+        rm.create_schema()
+        return list(rm.list_groups())
+
+    def __repr__(self) -> str:
+        return f"Index({self.display!r}, model={self.model_id!r})"
+
+
+def _sizes(client: PGClient, schema: str) -> dict[str, int]:
+    """Bytes per part, as a folder index reports them (``cache`` and ``old_snapshots``: 0)."""
+    parts = {
+        "store": ("collection", "documents"),
+        "lexical": ("postings",),
+        "records": ("upsertion_record", "indexed_file", pg_config.TABLE),
+    }
+
+    def run(conn: Any) -> dict[str, int]:
+        rows = conn.execute(
+            "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind = 'r'",
+            (schema,),
+        ).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    tables = client.run(run, what="measure the index")
+    out = {key: sum(tables.get(t, 0) for t in names) for key, names in parts.items()}
+    known = {t for names in parts.values() for t in names}
+    out.update(cache=0, old_snapshots=0, other=sum(v for t, v in tables.items() if t not in known))
+    return out
+
+
+def recorded_settings(url: str) -> dict[str, Any]:
+    """Embedding and splitter settings recorded in the index at ``url`` (empty when it is new).
+
+    What ``ragkit index`` reuses on a rerun when no option overrides them.
+    """
+    location = PGLocation.parse(url)
+    client = connect(location)
+    try:
+        config = pg_config.read(client, location.collection) or {}
+    finally:
+        client.close()
+    split = config.get(L.SECTION_SPLITTER, {})
+    out = {
+        "embedding": config.get(L.SECTION_INDEX, {}).get("embedding") or None,
+        "splitter": split.get("name"),
+        "chunk_size": split.get("chunk_size"),
+        "chunk_overlap": split.get("chunk_overlap"),
+    }
+    return {k: v for k, v in out.items() if v is not None}
