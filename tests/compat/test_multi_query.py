@@ -140,16 +140,6 @@ OWN_PROMPT = Snippet(
 LOGGERS = ("langchain.retrievers.multi_query", "langchain_classic.retrievers.multi_query")
 
 
-@pytest.fixture(autouse=True)
-def _restore_logger_levels():
-    """The page's code sets a logger's level for the whole process: put the levels back, so
-    tests that run later (tests/retrievers/test_multi_query.py) see the default levels."""
-    saved = {name: logging.getLogger(name).level for name in LOGGERS}
-    yield
-    for name, level in saved.items():
-        logging.getLogger(name).setLevel(level)
-
-
 def _generated(caplog: pytest.LogCaptureFixture) -> list[str]:
     found = [r.getMessage() for r in caplog.records if r.name in LOGGERS]
     caplog.clear()
