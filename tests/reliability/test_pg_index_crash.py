@@ -118,11 +118,15 @@ def test_server_stopped_mid_run_gives_a_clear_error_and_the_rerun_converges(tmp_
         dsn = server.create_database("crash")
         url = f"{dsn}?collection=docs"
         docs = tmp_path / "docs"
-        _version(docs, 2)
+        docs.mkdir()
+        for i in range(600):  # one transaction per file below: a run of a few seconds
+            (docs / f"g{i:03d}.txt").write_text(
+                f"file {i}: " + " ".join(f"w{i}x{j}" for j in range(30))
+            )
         ref = _clean_build(f"{dsn}?collection=ref", docs)
         cmd = [sys.executable, "-m", "ragkit", "index", str(docs), "--index", url]
         child = subprocess.Popen(
-            [*cmd, "--embedding", "hash", "--batch-size", "2", "-q"],
+            [*cmd, "--embedding", "hash", "--batch-size", "1", "-q"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
