@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,25 @@ import pytest
 from tests.compat.shared import BLOG_POST, LocalModelForLangChain
 from tests.google.conftest import _no_ambient_keys, emulator  # noqa: F401 (fixtures)
 from tests.loaders.web_server import html, serve
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """The pages' code configures logging (``logging.basicConfig()``, a logger set to INFO);
+    undo it after each test so later tests see the logging they set up themselves."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    levels = {
+        name: logger.level
+        for name, logger in logging.root.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger):
+            logger.setLevel(levels.get(name, logging.NOTSET))
 
 
 @pytest.fixture(scope="session")
