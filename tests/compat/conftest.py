@@ -15,21 +15,17 @@ from tests.loaders.web_server import html, serve
 
 @pytest.fixture(autouse=True)
 def _logging_as_it_was() -> Iterator[None]:
-    """The pages' code configures logging (``logging.basicConfig()``, a logger set to INFO);
-    undo it after each test so later tests see the logging they set up themselves."""
+    """Snippets configure logging as the pages do (``logging.basicConfig()``, a logger at INFO);
+    put it back so no later test finds LangChain's multi-query logger enabled."""
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
-    levels = {
-        name: logger.level
-        for name, logger in logging.root.manager.loggerDict.items()
-        if isinstance(logger, logging.Logger)
-    }
+    named = {name: logging.getLogger(name).level for name in logging.root.manager.loggerDict}
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
     for name, logger in list(logging.root.manager.loggerDict.items()):
         if isinstance(logger, logging.Logger):
-            logger.setLevel(levels.get(name, logging.NOTSET))
+            logger.setLevel(named.get(name, logging.NOTSET))
 
 
 @pytest.fixture(scope="session")
