@@ -11,7 +11,7 @@ Example:
     >>> t = WriteTarget(Path("idx"), emb.model_id, 8, SplitSettings(), emb,
     ...                 make_splitter(SplitSettings()), model_name="hash-8")
     >>> t.base_model is emb, t.cache is None
-    (True, None)
+    (True, True)
 """
 
 from __future__ import annotations
