@@ -21,10 +21,12 @@ BENCHMARKS: dict[str, list[str]] = {
     "core_overhead": [],
     "import_time": [],
     "chains": [],
+    "guide": [],
     "split_load": [],
     "indexing": [],
     "store": [],
     "retrieval": [],
+    "serve": [],
     # The notebook at full size (all 300 claims); ``make test`` runs it on 5 claims.
     "retrieval_notebook": ["--cache", str(Path.home() / ".cache" / "ragkit-bench" / "notebook")],
 }

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError
 from ragkit.indexing import layout as L
 from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
@@ -170,6 +171,7 @@ class Index:
     def _resolve_embeddings(embeddings: Embeddings | str) -> tuple[Embeddings, str]:
         if isinstance(embeddings, str):
             return make_embeddings(embeddings), embeddings
+        embeddings = as_embeddings(embeddings, "embeddings")
         model_id = embeddings.model_id
         return embeddings, model_id if model_id.startswith("hash-") else ""
 

@@ -1,4 +1,4 @@
-"""What the ``score`` of a ``ragkit query`` result means, per retriever.
+"""What the ``score`` of a search result means, per retriever (``ragkit query``, ``ragkit serve``).
 
 Three retrievers give numbers on three unrelated scales: cosine similarity
 (vectors), BM25 (keywords) and reciprocal-rank fusion (hybrid, multi-query).
