@@ -232,6 +232,9 @@ class _Embed:
         embeddings = model()
         if gpu:
             _use_cuda(embeddings)
+        # load the model now, once per actor: a worker that cannot load it fails the run
+        # with its error at start-up (Ray Data does not retry a failed actor start)
+        embeddings.embed_query("warm-up")
         if cache_url:
             from ragkit.embeddings.cache import CacheBackedEmbeddings
             from ragkit.indexing.embedding_cache import cache_store

@@ -53,3 +53,16 @@ def logged(log: str) -> list[tuple[int, str]]:
         return []
     with open(log, encoding="utf-8") as f:
         return [(int(p), d) for p, d in (line.split() for line in f if line.strip())]
+
+
+class UnloadableOnWorkers(LoggingEmbeddings):
+    """Works in the process that made it; in any other (a Ray worker) the model cannot load."""
+
+    def __init__(self, log: str) -> None:
+        super().__init__(log)
+        self.home = os.getpid()
+
+    def embed_query(self, text: str) -> list[float]:
+        if os.getpid() != self.home:
+            raise RuntimeError(f"cannot load the model weights on worker {os.getpid()}")
+        return super().embed_query(text)
