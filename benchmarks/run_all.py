@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "guide": [],
     "split_load": [],
     "indexing": [],
+    "distributed": [],
     "store": [],
     "retrieval": [],
     "serve": [],

@@ -117,6 +117,33 @@ def _register() -> None:
     "0: no limit [100MiB].",
 )
 @click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    envvar="RAGKIT_ENGINE",
+    help="Where files are read, split and embedded: this process [local] or a Ray cluster "
+    "(pip install 'ragkit[ray]'); the index is the same.",
+)
+@click.option(
+    "--address",
+    envvar="RAGKIT_RAY_ADDRESS",
+    help="With --engine ray: auto | host:port | ray://host:port [a new local cluster].",
+)
+@click.option(
+    "--actors",
+    type=click.IntRange(min=1),
+    default=1,
+    envvar="RAGKIT_RAY_ACTORS",
+    help="With --engine ray: embedding actors (model replicas) [1].",
+)
+@click.option(
+    "--gpus-per-actor",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    envvar="RAGKIT_RAY_GPUS_PER_ACTOR",
+    help="With --engine ray: GPUs per actor (CUDA with onnxruntime-gpu) [0].",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
@@ -141,6 +168,10 @@ def index_cmd(
     rebuild: bool,
     lock_timeout: float,
     max_file_size: str | None,
+    engine: str,
+    address: str | None,
+    actors: int,
+    gpus_per_actor: float,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -155,6 +186,7 @@ def index_cmd(
       ragkit index docs/ --index my-index
       ragkit index src/ --index code-index --splitter code --glob '**/*.py'
       ragkit index docs/ --index my-index --embedding hash --json
+      ragkit index docs/ --index my-index --engine ray --address auto --actors 4
     """
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
@@ -165,6 +197,11 @@ def index_cmd(
             raise ConfigurationError(
                 f"{path}: no such file or folder; check the path (nothing was indexed)"
             )
+    chosen: Any = engine
+    if engine == "ray":
+        from ragkit.indexing.ray_engine import RayEngine
+
+        chosen = RayEngine(address, actors=actors, gpus_per_actor=gpus_per_actor)
     defaults = index_defaults(index_dir)
     recorded = _recorded(index_dir)
     idx = Index.create(
@@ -187,6 +224,7 @@ def index_cmd(
             lock_timeout=lock_timeout,
             progress=view,
             max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
+            engine=chosen,
         )
     if as_json:
         data = report.to_dict()

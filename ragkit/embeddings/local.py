@@ -96,8 +96,11 @@ class LocalEmbeddings(Embeddings):
         model_path: another ONNX export of a BERT-style encoder with inputs ``input_ids``,
             ``attention_mask``, ``token_type_ids`` and output ``last_hidden_state``.
         vocab_path: its WordPiece vocabulary, if it differs from the bundled one.
+        providers: onnxruntime execution providers in order of preference (``None``: CPU);
+            e.g. ``["CUDAExecutionProvider", "CPUExecutionProvider"]`` with onnxruntime-gpu.
 
-    The ONNX session is created on first use (and is safe to share between threads).
+    The ONNX session is created on first use (and is safe to share between threads). A copy
+    sent to another process (a Ray worker) carries the settings and opens its own session.
     """
 
     def __init__(
@@ -108,6 +111,7 @@ class LocalEmbeddings(Embeddings):
         threads: int | None = None,
         model_path: str | os.PathLike[str] | None = None,
         vocab_path: str | os.PathLike[str] | None = None,
+        providers: list[str] | None = None,
     ) -> None:
         if not isinstance(max_seq_length, int) or not 3 <= max_seq_length <= MAX_POSITIONS:
             raise ConfigurationError(
@@ -119,6 +123,7 @@ class LocalEmbeddings(Embeddings):
             raise ConfigurationError(f"threads must be a positive int or None, got {threads!r}")
         self.max_seq_length = max_seq_length
         self.batch_size = batch_size
+        self.providers = list(providers) if providers else ["CPUExecutionProvider"]
         self.threads = threads
         self.model_path = Path(model_path) if model_path is not None else None
         self.vocab_path = Path(vocab_path) if vocab_path is not None else None
@@ -130,6 +135,15 @@ class LocalEmbeddings(Embeddings):
         self._lock = threading.Lock()
         self._model_id: str | None = None
         self._dimension: int | None = DIMENSION if self.model_path is None else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the session and its lock stay in this process; a copy opens its own on first use
+        return {k: v for k, v in self.__dict__.items() if k not in ("_session", "_lock")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._session = None
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LocalEmbeddings(model_id={self.model_id!r}, batch_size={self.batch_size}, threads={self.threads})"
@@ -196,7 +210,7 @@ class LocalEmbeddings(Embeddings):
                 options.log_severity_level = 3
                 try:
                     session = ort.InferenceSession(
-                        str(path), sess_options=options, providers=["CPUExecutionProvider"]
+                        str(path), sess_options=options, providers=self.providers
                     )
                 except Exception as err:  # onnxruntime raises its own exception types
                     raise ConfigurationError(

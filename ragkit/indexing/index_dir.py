@@ -36,8 +36,11 @@ from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
+    from ragkit.indexing.engine import Engine
     from ragkit.indexing.writer import IndexReport, Progress
     from ragkit.retrievers.base import BaseRetriever
+    from ragkit.stores.kv import ByteStore
+    from ragkit.stores.sql_store import SQLStore
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
 
@@ -201,12 +204,16 @@ class Index:
         lock_timeout: float | None = 30.0,
         progress: Callable[[Progress], None] | None = None,
         max_file_size: int | str | None = "100MiB",
+        engine: str | Engine = "local",
     ) -> IndexReport:
         """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`.
 
         Files over ``max_file_size`` (bytes, or a size such as ``"1GiB"``; ``0``/``None``: no
         limit) fail with a clear error in the report before they are read; every file and
         folder that is not indexed is in the report's ``failures`` or ``ignored``.
+        ``engine``: ``"local"`` (this process) or ``"ray"`` / a
+        :class:`~ragkit.indexing.RayEngine` (files read, split and embedded on a Ray cluster;
+        see :mod:`ragkit.indexing.engine`); the index is the same either way.
         Afterwards this ``Index`` reads the snapshot it committed (or the newest one).
         """
         from ragkit.indexing.writer import WriteTarget, write
@@ -217,45 +224,58 @@ class Index:
             if isinstance(paths_or_documents, (str, os.PathLike))
             else paths_or_documents
         )
+        cache = self._cache()
         target = WriteTarget(
             root=self.path,
             model_id=self.model_id,
             dimension=self.dimension,
             settings=self.settings,
-            embeddings=self._write_embeddings(),
+            embeddings=self._write_embeddings(cache),
             split_for=make_splitter(self.settings, self.embeddings),
             on_commit=self._record_commit,
+            model=self.embeddings,
+            model_name=self.embedding_name,
+            cache=cache,
         )
-        report = write(
-            target,
-            list(items),
-            glob=glob,
-            exclude=exclude,
-            cleanup=cleanup,
-            workers=workers,
-            batch_size=batch_size,
-            force_update=force_update,
-            rebuild=rebuild,
-            lock_timeout=lock_timeout,
-            progress=progress,
-            max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
-        )
+        try:
+            report = write(
+                target,
+                list(items),
+                glob=glob,
+                exclude=exclude,
+                cleanup=cleanup,
+                workers=workers,
+                batch_size=batch_size,
+                force_update=force_update,
+                rebuild=rebuild,
+                lock_timeout=lock_timeout,
+                progress=progress,
+                max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
+                engine=engine,
+            )
+        finally:
+            if cache is not None:
+                cache.close()
         self.close()
         return report
 
-    def _write_embeddings(self) -> Embeddings:
+    def _cache(self) -> SQLStore | None:
+        """The index's embedding cache (``cache.sqlite``; an old ``cache/`` folder is moved in)."""
         if not worth_caching(self.embeddings):
+            return None
+        from ragkit.indexing.embedding_cache import open_cache
+
+        return open_cache(self.path)
+
+    def _write_embeddings(self, cache: ByteStore | None) -> Embeddings:
+        if cache is None:
             return self.embeddings
         from ragkit.embeddings.cache import CacheBackedEmbeddings
-        from ragkit.stores.file_store import LocalFileStore
 
         # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
-        # batch by length (less padding), and is cached as soon as it is done.
-        # A lost or damaged entry is just recomputed: no fsync, and a checksum on every value.
-        store = LocalFileStore(self.path / L.CACHE, fsync=False, checksum=True)
-        # the default namespace is the model id made safe for file names ("google:models/x" has
-        # characters LocalFileStore refuses)
-        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store)
+        # batch by length (less padding), and is cached as soon as it is done. The default
+        # namespace is the model id made safe as a key ("google:models/x" -> "google_models_x/").
+        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, cache)
 
     def _record_commit(self) -> None:
         """After a commit: record the splitter settings and the time in ``ragkit.toml``."""

@@ -21,49 +21,27 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ragkit.documents import Document
-from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError
 from ragkit.indexing import layout as L
 from ragkit.indexing.api import index as run_index
+from ragkit.indexing.engine import Engine, EngineRun, LoadJob, engine_from
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.file_table import FileRow, FileTable
 from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
-from ragkit.indexing.loading import CountingEmbeddings, Progress, SplitFor, describe, load_all
+from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
 from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.indexing.report import IndexReport
 from ragkit.indexing.snapshot import Snapshots
 from ragkit.indexing.snapshot_files import copy_records, load_store
 from ragkit.indexing.snapshot_manifest import SnapshotManifest
+from ragkit.indexing.target import WriteTarget
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-
-if TYPE_CHECKING:
-    from ragkit.indexing.splitting import SplitSettings
 
 CLEANUPS = ("incremental", "full", "none")
 __all__ = ["CLEANUPS", "IndexReport", "Progress", "WriteTarget", "Writer", "write"]
-
-
-@dataclass(frozen=True)
-class WriteTarget:
-    """Everything a write job needs from an index, given explicitly (the writer uses nothing else).
-
-    ``embeddings`` embeds new chunks (the cache-backed model when caching is worth it);
-    ``split_for(source)`` returns the splitter for one source; ``on_commit`` runs after the
-    new snapshot is live (``Index`` records the settings and time in ``ragkit.toml``).
-    """
-
-    root: Path
-    model_id: str
-    dimension: int | None
-    settings: SplitSettings
-    embeddings: Embeddings
-    split_for: SplitFor
-    on_commit: Callable[[], None] = lambda: None
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -71,7 +49,10 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
 
 
 class Writer:
-    """One write job into ``target``, starting from snapshot ``base`` (create with the lock held)."""
+    """One write job into ``target``, starting from snapshot ``base`` (create with the lock held).
+
+    ``run`` is the engine that reads, splits and embeds (see :mod:`ragkit.indexing.engine`).
+    """
 
     def __init__(
         self,
@@ -80,8 +61,10 @@ class Writer:
         base: SnapshotManifest | None,
         progress: Progress,
         notify: Callable[[], None],
+        run: EngineRun,
     ) -> None:
         self.target, self.staging, self.progress, self.notify = target, staging, progress, notify
+        self.run = run
         self.report = IndexReport()
         records = staging / L.RECORDS
         if base is not None:
@@ -91,7 +74,7 @@ class Writer:
         try:
             self.rm.create_schema()
             self.files = FileTable(str(records))
-            self.store = load_store(base, CountingEmbeddings(target.embeddings, progress, notify))
+            self.store = load_store(base, CountingEmbeddings(run.embeddings, progress, notify))
             if base is not None and set(self.rm.list_keys()) != set(self.store.ids):
                 ids = [n for n in base.files if L.STORE_DOCSTORE.match(n)] or [L.STORE]
                 raise damaged(
@@ -161,9 +144,10 @@ class Writer:
         new_rows: list[FileRow] = []
 
         def chunks() -> Iterator[Document]:
-            split_for = self.target.split_for
-            pack_to = self.target.settings.chunk_size
-            loaded = load_all(to_load, split_for, workers, max_file_size, pack_to)
+            job = LoadJob(
+                self.target.split_for, workers, max_file_size, self.target.settings.chunk_size
+            )
+            loaded = self.run.load(to_load, job) if to_load else iter(())
             for item, result in loaded:
                 self.progress.files_done += 1
                 problem = result if isinstance(result, BaseException) else unsaveable(result.docs)
@@ -306,6 +290,7 @@ def write(
     lock_timeout: float | None = 30.0,
     progress: Callable[[Progress], None] | None = None,
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    engine: str | Engine | None = None,
 ) -> IndexReport:
     """Run one write job into ``target`` (see :meth:`ragkit.Index.add`)."""
 
@@ -318,6 +303,7 @@ def write(
             raise ConfigurationError(
                 f"{p}: no such file or folder; check the path (nothing was indexed)"
             )
+    chosen = engine_from(engine)
     began = time.monotonic()
     state = Progress()
     notify = (lambda: progress(state)) if progress is not None else (lambda: None)
@@ -337,6 +323,7 @@ def write(
             max_file_size,
             state,
             notify,
+            chosen,
         )
     except (OSError, sqlite3.Error) as err:  # DiskFullError too: it is an OSError
         if is_disk_full(err):
@@ -361,6 +348,7 @@ def _write(
     max_file_size: int | None,
     state: Progress,
     notify: Callable[[], None],
+    engine: Engine,
 ) -> IndexReport:
     from ragkit.indexing.lock import WriterLock
 
@@ -370,8 +358,10 @@ def _write(
         current = None if rebuild else snaps.current()
         base = SnapshotManifest.read(current) if current is not None else None
         staging = snaps.new_staging()
+        run: EngineRun | None = None
         try:
-            job = Writer(target, staging, base, state, notify)
+            run = engine.start(target, state, notify)
+            job = Writer(target, staging, base, state, notify, run)
             try:
                 changed = (
                     job.add_paths(
@@ -403,6 +393,8 @@ def _write(
             finally:
                 job.close()
         finally:
+            if run is not None:
+                run.close()
             snaps.discard(staging)
     return job.report
 

@@ -31,6 +31,7 @@ __all__ = [
     "InMemoryStore",
     "InMemoryVectorStore",
     "LocalFileStore",
+    "SQLStore",
     "VectorStore",
     "create_kv_docstore",
 ]
@@ -43,6 +44,7 @@ _LAZY = {
     "DistanceStrategy": "ragkit.stores.distance",
     "InMemoryVectorStore": "ragkit.stores.in_memory",
     "LocalFileStore": "ragkit.stores.file_store",
+    "SQLStore": "ragkit.stores.sql_store",
     "GoogleVectorStore": "ragkit.stores.google_vectorstore",
     "BaseStore": "ragkit.stores.kv",
     "ByteStore": "ragkit.stores.kv",
@@ -68,5 +70,6 @@ if TYPE_CHECKING:
         InMemoryStore,
     )
     from ragkit.stores.kv_docstore import create_kv_docstore
+    from ragkit.stores.sql_store import SQLStore
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
