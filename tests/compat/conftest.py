@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,21 @@ import pytest
 from tests.compat.shared import BLOG_POST, LocalModelForLangChain
 from tests.google.conftest import _no_ambient_keys, emulator  # noqa: F401 (fixtures)
 from tests.loaders.web_server import html, serve
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """Snippets configure logging as the pages do (``logging.basicConfig()``, a logger at INFO);
+    put it back so no later test finds LangChain's multi-query logger enabled."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    named = {name: logging.getLogger(name).level for name in logging.root.manager.loggerDict}
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger):
+            logger.setLevel(named.get(name, logging.NOTSET))
 
 
 @pytest.fixture(scope="session")
