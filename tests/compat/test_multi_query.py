@@ -140,16 +140,6 @@ OWN_PROMPT = Snippet(
 LOGGERS = ("langchain.retrievers.multi_query", "langchain_classic.retrievers.multi_query")
 
 
-@pytest.fixture(autouse=True)
-def _logger_levels_restored():
-    """The page's snippet sets a logger's level for the whole process; undo it after each test
-    (tests/retrievers/test_multi_query.py checks which logger is enabled by default)."""
-    levels = {name: logging.getLogger(name).level for name in LOGGERS}
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-
-
 def _generated(caplog: pytest.LogCaptureFixture) -> list[str]:
     found = [r.getMessage() for r in caplog.records if r.name in LOGGERS]
     caplog.clear()
