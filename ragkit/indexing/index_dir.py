@@ -32,7 +32,7 @@ from ragkit.errors import (
     IndexMismatchError,
     RagkitError,
 )
-from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
+from ragkit.indexing.embedding_choice import make_embeddings, spec_of, worth_caching
 from ragkit.indexing.manifest import FILE_NAME, FORMAT, read_toml, write_toml
 from ragkit.indexing.snapshot import Snapshots
 from ragkit.indexing.splitting import SplitSettings, make_splitter
@@ -43,6 +43,16 @@ if TYPE_CHECKING:
     from ragkit.retrievers.base import BaseRetriever
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
+#: How many candidates a cross-encoder reranks (``Index.retriever(rerank=...)``).
+RERANK_DEPTH = 50
+
+
+def _dimension_of(embeddings: Embeddings) -> str:
+    """The vector size of ``embeddings`` for a message ("unknown" if it cannot be had offline)."""
+    try:
+        return str(embeddings.dimension or "unknown")
+    except RagkitError:
+        return "unknown"
 
 
 def _now() -> str:
@@ -140,8 +150,9 @@ class Index:
         if emb.model_id != recorded:
             raise IndexMismatchError(
                 f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "
-                f"not {emb.model_id!r}. Use the same model (omit --embedding to use the recorded one), "
-                "or index into a new directory (or delete this one) to switch models"
+                f"not {emb.model_id!r} (dimension {_dimension_of(emb)}). Use the same model (omit "
+                "--embedding to use the recorded one), or index into a new directory (or delete "
+                "this one) to switch models; nothing was written"
             )
         split = config.get("splitter", {})
         try:
@@ -157,9 +168,9 @@ class Index:
     @staticmethod
     def _resolve_embeddings(embeddings: Embeddings | str) -> tuple[Embeddings, str]:
         if isinstance(embeddings, str):
-            return make_embeddings(embeddings), embeddings
-        model_id = embeddings.model_id
-        return embeddings, model_id if model_id.startswith("hash-") else ""
+            emb = make_embeddings(embeddings)
+            return emb, spec_of(emb, embeddings)
+        return embeddings, spec_of(embeddings)
 
     # -- properties ----------------------------------------------------------------------
     @property
@@ -289,7 +300,13 @@ class Index:
         return self._bm25
 
     def retriever(
-        self, kind: str = "similarity", k: int = 4, *, dedupe: bool | float = False, **kwargs: Any
+        self,
+        kind: str = "similarity",
+        k: int = 4,
+        *,
+        dedupe: bool | float = False,
+        rerank: Any = None,
+        **kwargs: Any,
     ) -> BaseRetriever:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
         (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks).
@@ -298,6 +315,10 @@ class Index:
         same paragraph from several copies of a page: the retriever fetches ``3 * k`` results
         and returns the best ``k`` distinct ones, each listing its folded copies in
         ``metadata["duplicates"]`` (see :class:`ragkit.retrievers.NearDuplicateFilter`).
+
+        ``rerank=`` (a cross-encoder, or an ONNX cross-encoder's directory or repository
+        name) reorders the top ``RERANK_DEPTH`` (50, or ``k`` if larger) candidates with it
+        and returns the best ``k`` (see :class:`ragkit.retrievers.CrossEncoderReranker`).
         """
         from ragkit.retrievers.near_duplicates import dedupe_threshold
 
@@ -308,8 +329,10 @@ class Index:
 
             return ContextualCompressionRetriever(
                 base_compressor=NearDuplicateFilter(threshold, k=k),
-                base_retriever=self.retriever(kind, k=3 * k, **kwargs),
+                base_retriever=self.retriever(kind, k=3 * k, rerank=rerank, **kwargs),
             )
+        if rerank is not None and kind != "hybrid":
+            return self._reranked(kind, k, rerank, kwargs)
         if kind == "similarity":
             return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})
         if kind == "mmr":
@@ -321,12 +344,13 @@ class Index:
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
-            fetch_k = int(kwargs.pop("fetch_k", max(20, k)))
+            fetch_k = int(kwargs.pop("fetch_k", max(RERANK_DEPTH if rerank else 20, k)))
             return HybridRetriever(
                 bm25=self._bm25_retriever(fetch_k),
                 dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),
                 k=k,
                 fetch_k=fetch_k,
+                rerank=rerank,
                 **kwargs,
             )
         if kind == "multi-query":
@@ -346,6 +370,18 @@ class Index:
             return SourceParentRetriever(self.vectorstore, k=k, **kwargs)
         raise ConfigurationError(
             f"retriever kind must be one of {', '.join(RETRIEVERS)}; got {kind!r}"
+        )
+
+    def _reranked(self, kind: str, k: int, rerank: Any, kwargs: dict[str, Any]) -> BaseRetriever:
+        from ragkit.retrievers.cross_encoder_rerank import CrossEncoderReranker, as_cross_encoder
+
+        model = as_cross_encoder(rerank, "Index.retriever")
+        depth = max(RERANK_DEPTH, k)
+        from ragkit.retrievers.contextual_compression import ContextualCompressionRetriever
+
+        return ContextualCompressionRetriever(
+            base_compressor=CrossEncoderReranker(model, top_n=k),
+            base_retriever=self.retriever(kind, k=depth, **kwargs),
         )
 
     def search(

@@ -19,9 +19,11 @@ __all__ = [
     "Analyzer",
     "AqaOutput",
     "BM25Retriever",
+    "BaseCrossEncoder",
     "BaseDocumentCompressor",
     "BaseRetriever",
     "ContextualCompressionRetriever",
+    "CrossEncoderReranker",
     "EmbeddingsFilter",
     "EnsembleRetriever",
     "GoogleAQA",
@@ -31,6 +33,7 @@ __all__ = [
     "MultiQueryRetriever",
     "MultiVectorRetriever",
     "NearDuplicateFilter",
+    "OnnxCrossEncoder",
     "ParentDocumentRetriever",
     "VectorStoreRetriever",
     "reciprocal_rank_fusion",
@@ -42,6 +45,9 @@ _LAZY = {
     "BM25Retriever": "ragkit.retrievers.bm25",
     "BaseDocumentCompressor": "ragkit.retrievers.contextual_compression",
     "ContextualCompressionRetriever": "ragkit.retrievers.contextual_compression",
+    "BaseCrossEncoder": "ragkit.retrievers.cross_encoder",
+    "OnnxCrossEncoder": "ragkit.retrievers.cross_encoder",
+    "CrossEncoderReranker": "ragkit.retrievers.cross_encoder_rerank",
     "EmbeddingsFilter": "ragkit.retrievers.embeddings_filter",
     "EnsembleRetriever": "ragkit.retrievers.ensemble",
     "reciprocal_rank_fusion": "ragkit.retrievers.fusion",
@@ -65,6 +71,8 @@ if TYPE_CHECKING:
         BaseDocumentCompressor,
         ContextualCompressionRetriever,
     )
+    from ragkit.retrievers.cross_encoder import BaseCrossEncoder, OnnxCrossEncoder
+    from ragkit.retrievers.cross_encoder_rerank import CrossEncoderReranker
     from ragkit.retrievers.embeddings_filter import EmbeddingsFilter
     from ragkit.retrievers.ensemble import EnsembleRetriever
     from ragkit.retrievers.fusion import reciprocal_rank_fusion
