@@ -58,6 +58,7 @@ def fetch(
     revision: str | None = None,
     file_name: str | None = None,
     download: bool = True,
+    cache_folder: str | None = None,
 ) -> Path:
     """The local folder of ``repo_id`` in the Hugging Face cache (downloading it if allowed)."""
     try:
@@ -71,7 +72,11 @@ def fetch(
     try:
         cached = Path(
             snapshot_download(
-                repo_id, revision=revision, allow_patterns=patterns, local_files_only=True
+                repo_id,
+                revision=revision,
+                allow_patterns=patterns,
+                local_files_only=True,
+                cache_dir=cache_folder,
             )
         )
         if _complete(cached, file_name):
@@ -85,7 +90,11 @@ def fetch(
             "download=True), or pass a local model directory"
         )
     try:
-        folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
+        folder = Path(
+            snapshot_download(
+                repo_id, revision=revision, allow_patterns=patterns, cache_dir=cache_folder
+            )
+        )
     except Exception as err:  # network, authentication, unknown repository, offline mode
         raise ConfigurationError(
             f"cannot fetch model {repo_id!r}"

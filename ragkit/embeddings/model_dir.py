@@ -74,6 +74,7 @@ def resolve_dir(
     revision: str | None = None,
     file_name: str | None = None,
     download: bool = True,
+    cache_folder: str | None = None,
 ) -> Path:
     """A local model directory: ``name_or_path`` itself, or a repository fetched by name."""
     from ragkit.embeddings.hub import fetch, looks_like_repo_id, split_revision
@@ -89,7 +90,13 @@ def resolve_dir(
     text = str(name_or_path)
     repo, rev = split_revision(text)
     if looks_like_repo_id(repo) and isinstance(name_or_path, str):
-        return fetch(repo, revision=revision or rev, file_name=file_name, download=download)
+        return fetch(
+            repo,
+            revision=revision or rev,
+            file_name=file_name,
+            download=download,
+            cache_folder=cache_folder,
+        )
     raise ConfigurationError(
         f"{text!r} is not a model directory (no such folder) nor a repository name "
         "(owner/name); check the path"
@@ -185,8 +192,11 @@ def _prompts(root: Path) -> tuple[str, str]:
     return query, str(document)
 
 
-def read_layout(root: Path) -> EmbeddingLayout:
-    """The pooling, normalisation, length and prompts of the embedding model in ``root``."""
+def read_layout(root: Path, *, pooling: bool = True) -> EmbeddingLayout:
+    """The pooling, normalisation, length and prompts of the embedding model in ``root``.
+
+    ``pooling=False`` skips the pooling config (the caller sets the pooling itself).
+    """
     modules_path = root / "modules.json"
     modules = read_json(modules_path)
     pooling_dir: Path | None = root / "1_Pooling"
@@ -214,7 +224,9 @@ def read_layout(root: Path) -> EmbeddingLayout:
                 )
     pool_config: dict[str, Any] = {}
     modes: tuple[str, ...] = ("mean",)
-    if pooling_dir is not None and (pooling_dir / "config.json").is_file():
+    if not pooling:
+        pass
+    elif pooling_dir is not None and (pooling_dir / "config.json").is_file():
         pool_config = _object(pooling_dir / "config.json")
         modes = find_pooling(pool_config, str(pooling_dir / "config.json"))
     elif modules is not None and pooling_dir is None:

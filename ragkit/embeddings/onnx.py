@@ -93,6 +93,7 @@ class OnnxEmbeddings(Embeddings):
         file_name: which ``.onnx`` file of the directory to run (e.g. ``"onnx/model_quantized.onnx"``).
         revision: the repository revision (branch, tag or commit) to fetch.
         download: fetch a repository missing from the cache (``False``: the cache only).
+        cache_folder: the Hugging Face cache to use (default: ``HF_HUB_CACHE`` / ``HF_HOME``).
         pooling: override the pooling: ``"mean"``, ``"cls"``, ``"lasttoken"``, ``"max"``,
             ``"mean_sqrt_len_tokens"``, ``"weightedmean"`` (or a sequence of them, concatenated).
         normalize: override the normalisation (L2, unit vectors).
@@ -111,6 +112,7 @@ class OnnxEmbeddings(Embeddings):
         file_name: str | None = None,
         revision: str | None = None,
         download: bool = True,
+        cache_folder: str | None = None,
         pooling: str | Sequence[str] | None = None,
         normalize: bool | None = None,
         max_seq_length: int | None = None,
@@ -136,9 +138,13 @@ class OnnxEmbeddings(Embeddings):
             if value is not None and not isinstance(value, str):
                 raise ConfigurationError(f"{name} must be a string, got {type(value).__name__}")
         root = resolve_dir(
-            model_name_or_path, revision=revision, file_name=file_name, download=download
+            model_name_or_path,
+            revision=revision,
+            file_name=file_name,
+            download=download,
+            cache_folder=cache_folder,
         )
-        layout = read_layout(root)
+        layout = read_layout(root, pooling=pooling is None)
         modes = layout.pooling if pooling is None else _pooling_modes(pooling)
         length = (
             default_max_length(root, layout.max_seq_length)

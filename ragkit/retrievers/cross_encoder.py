@@ -92,7 +92,7 @@ class OnnxCrossEncoder(BaseCrossEncoder):
         model_name_or_path: a local model directory (``model.onnx`` or ``onnx/model*.onnx``,
             ``tokenizer.json``, ``config.json``) or a repository name fetched into the
             Hugging Face cache.
-        file_name / revision / download: as for :class:`~ragkit.embeddings.OnnxEmbeddings`.
+        file_name / revision / download / cache_folder: as for :class:`~ragkit.embeddings.OnnxEmbeddings`.
         max_length: truncate each pair at this many tokens (default: the model's maximum).
         activation: ``"sigmoid"`` (scores in 0..1), ``"identity"`` (raw logits), ``"tanh"``
             or ``"softmax"``; default: what the model's config says.
@@ -107,6 +107,7 @@ class OnnxCrossEncoder(BaseCrossEncoder):
         file_name: str | None = None,
         revision: str | None = None,
         download: bool = True,
+        cache_folder: str | None = None,
         max_length: int | None = None,
         activation: str | None = None,
         batch_size: int = 32,
@@ -132,7 +133,11 @@ class OnnxCrossEncoder(BaseCrossEncoder):
                 f"activation must be one of {', '.join(sorted(ACTIVATIONS))} or None, got {activation!r}"
             )
         root = resolve_dir(
-            model_name_or_path, revision=revision, file_name=file_name, download=download
+            model_name_or_path,
+            revision=revision,
+            file_name=file_name,
+            download=download,
+            cache_folder=cache_folder,
         )
         config = read_json(root / "config.json") or {}
         if not isinstance(config, dict):
