@@ -276,6 +276,13 @@ class OnnxEmbeddings(Embeddings):
         """The providers the session runs on (``["CPUExecutionProvider"]`` on a machine without GPU)."""
         return list(self._ensure_session().get_providers())
 
+    @property
+    def execution_device(self) -> str:
+        """``"cuda"`` or ``"cpu"``: where the session runs (what ``ragkit info`` reports)."""
+        from ragkit.embeddings.onnx_runtime import device_of
+
+        return device_of(self._ensure_session())
+
     # -- the session --------------------------------------------------------------------
     def _resolve_model(self) -> Path:
         assert self.model_file is not None

@@ -145,8 +145,16 @@ class Index:
                     f"{root} was built with a custom embedding model ({recorded}); "
                     "pass the same model: Index.open(path, embeddings=...)"
                 )
-            embeddings = name
-        emb, name = cls._resolve_embeddings(embeddings)
+            try:
+                emb, name = cls._resolve_embeddings(name)
+            except ConfigurationError as err:
+                raise ConfigurationError(
+                    f"{root} was built with the embedding model {name!r}, which cannot be "
+                    f"loaded: {err}. Pass the same model from where it is now: "
+                    "Index.open(path, embeddings=...) (--embedding on the command line)"
+                ) from err
+        else:
+            emb, name = cls._resolve_embeddings(embeddings)
         if emb.model_id != recorded:
             raise IndexMismatchError(
                 f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "

@@ -175,6 +175,13 @@ class OnnxCrossEncoder(BaseCrossEncoder):
         """The providers the session runs on."""
         return list(self._ensure_session().get_providers())
 
+    @property
+    def execution_device(self) -> str:
+        """``"cuda"`` or ``"cpu"``: where the session runs (what ``ragkit info`` reports)."""
+        from ragkit.embeddings.onnx_runtime import device_of
+
+        return device_of(self._ensure_session())
+
     def _ensure_session(self) -> Any:
         if self._session is not None:
             return self._session
@@ -256,3 +263,20 @@ class OnnxCrossEncoder(BaseCrossEncoder):
     def score(self, text_pairs: list[tuple[str, str]]) -> list[float]:
         """One score per ``(query, passage)`` pair, in order (higher is more relevant)."""
         return [float(s) for s in self.score_array(text_pairs)]
+
+
+def score_agreement(
+    original: Path, copy: Path, file_name: str | None, texts: list[str]
+) -> np.ndarray:
+    """Correlation of two cross-encoders' scores over every ordered pair of ``texts``
+    (how ``ragkit models quantize`` compares a reranker with its int8 copy)."""
+    import warnings
+
+    from ragkit.embeddings.tokens import TruncationWarning
+
+    pairs = [(a, b) for a in texts for b in texts]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncationWarning)
+        x = OnnxCrossEncoder(original, file_name=file_name, device="cpu").score_array(pairs)
+        y = OnnxCrossEncoder(copy, file_name=file_name, device="cpu").score_array(pairs)
+    return np.array([np.corrcoef(x, y)[0, 1]])
