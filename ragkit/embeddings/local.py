@@ -89,7 +89,9 @@ class LocalEmbeddings(OnnxEmbeddings):
         model_path: another ONNX export of a BERT-style encoder with inputs ``input_ids``,
             ``attention_mask``, ``token_type_ids`` and output ``last_hidden_state``.
         vocab_path: its WordPiece vocabulary, if it differs from the bundled one.
-        providers / device: where it runs (see :mod:`ragkit.embeddings.onnx_runtime`).
+        providers: onnxruntime execution providers, passed through (default: from ``device``).
+        device: ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``
+            (see :mod:`ragkit.embeddings.onnx_runtime`).
 
     The ONNX session is created on first use (and is safe to share between threads).
     """

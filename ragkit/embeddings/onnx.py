@@ -98,11 +98,15 @@ class OnnxEmbeddings(Embeddings):
             ``"mean_sqrt_len_tokens"``, ``"weightedmean"`` (or a sequence of them, concatenated).
         normalize: override the normalisation (L2, unit vectors).
         max_seq_length: truncate at this many tokens (default: the model's own setting).
-        query_prompt / document_prompt: text put before each query / document (default: the
-            ``prompts`` of ``config_sentence_transformers.json``).
+        query_prompt: text put before each query (default: the ``query`` prompt of
+            ``config_sentence_transformers.json``).
+        document_prompt: text put before each document (default: its ``document``,
+            ``passage`` or ``corpus`` prompt).
         batch_size: texts per model call (sorted by length first).
         threads: onnxruntime intra-op threads (``None``: one per core).
-        providers / device: where it runs (see :mod:`ragkit.embeddings.onnx_runtime`).
+        providers: onnxruntime execution providers, passed through (default: from ``device``).
+        device: ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``
+            (see :mod:`ragkit.embeddings.onnx_runtime`).
     """
 
     def __init__(

@@ -92,12 +92,17 @@ class OnnxCrossEncoder(BaseCrossEncoder):
         model_name_or_path: a local model directory (``model.onnx`` or ``onnx/model*.onnx``,
             ``tokenizer.json``, ``config.json``) or a repository name fetched into the
             Hugging Face cache.
-        file_name / revision / download / cache_folder: as for :class:`~ragkit.embeddings.OnnxEmbeddings`.
+        file_name: which ``.onnx`` file of the directory to run.
+        revision: the repository revision to fetch.
+        download: fetch a repository missing from the Hugging Face cache.
+        cache_folder: the Hugging Face cache to use.
         max_length: truncate each pair at this many tokens (default: the model's maximum).
         activation: ``"sigmoid"`` (scores in 0..1), ``"identity"`` (raw logits), ``"tanh"``
             or ``"softmax"``; default: what the model's config says.
         batch_size: pairs per model call (sorted by length first).
-        threads / providers / device: as for :class:`~ragkit.embeddings.OnnxEmbeddings`.
+        threads: onnxruntime intra-op threads (``None``: one per core).
+        providers: onnxruntime execution providers, passed through (default: from ``device``).
+        device: ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
     """
 
     def __init__(
