@@ -111,6 +111,12 @@ def _register() -> None:
     help="Seconds to wait for another `ragkit index` on the same index.",
 )
 @click.option(
+    "--max-file-size",
+    envvar="RAGKIT_MAX_FILE_SIZE",
+    help="Larger files fail (listed in the report) without being read, e.g. 20M, 1GiB, 500MB; "
+    "0: no limit [100MiB].",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
@@ -134,6 +140,7 @@ def index_cmd(
     workers: int | None,
     rebuild: bool,
     lock_timeout: float,
+    max_file_size: str | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -152,6 +159,7 @@ def index_cmd(
     """
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
+    from ragkit.loaders._files import parse_size
 
     for path in paths:
         if not Path(path).exists() and not Path(path).is_symlink():
@@ -183,6 +191,7 @@ def index_cmd(
             rebuild=rebuild,
             lock_timeout=lock_timeout,
             progress=view,
+            max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
         )
     cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
     truncated = sum(w.count for w in cut)

@@ -1,4 +1,4 @@
-"""``ragkit ask``: retrieve passages and, with ``GOOGLE_API_KEY`` set, answer with Gemini citing sources.
+"""``ragkit ask``: retrieve passages and, with ``GOOGLE_API_KEY`` (or ``GEMINI_API_KEY``) set, answer with Gemini citing sources.
 
 Example:
     >>> # answer, docs = ask(index, "How do I true a wheel?", k=4)
@@ -6,7 +6,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from ragkit.documents import Document
@@ -27,13 +26,19 @@ def context_block(docs: list[Document]) -> str:
 def answer(
     question: str, docs: list[Document], model: Any = None, model_name: str = DEFAULT_MODEL
 ) -> str | None:
-    """Gemini's answer over ``docs``, or ``None`` when ``GOOGLE_API_KEY`` is not set and no model is given."""
+    """Gemini's answer over ``docs``, or ``None`` when no API key is set and no model is given.
+
+    The key is found as every Google class finds it (``GOOGLE_API_KEY``, else
+    ``GEMINI_API_KEY``; see :mod:`ragkit._google.keys`).
+    """
     if model is None:
-        if not os.environ.get("GOOGLE_API_KEY"):
+        from ragkit._google.keys import key_from_environment
+
+        if key_from_environment() is None:  # a malformed key raises, without showing it
             return None
         from ragkit.models import ChatGoogleGenerativeAI
 
-        model = ChatGoogleGenerativeAI(model=model_name)
+        model = ChatGoogleGenerativeAI(model=model_name)  # resolves the key by the same rule
     from ragkit.parsers import StrOutputParser
     from ragkit.prompts import ChatPromptTemplate
 

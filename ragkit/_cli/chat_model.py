@@ -16,7 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,9 +25,12 @@ DEFAULT_MODEL = "gemini-2.0-flash"
 
 
 def has_key(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether a Google API key is set (``GOOGLE_API_KEY`` or ``GEMINI_API_KEY``)."""
-    env = os.environ if environ is None else environ
-    return any(env.get(name) for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY"))
+    """Whether a Google API key is set (``GOOGLE_API_KEY`` or ``GEMINI_API_KEY``), by the rule
+    every Google class follows (:func:`ragkit._google.keys.key_from_environment`): a value of
+    only whitespace is not a key, and a malformed one raises a ConfigurationError (not shown)."""
+    from ragkit._google.keys import key_from_environment
+
+    return key_from_environment(environ) is not None
 
 
 def make_chat_model(model: str, endpoint: str | None = None, timeout: float | None = None) -> Any:

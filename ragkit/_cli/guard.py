@@ -23,10 +23,11 @@ from ragkit._cli import output
 
 def fail(err: Exception) -> None:
     """Print ``err`` and exit 2 (usage) or 1 (everything else)."""
-    from ragkit.errors import ConfigurationError, IndexMismatchError
+    from ragkit.errors import ConfigurationError, IndexMismatchError, InvalidQueryError
 
     output.err(f"error: {err}")
-    sys.exit(2 if isinstance(err, (ConfigurationError, IndexMismatchError)) else 1)
+    usage = (ConfigurationError, IndexMismatchError, InvalidQueryError)
+    sys.exit(2 if isinstance(err, usage) else 1)
 
 
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:

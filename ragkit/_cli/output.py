@@ -30,21 +30,18 @@ def err(message: str) -> None:
 
 
 def report_summary(report: IndexReport, index_dir: str) -> str:
+    """The text report of ``ragkit index``: counts, then what was ignored or failed and why."""
+    from ragkit.indexing.report import escape_text, summary_lines
+
     lines = [
-        f"Indexed into {index_dir} in {report.seconds:.2f} s"
+        f"Indexed into {escape_text(index_dir)} in {report.seconds:.2f} s"
         + ("" if report.committed else " (nothing changed; index left as it was)"),
         f"  added {report.num_added}  updated {report.num_updated}  skipped {report.num_skipped}  "
         f"deleted {report.num_deleted}",
         f"  files: {report.files_seen} seen, {report.files_loaded} loaded, {report.files_unchanged} unchanged; "
         f"{report.chunks} chunks in the index",
     ]
-    if report.ignored:
-        lines.append(f"  {len(report.ignored)} ignored:")
-        lines += [f"    {i['path']}: {i['reason']}" for i in report.ignored]
-    if report.failures:
-        lines.append(f"  {len(report.failures)} failed (the others were indexed):")
-        lines += [f"    {f['path']}: {f['error']}" for f in report.failures]
-    return "\n".join(lines)
+    return "\n".join(lines + summary_lines(report))
 
 
 def snippet(text: str, query: str, width: int = 240) -> str:

@@ -22,13 +22,19 @@ RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-q
 
 
 def _retrieval_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``--retriever``, ``-k``, ``--dedupe``, ``--dedupe-threshold`` and ``--rerank`` (query and ask)."""
+    """``--retriever``, ``-k``, ``--dedupe``, ``--dedupe-threshold``, ``--max-query-length``, ``--rerank``."""
     fn = click.option(
         "--rerank",
         metavar="MODEL",
         envvar="RAGKIT_RERANK",
         help="Rerank the top 50 candidates with this ONNX cross-encoder (a model directory or "
         "owner/name in the Hugging Face cache) and keep the best k [off].",
+    )(fn)
+    fn = click.option(
+        "--max-query-length",
+        type=click.IntRange(min=1),
+        envvar="RAGKIT_MAX_QUERY_LENGTH",
+        help="Longest question accepted, in characters [100000].",
     )(fn)
     fn = click.option(
         "--dedupe-threshold",
@@ -80,6 +86,19 @@ def _settings(
     return kind, top, dedupe_threshold(True if cut is None else float(cut))
 
 
+def _query_limit(index_dir: str, value: int | None) -> None:
+    """Apply --max-query-length (or ``max_query_length`` in ragkit.toml) to every search."""
+    from ragkit.errors import ConfigurationError
+    from ragkit.stores.search_args import DEFAULT_MAX_QUERY_LENGTH, set_max_query_length
+
+    limit = resolve(value, index_defaults(index_dir), "max_query_length", DEFAULT_MAX_QUERY_LENGTH)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ConfigurationError(
+            f"max_query_length in ragkit.toml must be a positive integer, got {limit!r}"
+        )
+    set_max_query_length(limit)
+
+
 def _model(
     index_dir: str, model_name: str | None, endpoint: str | None, timeout: float | None
 ) -> Any:
@@ -114,6 +133,7 @@ def query_cmd(
     k: int | None,
     dedupe: bool | None,
     dedupe_threshold: float | None,
+    max_query_length: int | None,
     rerank: str | None,
     filters: tuple[str, ...],
     model_name: str | None,
@@ -138,6 +158,7 @@ def query_cmd(
     """
     from ragkit._cli.retrieve import retrieve
 
+    _query_limit(index_dir, max_query_length)
     kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
     llm = _model(index_dir, model_name, endpoint, timeout) if kind == "multi-query" else None
     docs, scale = retrieve(
@@ -180,6 +201,7 @@ def ask_cmd(
     k: int | None,
     dedupe: bool | None,
     dedupe_threshold: float | None,
+    max_query_length: int | None,
     rerank: str | None,
     model_name: str | None,
     endpoint: str | None,
@@ -200,14 +222,15 @@ def ask_cmd(
     from ragkit._cli.ask import answer
     from ragkit._cli.retrieve import retrieve
 
+    _query_limit(index_dir, max_query_length)
     kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
     model = _model(index_dir, model_name, endpoint, timeout)
     docs, scale = retrieve(index_dir, question, kind, top, dedupe=cut, llm=model, rerank=rerank)
     text = answer(question, docs, model=model) if model is not None else None
     if text is None:
         output.err(
-            "GOOGLE_API_KEY is not set, so there is no generated answer. Set it (a Gemini API key) to get "
-            "one; the retrieved passages follow."
+            "GOOGLE_API_KEY (or GEMINI_API_KEY) is not set, so there is no generated answer. Set "
+            "it (a Gemini API key) to get one; the retrieved passages follow."
         )
         output.print_results(docs, question, scale, kind)
         return

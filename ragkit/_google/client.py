@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from pydantic import SecretStr
 
+from ragkit._google.keys import redact
 from ragkit._google.retry import Failure, RetryPolicy, StreamError, classify
 from ragkit.errors import GoogleAPIError
 
@@ -156,9 +157,7 @@ class GoogleClient:
             return self._services[kind]
 
     def _scrub(self, text: str) -> str:
-        key = self._api_key.get_secret_value()
-        # Real keys are long; masking a one-letter test key would garble every message.
-        return text.replace(key, "***") if len(key) >= 8 else text
+        return redact(text, self._api_key)
 
     def _error(self, rpc: str, failure: Failure, attempts: int, note: str = "") -> GoogleAPIError:
         code = f"HTTP {failure.status_code} " if failure.status_code else ""

@@ -1,10 +1,14 @@
 """Settings shared by ragkit's Google classes: API key, endpoint, transport, timeout, retries.
 
 The key comes from ``google_api_key`` (alias ``api_key``), else the
-``GOOGLE_API_KEY`` environment variable, else ``GEMINI_API_KEY``; it is kept
-as a ``pydantic.SecretStr`` and never printed. ``client_options={"api_endpoint":
+``GOOGLE_API_KEY`` environment variable, else ``GEMINI_API_KEY``; it is
+stripped, checked and kept as a ``pydantic.SecretStr``, never printed (see
+:mod:`ragkit._google.keys`). ``client_options={"api_endpoint":
 "http://127.0.0.1:8080"}`` points the SDK at a local emulator (the ``http://``
-prefix is required, else the SDK uses https).
+prefix is required, else the SDK uses https); without it, the
+``GOOGLE_GEMINI_BASE_URL`` environment variable does the same (as in Google's
+genai SDK), which is how ``ragkit index --embedding google`` and ``ragkit ask``
+reach another endpoint.
 
 Example:
     >>> import os
@@ -21,37 +25,21 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
-from ragkit._google.errors import GoogleAPIError
+from ragkit._google.keys import resolve_api_key
 from ragkit._google.retry import RetryPolicy
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, GoogleAPIError
 
 if TYPE_CHECKING:
     from ragkit._google.client import GoogleClient
 
-KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 TRANSPORTS = ("rest", "grpc")
+ENDPOINT_VARIABLE = "GOOGLE_GEMINI_BASE_URL"
+"""Where requests go when ``client_options`` names no ``api_endpoint`` (as Google's genai SDK)."""
 
 
 def model_resource(model: str) -> str:
     """``"gemini-1.5-flash"`` -> ``"models/gemini-1.5-flash"`` (full resource names are kept)."""
     return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
-
-
-def resolve_api_key(value: SecretStr | str | None, owner: str) -> SecretStr:
-    """The API key from ``value`` or the environment; a ConfigurationError naming GOOGLE_API_KEY if none."""
-    if isinstance(value, SecretStr) and value.get_secret_value():
-        return value
-    if isinstance(value, str) and value:
-        return SecretStr(value)
-    for variable in KEY_VARIABLES:
-        found = os.environ.get(variable)
-        if found:
-            return SecretStr(found)
-    raise ConfigurationError(
-        f"{owner} needs a Google API key: set the GOOGLE_API_KEY environment variable (GEMINI_API_KEY also "
-        "works) or pass google_api_key=...; to use a local emulator instead of Google, also pass "
-        "client_options={'api_endpoint': 'http://127.0.0.1:PORT'}"
-    )
 
 
 def normalise_client_options(value: Any, owner: str) -> dict[str, Any]:
@@ -90,8 +78,12 @@ def check_timing(timeout: float, max_retries: int, owner: str) -> None:
 class GoogleSettings(BaseModel):
     """Connection settings of a Google-backed pydantic class (mixed into the chat model and embeddings)."""
 
+    # validation errors would otherwise echo the inputs, the API key among them
     model_config = ConfigDict(
-        populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=()
+        populate_by_name=True,
+        arbitrary_types_allowed=True,
+        protected_namespaces=(),
+        hide_input_in_errors=True,
     )
 
     google_api_key: SecretStr | None = Field(default=None, alias="api_key")
@@ -117,7 +109,11 @@ class GoogleSettings(BaseModel):
         super().__init__(*args, **kwargs)
         # Checked here, not in a validator, so the ConfigurationError reaches the caller unwrapped.
         owner = type(self).__name__
-        self.client_options = normalise_client_options(self.client_options, owner) or None
+        options = normalise_client_options(self.client_options, owner)
+        base_url = os.environ.get(ENDPOINT_VARIABLE, "").strip()
+        if base_url and "api_endpoint" not in options:
+            options["api_endpoint"] = base_url
+        self.client_options = options or None
         self.google_api_key = resolve_api_key(self.google_api_key, owner)
         check_transport(self.transport, owner)
         check_timing(self.timeout, self.max_retries, owner)

@@ -58,7 +58,10 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
     """Embeddings from Google's Generative Language API (e.g. ``models/text-embedding-004``)."""
 
     model_config = ConfigDict(
-        populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=()
+        populate_by_name=True,
+        arbitrary_types_allowed=True,
+        protected_namespaces=(),
+        hide_input_in_errors=True,  # the inputs include the API key
     )
 
     model: str = "models/embedding-001"

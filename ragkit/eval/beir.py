@@ -10,6 +10,11 @@ Layout (``.jsonl`` files may also be gzipped as ``.jsonl.gz``)::
 by default the title is also put before the text (``"title\\ntext"``), as BEIR
 retrieval does. Only queries judged in the split are kept.
 
+Malformed files raise :class:`~ragkit.errors.DatasetError` naming the file and
+line: invalid JSON (nested too deeply included), invalid UTF-8, a damaged
+``.gz``, an empty corpus, and qrels without a single positive grade (every
+metric would be undefined: a table of dashes).
+
 Example:
     >>> # data = load_beir("datasets/bicycle-care")
     >>> # len(data.corpus), len(data.queries), data.qrels["q1"]
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +94,11 @@ def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True)
             f"{qrels_path} is missing; splits available in {root}: {available or 'none'}"
         )
     qrels = _read_qrels(qrels_path)
+    if not any(grade > 0 for judged in qrels.values() for grade in judged.values()):
+        raise DatasetError(
+            f"{qrels_path}: every grade is 0 or less, so no document is relevant to any query "
+            "and every score would be undefined; grades of relevant documents must be >= 1"
+        )
     corpus: dict[str, Document] = {}
     corpus_path = _find(root, "corpus")
     for lineno, row in _read_jsonl(corpus_path):
@@ -103,6 +114,8 @@ def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True)
         if doc_id in corpus:
             raise DatasetError(f"{corpus_path}:{lineno}: document _id {doc_id!r} appears twice")
         corpus[doc_id] = Document(content, metadata=metadata, id=doc_id)
+    if not corpus:
+        raise DatasetError(f"{corpus_path} holds no documents")
     queries_path = _find(root, "queries")
     queries: dict[str, str] = {}
     for lineno, row in _read_jsonl(queries_path):
@@ -131,6 +144,7 @@ def _find(root: Path, stem: str) -> Path:
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     opener = gzip.open if path.suffix == ".gz" else open
+    lineno = 0
     try:
         with opener(path, "rt", encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, start=1):
@@ -139,12 +153,25 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as err:
-                    raise DatasetError(f"{path}:{lineno}: not valid JSON ({err.msg})") from err
+                    raise DatasetError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
+                except RecursionError:
+                    raise DatasetError(f"{path}:{lineno}: JSON nested too deeply") from None
+                except ValueError as err:  # e.g. an integer over Python's 4300-digit limit
+                    raise DatasetError(f"{path}:{lineno}: not readable JSON ({err})") from None
                 if not isinstance(row, dict):
                     raise DatasetError(f"{path}:{lineno}: expected a JSON object")
                 yield lineno, row
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        raise DatasetError(f"{path}: cannot be read ({err})") from err
+    except UnicodeDecodeError as err:
+        raise DatasetError(
+            f"{path}:{lineno + 1}: not valid UTF-8 ({err.reason} at byte {err.start} of the "
+            "block read)"
+        ) from None
+    except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError
+        where = f"{path}:{lineno + 1}" if lineno else str(path)
+        raise DatasetError(
+            f"{where}: cannot be read ({type(err).__name__}: {err}); is the file damaged or "
+            "truncated?"
+        ) from None
 
 
 def _field(row: dict[str, Any], name: str, path: Path, lineno: int) -> str:
@@ -157,6 +184,15 @@ def _field(row: dict[str, Any], name: str, path: Path, lineno: int) -> str:
 
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    try:
+        return _parse_qrels(path)
+    except UnicodeDecodeError as err:
+        raise DatasetError(f"{path}: not valid UTF-8 ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise DatasetError(f"{path}: cannot be read ({err.strerror or err})") from None
+
+
+def _parse_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):

@@ -1,31 +1,47 @@
 """Finding the files to index under some paths, and loading one file into Documents.
 
-The walk follows DirectoryLoader's rules: hidden files and folders (``.git``
-included) are skipped, a symlink is followed only when its target stays inside
-the root, ``glob`` patterns select files and ``exclude`` patterns drop them.
-Files without a loader (images, archives, ...) are reported as ignored, never
-guessed at.
+Every entry the walk meets is accounted for: a file to index, or a
+:class:`FoundFile` that says why it is ``ignored`` (no loader for its type,
+hidden, empty, a FIFO/socket/device, a symlink to a folder or outside the
+root, a broken symlink or a symlink loop) or ``failed`` (a folder that cannot
+be listed, a file that cannot be inspected, a file name that is not valid
+UTF-8, a file over the size limit). Hidden entries (``.git`` included) are
+reported, not descended. ``glob`` patterns select files; ``exclude`` patterns
+drop files and whole folders, silently (the user asked for it).
 
 Example:
-    >>> # for item in walk(["docs/"], glob=["**/*.md"]):
-    >>> #     print(item.path, item.ignored)
+    >>> import tempfile, os
+    >>> root = tempfile.mkdtemp()
+    >>> for name in ("a.md", "b.png", ".env"):
+    ...     _ = open(os.path.join(root, name), "w").write("x")
+    >>> [(os.path.basename(f.path), f.code) for f in walk([root])]
+    [('.env', 'hidden'), ('a.md', ''), ('b.png', 'no-loader')]
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
+import json
 import os
+import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size
 
 STRUCTURED_EXTENSIONS = frozenset(
     {".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"}
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
+ROW_EXTENSIONS = frozenset({".csv", ".jsonl", ".ndjson"})
+"""Files loaded as one Document per row or line; :func:`load_file` packs small rows together."""
 
 
 @lru_cache(maxsize=1)
@@ -38,13 +54,20 @@ def loadable_extensions() -> frozenset[str]:
 
 @dataclass(frozen=True)
 class FoundFile:
-    """A file under one of the roots: ``ignored`` says why it is not indexed (``None``: index it)."""
+    """An entry under one of the roots.
+
+    ``ignored`` or ``failed`` says why it is not indexed (both ``None``: index it);
+    ``code`` is a short machine-readable reason (``no-loader``, ``hidden``, ``unreadable-folder``, ...).
+    """
 
     path: str
     root: str
     size: int = 0
     mtime_ns: int = 0
     ignored: str | None = None
+    failed: str | None = None
+    code: str = ""
+    is_dir: bool = False
 
 
 def _matches(rel: str, patterns: Sequence[str]) -> bool:
@@ -61,79 +84,281 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _check(
-    path: str, root: str, real_root: str, rel: str, glob: Sequence[str], exclude: Sequence[str]
-) -> FoundFile | None:
-    if glob and not _matches(rel, glob):
-        return None
-    if exclude and _matches(rel, exclude):
-        return None
-    if os.path.islink(path):
-        target = os.path.realpath(path)
-        if not _inside(target, real_root):
-            return FoundFile(
-                path, root, ignored=f"symlink to {target}, outside {root}: not followed"
-            )
+def utf8_name(path: str) -> bool:
+    """Whether ``path`` is valid UTF-8 on disk (``os.fsdecode`` keeps bad bytes as lone surrogates)."""
     try:
-        st = os.stat(path)
-    except OSError as err:
-        return FoundFile(path, root, ignored=f"cannot stat: {err.strerror or err}")
-    if Path(path).suffix.lower() not in loadable_extensions():
-        return FoundFile(
-            path, root, st.st_size, st.st_mtime_ns, ignored="no loader for this file type"
-        )
-    return FoundFile(path, root, st.st_size, st.st_mtime_ns)
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+@dataclass
+class _Walk:
+    root: str
+    real_root: str
+    glob: Sequence[str]
+    exclude: Sequence[str]
+    max_file_size: int | None
+    out: list[FoundFile] = field(default_factory=list)
+
+    def ignore(self, path: str, reason: str, code: str, is_dir: bool = False) -> None:
+        self.out.append(FoundFile(path, self.root, ignored=reason, code=code, is_dir=is_dir))
+
+    def fail(self, path: str, reason: str, code: str, is_dir: bool = False) -> None:
+        self.out.append(FoundFile(path, self.root, failed=reason, code=code, is_dir=is_dir))
+
+    def link(self, path: str, rel: str) -> os.stat_result | None:
+        """The stat of a symlink's target when it is a file inside the root (else reported)."""
+        try:
+            st = os.stat(path)
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                self.ignore(path, "symlink loop; not followed", "symlink-loop")
+            elif err.errno in (errno.ENOENT, errno.ENOTDIR):
+                self.ignore(path, "broken symlink (its target does not exist)", "broken-symlink")
+            else:
+                self.fail(path, f"cannot follow symlink: {err.strerror or err}", "cannot-stat")
+            return None
+        target = os.path.realpath(path)
+        if not _inside(target, self.real_root):
+            self.ignore(
+                path, f"symlink to {target}, outside {self.root}: not followed", "symlink-outside"
+            )
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            if self.glob and not _matches(rel, self.glob) and not _matches(rel + "/x", self.glob):
+                return None
+            self.ignore(
+                path,
+                f"symlink to the folder {target}: not followed (its files are indexed where they "
+                "are, if they are under the given paths)",
+                "symlink-folder",
+                is_dir=True,
+            )
+            return None
+        return st
+
+    def file(self, path: str, rel: str, st: os.stat_result) -> None:
+        if not stat.S_ISREG(st.st_mode):
+            self.ignore(path, f"{_kind(st.st_mode)}, not a regular file: not read", "special")
+            return
+        if Path(path).suffix.lower() not in loadable_extensions():
+            self.out.append(
+                FoundFile(
+                    path,
+                    self.root,
+                    st.st_size,
+                    st.st_mtime_ns,
+                    ignored="no loader for this file type",
+                    code="no-loader",
+                )
+            )
+            return
+        if not utf8_name(path):
+            self.fail(
+                path,
+                "the file name is not valid UTF-8, so it cannot be recorded in the index; rename "
+                "it (e.g. with `convmv -f latin1 -t utf-8`)",
+                "bad-name",
+            )
+            return
+        if self.max_file_size and st.st_size > self.max_file_size:
+            self.fail(
+                path,
+                f"{format_size(st.st_size)}, over the file size limit of "
+                f"{format_size(self.max_file_size)} (raise it with --max-file-size)",
+                "too-large",
+            )
+            return
+        if st.st_size == 0:
+            self.ignore(path, "empty file", "empty")
+            return
+        self.out.append(FoundFile(path, self.root, st.st_size, st.st_mtime_ns))
+
+    def entry(self, path: str, rel: str, name: str, is_dir: bool) -> str | None:
+        """Report or accept one directory entry; returns the path when it is a folder to descend."""
+        if self.exclude and _matches(rel, self.exclude):
+            return None
+        if name.startswith("."):
+            if not self.glob or _matches(rel, self.glob) or is_dir:
+                what = "folder" if is_dir else "file"
+                self.ignore(path, f"hidden {what}: not indexed", "hidden", is_dir=is_dir)
+            return None
+        if is_dir:
+            return path
+        if self.glob and not _matches(rel, self.glob):
+            return None
+        self.inspect(path, rel)
+        return None
+
+    def inspect(self, path: str, rel: str) -> None:
+        """Report or accept one file (or symlink, FIFO, ...)."""
+        try:
+            st = os.lstat(path)
+        except OSError as err:
+            self.fail(path, f"cannot inspect: {err.strerror or err}", "cannot-stat")
+            return
+        if stat.S_ISLNK(st.st_mode):
+            target = self.link(path, rel)
+            if target is None:
+                return
+            st = target
+        self.file(path, rel, st)
+
+    def folder(self, top: str) -> None:
+        stack = [top]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as err:
+                self.fail(
+                    folder,
+                    f"cannot list folder: {err.strerror or err}; its files were not indexed "
+                    "(their earlier chunks are kept)",
+                    "unreadable-folder",
+                    is_dir=True,
+                )
+                continue
+            subfolders = []
+            for e in entries:
+                rel = os.path.relpath(e.path, self.root).replace(os.sep, "/")
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                sub = self.entry(e.path, rel, e.name, is_dir)
+                if sub is not None:
+                    subfolders.append(sub)
+            stack.extend(reversed(subfolders))
 
 
 def walk(
-    paths: Sequence[str | os.PathLike[str]], glob: Sequence[str] = (), exclude: Sequence[str] = ()
+    paths: Sequence[str | os.PathLike[str]],
+    glob: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
 ) -> Iterator[FoundFile]:
-    """Every file under ``paths`` (files or folders), sorted, as :class:`FoundFile`.
+    """Every entry under ``paths`` (files or folders), sorted, as :class:`FoundFile`.
 
-    Raises ``FileNotFoundError`` naming the first path that does not exist.
+    Raises ``ConfigurationError`` naming the first path that does not exist.
     """
     for given in paths:
         root = os.path.abspath(os.fspath(given))
         if not os.path.lexists(root):
-            raise FileNotFoundError(f"{given}: no such file or folder")
-        if os.path.isfile(root):
-            parent = os.path.dirname(root)
-            found = _check(
-                root, root, os.path.realpath(parent), os.path.basename(root), (), exclude
-            )
-            if found is not None:
-                yield found
-            continue
-        real_root = os.path.realpath(root)
-        for folder, dirs, files in os.walk(root, followlinks=False):
-            dirs[:] = sorted(
-                d for d in dirs if not d.startswith(".") and not _link_out(folder, d, real_root)
-            )
-            for name in sorted(files):
-                if name.startswith("."):
-                    continue
-                path = os.path.join(folder, name)
-                rel = os.path.relpath(path, root).replace(os.sep, "/")
-                found = _check(path, root, real_root, rel, glob, exclude)
-                if found is not None:
-                    yield found
+            raise ConfigurationError(f"{given}: no such file or folder")
+        if os.path.isdir(root):
+            state = _Walk(root, os.path.realpath(root), glob, exclude, max_file_size)
+            state.folder(root)
+        else:  # a file named on purpose: hidden or not, matching glob or not
+            state = _Walk(root, os.path.realpath(os.path.dirname(root)), (), (), max_file_size)
+            if not (exclude and _matches(os.path.basename(root), exclude)):
+                state.inspect(root, os.path.basename(root))
+        yield from state.out
 
 
-def _link_out(folder: str, name: str, real_root: str) -> bool:
-    path = os.path.join(folder, name)
-    return os.path.islink(path) and not _inside(os.path.realpath(path), real_root)
-
-
-def loader_for(path: str) -> Any:
+def loader_for(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> Any:
     """The ``ragkit.loaders`` loader that reads ``path``, chosen by extension (as DirectoryLoader does)."""
     from ragkit.loaders.directory import default_loader
 
-    return default_loader(path)
+    return default_loader(path, max_file_size)
 
 
-def load_file(path: str, loader_factory: Callable[[str], Any] = loader_for) -> list[Document]:
-    """Load one file; every document's ``source`` is the absolute ``path``."""
-    docs = list(loader_factory(path).lazy_load())
+@dataclass
+class LoadedFile:
+    """The Documents of one file, and what went wrong in parts of it (bad lines, pages)."""
+
+    docs: list[Document]
+    problems: list[str] = field(default_factory=list)
+
+
+def pack_rows(docs: Iterator[Document], limit: int) -> Iterator[Document]:
+    """Consecutive row Documents of one file joined into Documents of about ``limit`` characters.
+
+    A CSV of 500,000 short rows would otherwise become 500,000 chunks (and as many objects
+    in memory). The packed Document keeps the metadata of its first row, plus ``last_row``
+    (or ``last_seq_num``) naming the last one.
+    """
+    group: list[Document] = []
+    size = 0
+
+    def flush() -> Document:
+        first = group[0]
+        if len(group) == 1:
+            return first
+        meta = dict(first.metadata)
+        for key in ("row", "seq_num"):
+            if key in meta:
+                meta[f"last_{key}"] = group[-1].metadata.get(key)
+        return Document("\n\n".join(d.page_content for d in group), metadata=meta)
+
+    for doc in docs:
+        n = len(doc.page_content)
+        if group and size + n + 2 > limit:
+            yield flush()
+            group, size = [], 0
+        group.append(doc)
+        size += n + 2
+    if group:
+        yield flush()
+
+
+def unsaveable(docs: Sequence[Document]) -> ConfigurationError | None:
+    """An error if some chunk holds text that cannot be stored as UTF-8 (a lone surrogate), else None.
+
+    Checked per file before indexing, so one such file fails alone instead of ending the whole
+    run when the index is saved.
+    """
+    for doc in docs:
+        bad = _SURROGATE.search(doc.page_content) is not None
+        if not bad:
+            try:
+                json.dumps(doc.metadata, ensure_ascii=False, default=str).encode("utf-8")
+            except UnicodeEncodeError:
+                bad = True
+            except (TypeError, ValueError, RecursionError):
+                pass  # reported where the metadata is stored
+        if bad:
+            return ConfigurationError(
+                "it holds text that is not valid Unicode (a lone surrogate such as \\ud800) in "
+                f"the chunk starting {doc.page_content[:40]!r} or in its metadata; fix the file "
+                "or the loader"
+            )
+    return None
+
+
+def load_file(
+    path: str,
+    loader_factory: Callable[[str], Any] = loader_for,
+    *,
+    pack_to: int | None = None,
+) -> LoadedFile:
+    """Load one file; every document's ``source`` is the absolute ``path``.
+
+    ``pack_to``: pack the rows of CSV / JSON Lines files into Documents of about that many
+    characters (see :func:`pack_rows`). Parts of the file that failed (a bad JSON line, a
+    page whose text could not be extracted) are in ``problems``; the rest is loaded.
+    """
+    loader = loader_factory(path)
+    if hasattr(loader, "silent_errors"):
+        loader.silent_errors = True  # the failures go into the report instead of the log
+    stream: Iterator[Document] = loader.lazy_load()
+    if pack_to and Path(path).suffix.lower() in ROW_EXTENSIONS:
+        stream = pack_rows(stream, pack_to)
+    docs = list(stream)
     for doc in docs:
         doc.metadata["source"] = path
-    return docs
+    problems = [str(f.reason) for f in getattr(loader, "errors", ())]
+    return LoadedFile(docs, problems)

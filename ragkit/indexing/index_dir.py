@@ -208,9 +208,16 @@ class Index:
         rebuild: bool = False,
         lock_timeout: float | None = 30.0,
         progress: Callable[[Progress], None] | None = None,
+        max_file_size: int | str | None = "100MiB",
     ) -> IndexReport:
-        """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`."""
+        """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`.
+
+        Files over ``max_file_size`` (bytes, or a size such as ``"1GiB"``; ``0``/``None``: no
+        limit) fail with a clear error in the report before they are read; every file and
+        folder that is not indexed is in the report's ``failures`` or ``ignored``.
+        """
         from ragkit.indexing.writer import write
+        from ragkit.loaders._files import parse_size
 
         items = (
             [paths_or_documents]
@@ -229,6 +236,7 @@ class Index:
             rebuild=rebuild,
             lock_timeout=lock_timeout,
             progress=progress,
+            max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
         )
         self._store = self._bm25 = self._snapshot = None
         return report
@@ -242,9 +250,9 @@ class Index:
         # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
         # batch by length (less padding), and is cached as soon as it is done.
         store = LocalFileStore(self.path / "cache", fsync=False)  # a lost entry is just recomputed
-        return CacheBackedEmbeddings.from_bytes_store(
-            self.embeddings, store, namespace=f"{self.model_id}/"
-        )
+        # the default namespace is the model id made safe for file names ("google:models/x" has
+        # characters LocalFileStore refuses)
+        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store)
 
     def _splitter_factory(self) -> Callable[[str], Callable[[list[Document]], list[Document]]]:
         return make_splitter(self.settings, self.embeddings)
@@ -329,7 +337,9 @@ class Index:
         and returns the best ``k`` (see :class:`ragkit.retrievers.CrossEncoderReranker`).
         """
         from ragkit.retrievers.near_duplicates import dedupe_threshold
+        from ragkit.stores.search_args import check_k
 
+        k = check_k(k)
         threshold = dedupe_threshold(dedupe)
         if threshold is not None:
             from ragkit.retrievers.contextual_compression import ContextualCompressionRetriever
@@ -352,7 +362,9 @@ class Index:
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
-            fetch_k = int(kwargs.pop("fetch_k", max(RERANK_DEPTH if rerank else 20, k)))
+            fetch_k = check_k(
+                kwargs.pop("fetch_k", max(RERANK_DEPTH if rerank else 20, k)), "fetch_k"
+            )
             return HybridRetriever(
                 bm25=self._bm25_retriever(fetch_k),
                 dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),

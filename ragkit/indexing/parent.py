@@ -42,9 +42,11 @@ class SourceParentRetriever(BaseRetriever):
     """Returns up to ``k`` parent documents for the best ``fetch_k`` chunk matches."""
 
     def __init__(self, vectorstore: Any, k: int = 4, fetch_k: int | None = None) -> None:
+        from ragkit.stores.search_args import check_k
+
         self.vectorstore = vectorstore
-        self.k = k
-        self.fetch_k = fetch_k or max(20, 5 * k)
+        self.k = check_k(k)
+        self.fetch_k = check_k(fetch_k, "fetch_k") if fetch_k is not None else max(20, 5 * k)
         self._parents: dict[tuple[str, ...], list[Document]] | None = None
         self.tags = None
         self.metadata = None
@@ -59,7 +61,11 @@ class SourceParentRetriever(BaseRetriever):
         return self._parents
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        k = int(kwargs.get("k", self.k))
+        from ragkit.stores.search_args import check_k
+
+        k = check_k(kwargs.get("k", self.k))
+        if k == 0:
+            return []
         hits = self.vectorstore.similarity_search_with_score(query, k=self.fetch_k)
         out: list[Document] = []
         seen: set[tuple[str, ...]] = set()

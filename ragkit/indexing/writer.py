@@ -23,17 +23,28 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragkit.documents import Document
 from ragkit.embeddings.base import Embeddings
+from ragkit.errors import ConfigurationError
 from ragkit.indexing.api import index as run_index
 from ragkit.indexing.file_table import FileRow, FileTable
-from ragkit.indexing.files import FoundFile, load_file, walk
+from ragkit.indexing.files import (
+    FoundFile,
+    LoadedFile,
+    load_file,
+    loader_for,
+    unsaveable,
+    utf8_name,
+    walk,
+)
 from ragkit.indexing.record_manager import SQLRecordManager
+from ragkit.indexing.report import IndexReport
 from ragkit.indexing.snapshot import Snapshots
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,33 +52,11 @@ if TYPE_CHECKING:
     from ragkit.indexing.index_dir import Index
 
 CLEANUPS = ("incremental", "full", "none")
+IN_FLIGHT_BYTES = 64 * 1024 * 1024
+"""Loading runs ahead of embedding by at most this many bytes of files (or one file), so memory
+follows the largest file, not the folder."""
 NAMESPACE = "ragkit"
 RECORDS = "records.sqlite"
-
-
-@dataclass
-class IndexReport:
-    """What one write did: LangChain's ``num_*`` counts plus files, failures and timing."""
-
-    num_added: int = 0
-    num_updated: int = 0
-    num_skipped: int = 0
-    num_deleted: int = 0
-    files_seen: int = 0
-    files_loaded: int = 0
-    files_unchanged: int = 0
-    chunks: int = 0
-    failures: list[dict[str, str]] = field(default_factory=list)
-    ignored: list[dict[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-    committed: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -113,15 +102,21 @@ def _load_all(
     files: Sequence[FoundFile],
     split_for: Callable[[str], Callable[[list[Document]], list[Document]]],
     workers: int,
-) -> Iterator[tuple[FoundFile, list[Document] | BaseException]]:
+    max_file_size: int | None = None,
+    pack_to: int | None = None,
+) -> Iterator[tuple[FoundFile, LoadedFile | BaseException]]:
     """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
 
-    def job(item: FoundFile) -> list[Document]:
-        return split_for(item.path)(load_file(item.path))
+    def job(item: FoundFile) -> LoadedFile:
+        loaded = load_file(
+            item.path, lambda p: loader_for(p, max_file_size or None), pack_to=pack_to
+        )
+        loaded.docs = split_for(item.path)(loaded.docs)
+        return loaded
 
     def outcome(
-        item: FoundFile, fut: Future[list[Document]]
-    ) -> tuple[FoundFile, list[Document] | BaseException]:
+        item: FoundFile, fut: Future[LoadedFile]
+    ) -> tuple[FoundFile, LoadedFile | BaseException]:
         err = fut.exception()
         return (item, err) if err is not None else (item, fut.result())
 
@@ -133,21 +128,26 @@ def _load_all(
                 yield item, err
         return
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-load") as pool:
-        window: collections.deque[tuple[FoundFile, Future[list[Document]]]] = collections.deque()
-        queue = iter(files)
-        for item in queue:
+        window: collections.deque[tuple[FoundFile, Future[LoadedFile]]] = collections.deque()
+        in_flight = 0  # bytes of the files loading or loaded but not yet handed on
+        for item in files:
             window.append((item, pool.submit(job, item)))
-            if len(window) >= workers * 4:
-                yield outcome(*window.popleft())
+            in_flight += item.size
+            while window and (len(window) >= workers * 4 or in_flight > IN_FLIGHT_BYTES):
+                done, future = window.popleft()
+                in_flight -= done.size
+                yield outcome(done, future)
         while window:
             yield outcome(*window.popleft())
 
 
 def _describe(err: BaseException) -> str:
+    from ragkit.errors import RagkitError
+
     text = str(err) or type(err).__name__
     return (
         text
-        if isinstance(err, OSError) or type(err).__name__ in text
+        if isinstance(err, (OSError, RagkitError)) or type(err).__name__ in text
         else f"{type(err).__name__}: {text}"
     )
 
@@ -198,18 +198,24 @@ class Writer:
         workers: int,
         batch_size: int,
         force: bool,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> bool:
         """Index the files under ``paths``; returns whether anything changed."""
         roots = [os.path.abspath(os.fspath(p)) for p in paths]
-        found = list(walk(roots, glob, exclude))
+        found = list(walk(roots, glob, exclude, max_file_size))
         old = self.files.all()
         fingerprint = self.idx.settings.fingerprint()
         report, start = self.report, self.rm.get_time()
         unchanged: list[str] = []
         to_load: list[FoundFile] = []
+        failed: list[str] = []
         for item in found:
             if item.ignored:
-                report.ignored.append({"path": item.path, "reason": item.ignored})
+                report.add_ignored(item.path, item.ignored, item.code)
+                continue
+            if item.failed:
+                report.add_failure(item.path, item.failed, item.code)
+                failed.append(item.path)
                 continue
             report.files_seen += 1
             prev = old.get(item.path)
@@ -233,21 +239,32 @@ class Writer:
         self.notify()
         self.rm.touch_groups(unchanged)
         new_rows: list[FileRow] = []
-        failed: list[str] = []
 
         def chunks() -> Iterator[Document]:
             split_for = self.idx._splitter_factory()
-            for item, result in _load_all(to_load, split_for, workers):
+            pack_to = self.idx.settings.chunk_size
+            loaded = _load_all(to_load, split_for, workers, max_file_size, pack_to)
+            for item, result in loaded:
                 self.progress.files_done += 1
-                if isinstance(result, BaseException):
-                    report.failures.append({"path": item.path, "error": _describe(result)})
+                problem = result if isinstance(result, BaseException) else unsaveable(result.docs)
+                if problem is not None:
+                    report.add_failure(item.path, _describe(problem), "load-failed")
                     failed.append(item.path)
                 else:
-                    new_rows.append(
-                        FileRow(item.path, item.size, item.mtime_ns, len(result), fingerprint)
-                    )
-                    self.progress.chunks += len(result)
-                    yield from result
+                    assert not isinstance(result, BaseException)
+                    report.files_loaded += 1
+                    for text in result.problems:
+                        report.add_failure(item.path, text, "part-failed", partial=True)
+                    if not result.docs:
+                        report.add_ignored(item.path, "no text found in it", "no-text")
+                    if result.docs and not result.problems:  # else re-read (and reported) next run
+                        new_rows.append(
+                            FileRow(
+                                item.path, item.size, item.mtime_ns, len(result.docs), fingerprint
+                            )
+                        )
+                    self.progress.chunks += len(result.docs)
+                    yield from result.docs
                 self.notify()
 
         counts = run_index(
@@ -260,11 +277,14 @@ class Writer:
         )
         for key in ("num_added", "num_updated", "num_skipped", "num_deleted"):
             setattr(report, key, getattr(report, key) + counts[key])
-        report.files_loaded = len(new_rows)
-        self.rm.touch_groups(failed)  # a file that failed to load keeps its previous chunks
+        # a file that failed to load keeps its previous chunks, and so do the files of a folder
+        # that could not be listed
+        dark = [f.path for f in found if f.failed and f.is_dir]
+        kept = [g for g in self.rm.list_groups() if _inside(g, dark)] if dark else []
+        self.rm.touch_groups([p for p in failed if utf8_name(p)] + kept)
         gone: list[str] = []
         if cleanup != "none":
-            seen = {f.path for f in found}
+            seen = {f.path for f in found} | {p for p in old if dark and _inside(p, dark)}
             in_scope = (lambda p: True) if cleanup == "full" else (lambda p: _inside(p, roots))
             stale = [g for g in self.rm.list_groups(before=start) if in_scope(g)]
             report.num_deleted += self._delete(self.rm.list_keys(before=start, group_ids=stale))
@@ -289,6 +309,9 @@ class Writer:
         for doc in docs:
             by_source.setdefault(str(doc.metadata.get("source", "")), []).append(doc)
         chunks = [c for src, group in by_source.items() for c in split_for(src)(group)]
+        problem = unsaveable(chunks)
+        if problem is not None:
+            raise ConfigurationError(f"Index.add: a document cannot be indexed: {problem}")
         has_sources = all(c.metadata.get("source") for c in chunks)
         counts = run_index(
             chunks,
@@ -350,9 +373,9 @@ def write(
     rebuild: bool = False,
     lock_timeout: float | None = 30.0,
     progress: Callable[[Progress], None] | None = None,
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
 ) -> IndexReport:
     """Run one write job on ``idx`` (see :meth:`ragkit.Index.add`)."""
-    from ragkit.errors import ConfigurationError
     from ragkit.indexing.lock import WriterLock
 
     if cleanup not in CLEANUPS:
@@ -375,7 +398,16 @@ def write(
             job = Writer(idx, staging, current, state, notify)
             try:
                 changed = (
-                    job.add_paths(paths, glob, exclude, cleanup, workers, batch_size, force_update)
+                    job.add_paths(
+                        paths,
+                        glob,
+                        exclude,
+                        cleanup,
+                        workers,
+                        batch_size,
+                        force_update,
+                        max_file_size=max_file_size,
+                    )
                     if paths
                     else False
                 )

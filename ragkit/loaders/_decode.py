@@ -8,8 +8,10 @@ Example:
 from __future__ import annotations
 
 import codecs
+import os
 
 from ragkit.errors import LoaderError, UnsupportedFileError
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -108,3 +110,34 @@ def _looks_binary(sample: bytes) -> bool:
         return True
     controls = len(sample) - len(sample.translate(None, _CONTROL))
     return controls > 0.1 * max(len(sample), 1)
+
+
+def refuse_binary_head(head: bytes, path: str) -> None:
+    """Raise UnsupportedFileError if the first bytes of a file already show it is binary.
+
+    Mirrors :func:`decode_bytes` (same BOM, UTF-16 and NUL-byte rules on the same first
+    8 KiB), so a file refused here is one ``decode_bytes`` would refuse after reading it all.
+    """
+    if b"\x00" not in head or any(head.startswith(bom) for bom, _ in _BOMS):
+        return
+    if _utf16_without_bom(head) is not None:
+        return
+    raise UnsupportedFileError(
+        f"{path} looks like a binary file, not text; it was not loaded", path
+    )
+
+
+def read_and_decode(
+    path: str | os.PathLike[str],
+    encoding: str | None = None,
+    autodetect: bool = True,
+    max_size: int | None = DEFAULT_MAX_FILE_SIZE,
+) -> tuple[str, str]:
+    """Read and decode a text file: ``(text, encoding used)``.
+
+    Binary content is refused from the first 8 KiB (when the encoding is detected), and a file
+    over ``max_size`` bytes before it is read.
+    """
+    name = os.fspath(path)
+    sniff = None if encoding is not None else (lambda head: refuse_binary_head(head, name))
+    return decode_bytes(read_bytes(name, max_size, sniff), name, encoding, autodetect)

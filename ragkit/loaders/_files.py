@@ -1,4 +1,10 @@
-"""Opening source files safely: regular files only, every OS error turned into a LoaderError.
+"""Opening source files safely: regular files only, a size limit, every OS error a LoaderError.
+
+Every loader reads through :func:`read_bytes`: FIFOs and devices are refused
+(they would block or never end), a file larger than ``max_size`` (default
+:data:`DEFAULT_MAX_FILE_SIZE`, 100 MiB) is refused before a byte is read, and a
+``sniff`` callback sees the first 8 KiB before the rest is read, so a 1 GB
+binary (or sparse) file named ``.txt`` is refused after 8 KiB, not read whole.
 
 Example:
     >>> import tempfile, os
@@ -7,22 +13,72 @@ Example:
     Traceback (most recent call last):
     ...
     ragkit.errors.UnsupportedFileError: ... is a directory, not a file
+    >>> parse_size("2.5MB"), parse_size("64k"), parse_size("1MiB"), parse_size("0")
+    (2500000, 65536, 1048576, 0)
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
+from collections.abc import Callable
 
-from ragkit.errors import LoaderError, UnsupportedFileError
+from ragkit.errors import ConfigurationError, LoaderError, UnsupportedFileError
+
+DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
+"""Files larger than this (100 MiB) are refused unless a loader is given another ``max_file_size``."""
+SNIFF_BYTES = 8192
+
+_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
 
 
-def check_regular(path: str | os.PathLike[str]) -> None:
-    """Raise a LoaderError unless ``path`` is a regular file (FIFOs and devices would block or never end)."""
+def parse_size(text: str | int) -> int:
+    """A size as a number of bytes, with rsync's units: ``K``/``KiB`` = 1024, ``KB`` = 1000.
+
+    ``"100M"`` and ``"100MiB"`` are 100 × 2**20 bytes, ``"100MB"`` 100 × 10**6; ``0`` means no limit.
+    """
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text < 0:
+            raise ConfigurationError(f"a size must be >= 0 bytes, got {text}")
+        return text
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", str(text), re.IGNORECASE)
+    if m is None or (m.group(3) and not m.group(2) and m.group(3).lower() != "b"):
+        raise ConfigurationError(
+            f"size {text!r} is not a size; write e.g. 100M, 512KiB, 2GB or a number of bytes (0: no limit)"
+        )
+    power = _POWERS[m.group(2).lower()]
+    base = 1000 if m.group(3).lower() == "b" and power else 1024
+    return int(float(m.group(1)) * base**power)
+
+
+def format_size(size: int) -> str:
+    """``104857600`` -> ``'100 MiB'`` (for messages)."""
+    value = float(size)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{size} bytes"  # unreachable
+
+
+def too_large(name: str, size: int, limit: int) -> LoaderError:
+    """The error for a file over the size limit (says how to raise it)."""
+    return LoaderError(
+        f"{name} is {format_size(size)}, over the file size limit of {format_size(limit)}; "
+        "not read. Raise the limit (ragkit index --max-file-size, or max_file_size=) to load it",
+        name,
+    )
+
+
+def check_regular(path: str | os.PathLike[str], max_size: int | None = None) -> os.stat_result:
+    """Raise a LoaderError unless ``path`` is a regular file (no larger than ``max_size``, if given)."""
     name = os.fspath(path)
     try:
         st = os.stat(name)
     except FileNotFoundError as e:
+        if os.path.islink(name):
+            raise LoaderError(f"{name} is a broken symlink (its target is missing)", name) from e
         raise LoaderError(f"{name} does not exist (was it removed while loading?)", name) from e
     except OSError as e:
         if e.errno == 40:  # ELOOP
@@ -34,32 +90,67 @@ def check_regular(path: str | os.PathLike[str]) -> None:
         raise UnsupportedFileError(
             f"{name} is not a regular file (a FIFO, socket or device); not read", name
         )
+    if max_size and st.st_size > max_size:
+        raise too_large(name, st.st_size, max_size)
+    return st
 
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
+def _read_exact(fd: int, count: int) -> bytes:
+    parts, got = [], 0
+    while got < count:
+        part = os.read(fd, min(count - got, 1 << 24))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def read_bytes(
+    path: str | os.PathLike[str],
+    max_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    sniff: Callable[[bytes], None] | None = None,
+) -> bytes:
     """The bytes of a regular file, or a LoaderError that names it.
 
     The file is opened without blocking (a FIFO would otherwise wait for a
-    writer forever) and checked with ``fstat`` before reading.
+    writer forever) and checked with ``fstat`` before reading. ``max_size``
+    (bytes; ``None`` or ``0``: no limit) is checked before reading and again
+    while reading (the file may grow). ``sniff(first_bytes)`` may raise to
+    refuse the file before the rest is read.
     """
     name = os.fspath(path)
     try:
         fd = os.open(name, _FLAGS)
-    except OSError:
+    except OSError as e:
         check_regular(name)  # raises the specific error
-        raise
+        raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             check_regular(name)
             raise UnsupportedFileError(f"{name} is not a regular file; not read", name)
-        chunks = [os.read(fd, st.st_size + 1)]
-        while len(chunks[-1]) > 0 and sum(map(len, chunks)) > st.st_size:  # the file grew
-            chunks.append(os.read(fd, 1 << 20))
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if max_size and st.st_size > max_size:
+            raise too_large(name, st.st_size, max_size)
+        head = _read_exact(fd, SNIFF_BYTES)
+        if sniff is not None:
+            sniff(head)
+        if len(head) < SNIFF_BYTES:
+            return head
+        cap = (max_size or (1 << 62)) + 1
+        rest = _read_exact(fd, min(max(st.st_size - len(head), 0) + 1, cap - len(head)))
+        data = head + rest
+        while len(data) < cap:  # the file grew since fstat
+            more = _read_exact(fd, min(1 << 20, cap - len(data)))
+            if not more:
+                break
+            data += more
+        if max_size and len(data) > max_size:
+            raise too_large(name, len(data), max_size)
+        return data
     except OSError as e:
         raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e
     finally:

@@ -47,6 +47,8 @@ class BaseLoader(StreamingRunnable[Any, Any], ABC):
     """Base of every loader: ``lazy_load()`` yields Documents; failures go to ``errors``."""
 
     errors: list[LoadFailure]
+    silent_errors: bool = False
+    """Record failures on ``errors`` without also logging them."""
 
     def __init__(self) -> None:
         self.errors = []
@@ -85,7 +87,7 @@ class BaseLoader(StreamingRunnable[Any, Any], ABC):
         self, path: str, reason: str, exception: BaseException | None = None, log: bool = True
     ) -> None:
         self.errors.append(LoadFailure(path, reason, exception))
-        if log:
+        if log and not self.silent_errors:
             logger.warning("Could not load %s: %s", path, reason)
 
     # -- Runnable ------------------------------------------------------------------------

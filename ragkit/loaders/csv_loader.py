@@ -23,8 +23,8 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._decode import decode_bytes
-from ragkit.loaders._files import read_bytes
+from ragkit.loaders._decode import read_and_decode
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 
 
@@ -48,8 +48,11 @@ class CSVLoader(BaseLoader):
         csv_args: dict[str, Any] | None = None,
         encoding: str | None = None,
         autodetect_encoding: bool = True,
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
+        self.max_file_size = max_file_size
         self.file_path = file_path
         self.source_column = source_column
         self.metadata_columns = list(metadata_columns)
@@ -60,7 +63,7 @@ class CSVLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        text, _ = decode_bytes(read_bytes(name), name, self.encoding, self.autodetect_encoding)
+        text, _ = read_and_decode(name, self.encoding, self.autodetect_encoding, self.max_file_size)
         reader = csv.DictReader(io.StringIO(text, newline=""), **self.csv_args)
         try:
             for i, row in enumerate(reader):

@@ -4,7 +4,8 @@ Files are found lazily (a 2 GB folder is never listed into memory at once
 beyond its file names), in a stable sorted order. Symlinks are followed only
 when their target is inside the root, so a link can neither escape the folder
 nor make a loop. Hidden files and folders (``.git`` included) are skipped
-unless ``load_hidden=True``. A file that fails to load is recorded on
+unless ``load_hidden=True``. Files over ``max_file_size`` bytes (100 MiB by default)
+are refused before they are read. A file that fails to load is recorded on
 ``loader.errors`` (and logged unless ``silent_errors=True``) while the rest load.
 
 Example:
@@ -28,6 +29,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 from ragkit.loaders.text import TextLoader, read_text
 
@@ -40,30 +42,36 @@ TEXT_EXTENSIONS = frozenset(
 )
 
 
-def default_loader(path: str) -> BaseLoader:
+def default_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:
     """The loader for ``path`` by its extension (text for code and unknown types)."""
     ext = os.path.splitext(path)[1].lower()
     if ext in (".md", ".markdown"):
         from ragkit.loaders.markdown_loader import MarkdownLoader
 
-        return MarkdownLoader(path)
+        return MarkdownLoader(path, max_file_size=max_file_size)
     if ext in (".html", ".htm", ".xhtml"):
         from ragkit.loaders.html_loader import HTMLLoader
 
-        return HTMLLoader(path)
+        return HTMLLoader(path, max_file_size=max_file_size)
     if ext == ".csv":
         from ragkit.loaders.csv_loader import CSVLoader
 
-        return CSVLoader(path)
+        return CSVLoader(path, max_file_size=max_file_size)
     if ext in (".json", ".jsonl", ".ndjson"):
         from ragkit.loaders.json_loader import JSONLoader
 
-        return JSONLoader(path, jq_schema=".", text_content=False, json_lines=ext != ".json")
+        return JSONLoader(
+            path,
+            jq_schema=".",
+            text_content=False,
+            json_lines=ext != ".json",
+            max_file_size=max_file_size,
+        )
     if ext == ".pdf":
         from ragkit.loaders.pdf import PDFLoader
 
-        return PDFLoader(path)
-    return TextLoader(path)
+        return PDFLoader(path, max_file_size=max_file_size)
+    return TextLoader(path, max_file_size=max_file_size)
 
 
 @lru_cache(maxsize=64)
@@ -125,6 +133,7 @@ class DirectoryLoader(BaseLoader):
         load_hidden: bool = False,
         randomize_sample: bool = False,
         sample_seed: int | None = None,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         if max_concurrency < 1:
@@ -145,6 +154,7 @@ class DirectoryLoader(BaseLoader):
         self.load_hidden = load_hidden
         self.randomize_sample = randomize_sample
         self.sample_seed = sample_seed
+        self.max_file_size = max_file_size
 
     # -- finding files -------------------------------------------------------------------
     def iter_paths(self) -> Iterator[str]:
@@ -223,11 +233,12 @@ class DirectoryLoader(BaseLoader):
     def _load_file(self, path: str) -> list[Document] | BaseException:
         try:
             if self._plain_text(path):  # the common case, without a loader object
-                return [Document(read_text(path), metadata={"source": path})]
+                text = read_text(path, max_file_size=self.max_file_size)
+                return [Document(text, metadata={"source": path})]
             loader = (
                 self.loader_cls(path, **self.loader_kwargs)
                 if self.loader_cls
-                else default_loader(path)
+                else default_loader(path, self.max_file_size)
             )
             docs = loader.load()
             for failure in getattr(loader, "errors", ()):

@@ -28,8 +28,8 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._decode import decode_bytes, universal_newlines
-from ragkit.loaders._files import read_bytes
+from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 
 DROPPED = frozenset(("script", "style", "noscript", "template"))
@@ -150,8 +150,11 @@ class HTMLLoader(BaseLoader):
         bs_kwargs: dict[str, Any] | None = None,
         get_text_separator: str = "\n",
         open_encoding: str | None = None,
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
+        self.max_file_size = max_file_size
         self.file_path = file_path
         self.bs_kwargs = bs_kwargs
         self.get_text_separator = get_text_separator
@@ -159,7 +162,9 @@ class HTMLLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        html = universal_newlines(decode_bytes(read_bytes(name), name, self.open_encoding)[0])
+        html = universal_newlines(
+            read_and_decode(name, self.open_encoding, max_size=self.max_file_size)[0]
+        )
         try:
             if self.bs_kwargs:
                 text, title = _bs4_text(

@@ -6,6 +6,11 @@ element of a list, or each value of an object), ``.[2]`` (one element) and
 chains of them (``.data.items[].body``). ``content_key`` picks the text out of
 each selected object; ``metadata_func(record, metadata)`` may add fields.
 ``seq_num`` counts records from 1 (across lines with ``json_lines=True``).
+With ``json_lines=True`` a bad line is recorded on ``loader.errors`` (with its
+line number) and the other lines load. JSON escapes of lone surrogates
+(``"\\ud800"``) become U+FFFD in the text (a deliberate difference from
+LangChain, whose text could then not be saved as UTF-8 anywhere); nesting too
+deep to parse is a clear :class:`~ragkit.errors.LoaderError`.
 
 Example:
     >>> import tempfile, os, json
@@ -23,12 +28,14 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ragkit._unicode import without_surrogates
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
-from ragkit.loaders._decode import decode_bytes
-from ragkit.loaders._files import read_bytes
+from ragkit.loaders._decode import read_and_decode
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 
+_DEPTH = 1000
 _STEP = re.compile(r'\.(?:([A-Za-z_][\w-]*)|"((?:[^"\\]|\\.)*)"|\[(\d*)\])?')
 
 
@@ -103,8 +110,11 @@ class JSONLoader(BaseLoader):
         metadata_func: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None,
         text_content: bool = True,
         json_lines: bool = False,
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
+        self.max_file_size = max_file_size
         self.file_path = file_path
         self.jq_schema = jq_schema
         self._steps = compile_path(jq_schema)
@@ -115,7 +125,7 @@ class JSONLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        text, _ = decode_bytes(read_bytes(name), name)
+        text, _ = read_and_decode(name, max_size=self.max_file_size)
         seq = 0
         if not self.json_lines:
             for record in self._records(text, name, None):
@@ -142,6 +152,12 @@ class JSONLoader(BaseLoader):
             raise LoaderError(
                 f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}", name
             ) from e
+        except RecursionError as e:
+            raise LoaderError(
+                f"{where}: JSON nested too deeply to read (over ~{_DEPTH} levels)", name
+            ) from e
+        except ValueError as e:  # e.g. an integer literal over Python's 4300-digit limit
+            raise LoaderError(f"{where} is not readable JSON: {e}", name) from e
         try:
             yield from select(data, self._steps)
         except LoaderError as e:
@@ -166,7 +182,10 @@ class JSONLoader(BaseLoader):
                 name,
             )
         elif isinstance(content, (dict, list)):
-            text = json.dumps(content, ensure_ascii=False) if content else ""
+            try:
+                text = json.dumps(content, ensure_ascii=False) if content else ""
+            except RecursionError as e:
+                raise LoaderError(f"{name}: record {seq} is nested too deeply", name) from e
         else:
             text = "" if content is None else str(content)
         metadata: dict[str, Any] = {"source": str(self.file_path), "seq_num": seq}
@@ -176,4 +195,4 @@ class JSONLoader(BaseLoader):
                 raise LoaderError(
                     f"metadata_func must return a dict, got {type(metadata).__name__}", name
                 )
-        return Document(text, metadata=metadata)
+        return Document(without_surrogates(text), metadata=metadata)

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._decode import decode_bytes, universal_newlines
-from ragkit.loaders._files import read_bytes
+from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 
 _BLOCKS = {
@@ -44,8 +44,11 @@ class MarkdownLoader(BaseLoader):
         file_path: str | os.PathLike[str],
         mode: Literal["single", "elements"] = "single",
         encoding: str | None = None,
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
+        self.max_file_size = max_file_size
         if mode not in ("single", "elements"):
             raise ConfigurationError(
                 f"MarkdownLoader mode must be 'single' or 'elements', got {mode!r}"
@@ -56,7 +59,9 @@ class MarkdownLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        text = universal_newlines(decode_bytes(read_bytes(name), name, self.encoding)[0])
+        text = universal_newlines(
+            read_and_decode(name, self.encoding, max_size=self.max_file_size)[0]
+        )
         source = str(self.file_path)
         if self.mode == "single":
             yield Document(text, metadata={"source": source})

@@ -4,7 +4,9 @@ Built on pypdf. An encrypted PDF needs ``password`` (one encrypted with an
 empty password opens without); a wrong or missing password raises
 :class:`~ragkit.errors.EncryptedFileError`. A page whose text cannot be
 extracted is recorded on ``loader.errors`` and yields an empty page, so the
-other pages still load.
+other pages still load. A damaged file that pypdf cannot open, or that has no
+pages, raises :class:`~ragkit.errors.LoaderError`; a file over
+``max_file_size`` bytes is refused before it is opened.
 
 Example:
     >>> import tempfile, os
@@ -17,13 +19,16 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
-from ragkit.loaders._files import check_regular
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders.base import BaseLoader
 
 
@@ -36,8 +41,11 @@ class PDFLoader(BaseLoader):
         mode: Literal["page", "single"] = "page",
         password: str | None = None,
         pages_delimiter: str = "\n\f",
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
+        self.max_file_size = max_file_size
         if mode not in ("page", "single"):
             raise ConfigurationError(f"PDFLoader mode must be 'page' or 'single', got {mode!r}")
         self.file_path = file_path
@@ -46,14 +54,11 @@ class PDFLoader(BaseLoader):
         self.pages_delimiter = pages_delimiter
 
     def _reader(self) -> Any:
-        import logging
-
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
 
         name = os.fspath(self.file_path)
-        check_regular(name)
-        logging.getLogger("pypdf").setLevel(logging.ERROR)
+        check_regular(name, self.max_file_size)
+        _warnings.install()
         try:
             reader = PdfReader(name)
             if reader.is_encrypted:
@@ -64,21 +69,28 @@ class PDFLoader(BaseLoader):
                             f"{name} is encrypted; pass password= to PDFLoader", name
                         )
                     raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
-            len(reader.pages)
+            pages = len(reader.pages)
         except LoaderError:
             raise
-        except (PdfReadError, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except Exception as e:  # pypdf raises many kinds on damaged or crafted files
             raise LoaderError(
-                f"{name} is not a readable PDF (truncated or damaged?): {e}", name
+                f"{name} is not a readable PDF (truncated or damaged?): {type(e).__name__}: {e}",
+                name,
             ) from e
+        if pages == 0:
+            raise LoaderError(f"{name} has no pages (truncated or damaged PDF?)", name)
         return reader
 
     def _page_text(self, reader: Any, index: int, name: str) -> str:
-        try:
-            return str(reader.pages[index].extract_text() or "")
-        except Exception as e:  # one broken page must not lose the others
-            self._record(name, f"page {index}: text extraction failed: {e}", e)
-            return ""
+        with _warnings.collect() as warned:
+            try:
+                text = str(reader.pages[index].extract_text() or "")
+            except Exception as e:  # one broken page must not lose the others
+                self._record(name, f"page {index}: text extraction failed: {e}", e)
+                return ""
+        if not text.strip() and warned:  # pypdf only warns about a damaged page, and gives ""
+            self._record(name, f"page {index}: no text; the page looks damaged: {warned[0]}")
+        return text
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -96,6 +108,48 @@ class PDFLoader(BaseLoader):
         for i in range(total):
             meta = {**base, "page": i, "page_label": labels[i]}
             yield Document(self._page_text(reader, i, name), metadata=meta)
+
+
+class _PypdfWarnings(logging.Handler):
+    """Collects pypdf's warnings per thread (a damaged page is only a warning there), passes
+    errors on to the root logger, and keeps warnings off the console as ragkit always did."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._local = threading.local()
+        self._installed = False
+        self._lock = threading.Lock()
+
+    def install(self) -> None:
+        with self._lock:
+            pypdf_logger = logging.getLogger("pypdf")
+            if not self._installed:
+                pypdf_logger.addHandler(self)
+                self._installed = True
+            pypdf_logger.propagate = False
+            if pypdf_logger.getEffectiveLevel() > logging.WARNING:  # someone raised it since
+                pypdf_logger.setLevel(logging.WARNING)
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[list[str]]:
+        self.install()
+        found: list[str] = []
+        self._local.found = found
+        try:
+            yield found
+        finally:
+            self._local.found = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR:
+            logging.getLogger().handle(record)
+            return
+        found = getattr(self._local, "found", None)
+        if found is not None and len(found) < 5:
+            found.append(record.getMessage())
+
+
+_warnings = _PypdfWarnings()
 
 
 def _title(reader: Any) -> str | None:

@@ -19,17 +19,19 @@ import os
 from collections.abc import Iterator
 
 from ragkit.documents import Document
-from ragkit.loaders._decode import decode_bytes, universal_newlines
-from ragkit.loaders._files import read_bytes
+from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 
 
 def read_text(
-    path: str | os.PathLike[str], encoding: str | None = None, autodetect_encoding: bool = True
+    path: str | os.PathLike[str],
+    encoding: str | None = None,
+    autodetect_encoding: bool = True,
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
 ) -> str:
     """The text of a file, decoded as :class:`TextLoader` does, newlines as in Python's text mode."""
-    name = os.fspath(path)
-    text, _ = decode_bytes(read_bytes(name), name, encoding, autodetect_encoding)
+    text, _ = read_and_decode(path, encoding, autodetect_encoding, max_file_size)
     return universal_newlines(text)
 
 
@@ -41,15 +43,20 @@ class TextLoader(BaseLoader):
         file_path: str | os.PathLike[str],
         encoding: str | None = None,
         autodetect_encoding: bool = True,
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         self.file_path = file_path
         self.encoding = encoding
         self.autodetect_encoding = autodetect_encoding
+        self.max_file_size = max_file_size
 
     def read_text(self) -> str:
         """The decoded text of the file (raises a LoaderError naming the file on failure)."""
-        return read_text(self.file_path, self.encoding, self.autodetect_encoding)
+        return read_text(
+            self.file_path, self.encoding, self.autodetect_encoding, self.max_file_size
+        )
 
     def lazy_load(self) -> Iterator[Document]:
         yield Document(self.read_text(), metadata={"source": str(self.file_path)})

@@ -52,7 +52,10 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
     """A Gemini chat model (``model`` such as ``"gemini-1.5-flash"``)."""
 
     model_config = ConfigDict(
-        populate_by_name=True, arbitrary_types_allowed=True, protected_namespaces=()
+        populate_by_name=True,
+        arbitrary_types_allowed=True,
+        protected_namespaces=(),
+        hide_input_in_errors=True,  # the inputs include the API key
     )
 
     model: str

@@ -11,29 +11,21 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, InvalidQueryError
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
-
-def check_k(k: Any, name: str = "k") -> int:
-    """``k`` as an int >= 0, or InvalidQueryError naming the argument."""
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InvalidQueryError(f"{name} must be an integer >= 0, got {k!r}")
-    if k < 0:
-        raise InvalidQueryError(f"{name} must be >= 0, got {k}")
-    return k
-
-
-def check_query(query: Any, owner: str) -> str:
-    """``query`` if it is a string, else InvalidQueryError naming the retriever."""
-    if not isinstance(query, str):
-        raise InvalidQueryError(
-            f"{owner} expects the query as a string, got {type(query).__name__}"
-        )
-    return query
+__all__ = [
+    "check_k",
+    "check_query",
+    "doc_key",
+    "reject_unknown",
+    "with_score",
+]
 
 
 def reject_unknown(kwargs: dict[str, Any], owner: str, accepted: tuple[str, ...]) -> None:
@@ -63,16 +55,25 @@ SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 
 
 def check_search(search_type: str, search_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-    """A copy of ``search_kwargs`` after checking ``search_type`` (and its ``score_threshold``)."""
+    """A copy of ``search_kwargs`` after checking ``search_type``, its ``score_threshold`` and
+    ``k``, ``fetch_k``, ``lambda_mult`` (see :mod:`ragkit.stores.search_args`)."""
     if search_type not in SEARCH_TYPES:
         raise ConfigurationError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
     search_kwargs = dict(search_kwargs or {})
-    if search_type == "similarity_score_threshold" and not isinstance(
-        search_kwargs.get("score_threshold"), (int, float)
+    threshold = search_kwargs.get("score_threshold")
+    if search_type == "similarity_score_threshold" and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not math.isfinite(threshold)
     ):
         raise ConfigurationError(
             "search_type='similarity_score_threshold' needs a numeric search_kwargs['score_threshold']"
         )
+    for name in ("k", "fetch_k"):  # checked now, not at the first query
+        if name in search_kwargs:
+            check_k(search_kwargs[name], name)
+    if "lambda_mult" in search_kwargs:
+        check_lambda_mult(search_kwargs["lambda_mult"])
     return search_kwargs
 
 

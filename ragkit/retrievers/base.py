@@ -3,7 +3,8 @@
 Implement ``_get_relevant_documents(query, **kwargs)`` (and optionally the
 async twin). Keyword arguments given to ``invoke`` (``k=``, ``filter=``, ...)
 reach it, so ``k`` and filters can change per call. Runs are traced with run
-type ``retriever`` (``on_retriever_start/end`` events).
+type ``retriever`` (``on_retriever_start/end`` events). Every query is checked
+first (a string within the length limit: see :mod:`ragkit.stores.search_args`).
 
 Example:
     >>> from ragkit import Document
@@ -21,6 +22,7 @@ from typing import Any
 from ragkit.core.base import Runnable, run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
+from ragkit.stores.search_args import check_query
 
 
 class BaseRetriever(Runnable[str, list[Document]]):
@@ -61,8 +63,12 @@ class BaseRetriever(Runnable[str, list[Document]]):
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
+        def run(q: str, c: RunnableConfig) -> list[Document]:
+            check_query(q, type(self).__name__)  # one rule for every retriever
+            return self._retrieve(q, c, **kwargs)
+
         return self._call_with_config(
-            lambda q, c: self._retrieve(q, c, **kwargs),
+            run,
             input,
             self._with_own_config(config),
             run_type="retriever",
@@ -72,6 +78,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         async def run(q: str, c: RunnableConfig) -> list[Document]:
+            check_query(q, type(self).__name__)
             return await self._aretrieve(q, c, **kwargs)
 
         return await self._acall_with_config(

@@ -180,7 +180,7 @@ class BM25Retriever(BaseRetriever):
     def search(self, query: str, k: int | None = None) -> list[tuple[int, float]]:
         """``(document position, score)`` pairs of the best ``k`` matches, best first."""
         check_query(query, "BM25Retriever")
-        k = self.k if k is None else check_k(k)
+        k = check_k(self.k if k is None else k)  # self.k may have been set directly
         tokens = self.preprocess_func(query)
         if k == 0 or not tokens:
             return []

@@ -70,7 +70,8 @@ class EnsembleRetriever(CompositeRetriever):
         """How many to return (None: all); 0 for a blank query."""
         check_query(query, "EnsembleRetriever")
         reject_unknown(kwargs, "EnsembleRetriever", ("k",))
-        top_n = check_k(kwargs["k"]) if kwargs.get("k") is not None else self.k
+        k = kwargs["k"] if kwargs.get("k") is not None else self.k
+        top_n = None if k is None else check_k(k)
         return top_n if query.strip() else 0
 
     def _retrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:

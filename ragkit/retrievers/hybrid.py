@@ -235,14 +235,12 @@ class HybridRetriever(CompositeRetriever):
         """How many to return; 0 for a blank query (neither member can search for nothing)."""
         check_query(query, "HybridRetriever")
         reject_unknown(kwargs, "HybridRetriever", ("k", "fetch_k"))
-        top_n = check_k(kwargs["k"]) if kwargs.get("k") is not None else self.k
+        top_n = check_k(kwargs["k"] if kwargs.get("k") is not None else self.k)
         return top_n if query.strip() else 0
 
     def _depth(self, kwargs: dict[str, Any], top_n: int) -> int:
-        depth = (
-            check_k(kwargs["fetch_k"], "fetch_k")
-            if kwargs.get("fetch_k") is not None
-            else self.fetch_k
+        depth = check_k(
+            kwargs["fetch_k"] if kwargs.get("fetch_k") is not None else self.fetch_k, "fetch_k"
         )
         return max(depth, top_n)
 

@@ -21,16 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import InvalidQueryError
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores.filters import Predicate
+from ragkit.stores.search_args import check_k
 
 Hit = tuple[int, float]
-
-
-def check_k(k: Any) -> None:
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise InvalidQueryError(f"k must be a positive integer, got {k!r}")
 
 
 def search_hits(
@@ -43,9 +38,10 @@ def search_hits(
     score_threshold: float | None = None,
     higher_is_better: bool = True,
 ) -> list[list[Hit]]:
-    """Top-``k`` (position, raw score) per query row, best first."""
-    check_k(k)
-    if index is None or index.ntotal == 0:
+    """Top-``k`` (position, raw score) per query row, best first (``k`` and ``fetch_k`` checked)."""
+    k = check_k(k)
+    fetch_k = check_k(fetch_k, "fetch_k")
+    if index is None or index.ntotal == 0 or k == 0:
         return [[] for _ in range(queries.shape[0])]
     first = k if pred is None else max(k, fetch_k)
     scores, positions = fx.search(index, queries, first)

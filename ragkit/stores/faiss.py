@@ -36,7 +36,6 @@ from ragkit.documents import Document
 from ragkit.errors import (
     ConfigurationError,
     EmbeddingMismatchError,
-    InvalidQueryError,
     StoreInputError,
 )
 from ragkit.stores import _faiss_index as fx
@@ -46,6 +45,7 @@ from ragkit.stores._faiss_search import Hit, search_hits
 from ragkit.stores.base import VectorStore
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -255,6 +255,8 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         return fx.as_matrix(vectors, self._dimension, what="query vectors", unit=self._unit)
 
     def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        for query in queries:
+            check_query(query, "FaissStore")
         embedding = self._need_embedding()
         if len(queries) == 1:
             return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(
@@ -428,8 +430,10 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         **kwargs: Any,
     ) -> list[tuple[Document, float]]:
         """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw similarity scores."""
-        if not 0.0 <= lambda_mult <= 1.0:
-            raise InvalidQueryError(f"lambda_mult must be between 0 and 1, got {lambda_mult}")
+        lambda_mult = check_lambda_mult(lambda_mult)
+        k, fetch_k = check_k(k), check_k(fetch_k, "fetch_k")
+        if k == 0:
+            return []
         query = self._query_matrix([embedding])
         hits = self._search(query, max(k, fetch_k), filter, max(k, fetch_k))[0]
         if not hits:
@@ -464,6 +468,9 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         **kwargs: Any,
     ) -> list[Document]:
         """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``: 1 = similarity only)."""
+        check_lambda_mult(lambda_mult)  # before the query is embedded
+        check_k(k)
+        check_k(fetch_k, "fetch_k")
         vector = self._embed_queries([query])[0]
         return self.max_marginal_relevance_search_by_vector(vector, k, fetch_k, lambda_mult, filter)
 

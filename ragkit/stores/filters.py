@@ -10,8 +10,9 @@ A filter dict maps metadata keys to conditions; all must hold:
 
 A missing key reads as ``None``. An ordering comparison that Python cannot do
 (``None > 3``, ``"a" < 1``) is false instead of raising. A callable filter
-receives the metadata dict and returns a truthy value. Malformed filters raise
-:class:`~ragkit.errors.InvalidQueryError` (a ``ValueError``) naming the operator or key at fault, before any search runs.
+receives the metadata dict and returns a truthy value. Malformed filters, and
+filters nested deeper than 64 levels, raise :class:`~ragkit.errors.InvalidQueryError`
+(a ``ValueError``) naming the operator or key at fault, before any search runs.
 
 Example:
     >>> keep = compile_filter({"page": {"$gte": 2}, "$or": [{"lang": "en"}, {"lang": "fr"}]})
@@ -26,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragkit.errors import InvalidQueryError
+from ragkit.stores.search_args import MAX_FILTER_DEPTH
 
 Predicate = Callable[[dict[str, Any]], bool]
 MetadataFilter = Mapping[str, Any] | Callable[[dict[str, Any]], Any]
@@ -52,13 +54,18 @@ def compile_filter(filter: MetadataFilter) -> Predicate:
     return _compile_dict(filter, "filter")
 
 
-def _compile_dict(spec: Mapping[str, Any], where: str) -> Predicate:
+def _compile_dict(spec: Mapping[str, Any], where: str, depth: int = 0) -> Predicate:
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidQueryError(
+            f"filter is nested more than {MAX_FILTER_DEPTH} levels deep (at {where[:80]}...); "
+            "flatten it ($and/$or take lists)"
+        )
     parts: list[Predicate] = []
     for key, condition in spec.items():
         if not isinstance(key, str):
             raise InvalidQueryError(f"{where}: keys must be str, got {key!r}")
         if key.startswith("$"):
-            parts.append(_compile_logic(key, condition, where))
+            parts.append(_compile_logic(key, condition, where, depth))
         else:
             parts.append(_compile_field(key, condition, f"{where}[{key!r}]"))
     if len(parts) == 1:
@@ -66,7 +73,7 @@ def _compile_dict(spec: Mapping[str, Any], where: str) -> Predicate:
     return lambda metadata: all(part(metadata) for part in parts)
 
 
-def _compile_logic(op: str, condition: Any, where: str) -> Predicate:
+def _compile_logic(op: str, condition: Any, where: str, depth: int) -> Predicate:
     if op not in _LOGIC_OPS:
         hint = (
             " (field operators go inside a key: {'page': {'$gt': 1}})" if op in _FIELD_OPS else ""
@@ -78,7 +85,7 @@ def _compile_logic(op: str, condition: Any, where: str) -> Predicate:
     if op == "$not":
         if not isinstance(condition, Mapping):
             raise InvalidQueryError(f"{where}: '$not' takes one filter dict, got {condition!r}")
-        inner = _compile_dict(condition, f"{where}['$not']")
+        inner = _compile_dict(condition, f"{where}['$not']", depth + 1)
         return lambda metadata: not inner(metadata)
     if not isinstance(condition, (list, tuple)) or not condition:
         raise InvalidQueryError(
@@ -88,7 +95,7 @@ def _compile_logic(op: str, condition: Any, where: str) -> Predicate:
     for i, sub in enumerate(condition):
         if not isinstance(sub, Mapping):
             raise InvalidQueryError(f"{where}[{op!r}][{i}]: expected a filter dict, got {sub!r}")
-        subs.append(_compile_dict(sub, f"{where}[{op!r}][{i}]"))
+        subs.append(_compile_dict(sub, f"{where}[{op!r}][{i}]", depth + 1))
     if op == "$and":
         return lambda metadata: all(s(metadata) for s in subs)
     return lambda metadata: any(s(metadata) for s in subs)

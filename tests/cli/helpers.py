@@ -13,7 +13,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 def env(**extra: str) -> dict[str, str]:
     base = {
-        k: v for k, v in os.environ.items() if not k.startswith("RAGKIT_") and k != "GOOGLE_API_KEY"
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("RAGKIT_")
+        and k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL")
     }
     base["PYTHONPATH"] = str(REPO) + os.pathsep + base.get("PYTHONPATH", "")
     return {**base, **extra}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ragkit.embeddings import HashEmbeddings
-from ragkit.errors import EmbeddingMismatchError, RagkitError
+from ragkit.errors import EmbeddingMismatchError, InvalidQueryError, RagkitError
 from ragkit.stores import FaissStore
 
 
@@ -102,11 +102,14 @@ def test_k_larger_than_store_and_invalid_k(store: FaissStore, unit_rows) -> None
     assert len(store.similarity_search_by_vector(q, k=1000)) == 10
     assert len(store.similarity_search_by_vector(q, k=1000, filter={"none": None})) == 10
     assert len(store.max_marginal_relevance_search_by_vector(q, k=50, fetch_k=100)) == 10
-    for bad_k in (0, -1, 2.5, True):
-        with pytest.raises(ValueError, match="k must be a positive integer"):
+    # one rule for every search (ragkit.stores.search_args): k=0 gives nothing, as for BM25
+    assert store.similarity_search_by_vector(q, k=0) == []
+    for bad_k in (-1, 2.5, True, float("nan")):
+        with pytest.raises(InvalidQueryError, match="k must be"):
             store.similarity_search_by_vector(q, k=bad_k)
-    with pytest.raises(ValueError, match="lambda_mult"):
-        store.max_marginal_relevance_search_by_vector(q, lambda_mult=1.5)
+    for bad_lambda in (1.5, -0.1, float("nan"), True):
+        with pytest.raises(ValueError, match="lambda_mult"):
+            store.max_marginal_relevance_search_by_vector(q, lambda_mult=bad_lambda)
 
 
 def test_surrogates_are_kept_and_searchable() -> None:

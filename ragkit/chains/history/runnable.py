@@ -8,7 +8,7 @@ and saved at the end.
 
 Example:
     >>> from ragkit.models import FakeChatModel
-    >>> from ragkit.chains.history_base import ChatMessageHistory
+    >>> from ragkit.chains.history.base import ChatMessageHistory
     >>> store = {}
     >>> def get(session_id): return store.setdefault(session_id, ChatMessageHistory())
     >>> chat = RunnableWithMessageHistory(FakeChatModel(["Hi!"]), get)
@@ -24,7 +24,7 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
-from ragkit.chains.history_base import BaseChatMessageHistory
+from ragkit.chains.history.base import BaseChatMessageHistory
 from ragkit.core.base import Runnable, coerce_to_runnable, run_in_executor
 from ragkit.core.chunks import OneInput, add_chunks
 from ragkit.core.config import RunnableConfig, ensure_config

@@ -1,8 +1,8 @@
 """Chat message histories: the base class and the in-memory one.
 
 A history stores the messages of one conversation (one session). Persisted
-variants live in :mod:`ragkit.chains.history_file` (JSON file) and
-:mod:`ragkit.chains.history_sqlite` (SQLite).
+variants live in :mod:`ragkit.chains.history.file` (JSON file) and
+:mod:`ragkit.chains.history.sqlite` (SQLite).
 
 Example:
     >>> h = ChatMessageHistory()
@@ -13,10 +13,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from ragkit.core.base import run_in_executor
-from ragkit.messages import AIMessage, BaseMessage, HumanMessage
+from ragkit.errors import ChatHistoryError, ConfigurationError, InputTypeError
+from ragkit.messages import AIMessage, BaseMessage, HumanMessage, messages_from_dict
+
+logger = logging.getLogger("ragkit.chains.history")
+OnError = Literal["raise", "skip"]
 
 
 class BaseChatMessageHistory:
@@ -60,8 +66,48 @@ def _checked(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     out = list(messages)
     for i, m in enumerate(out):
         if not isinstance(m, BaseMessage):
-            raise TypeError(f"add_messages: item {i} is a {type(m).__name__}, not a message")
+            raise InputTypeError(f"add_messages: item {i} is a {type(m).__name__}, not a message")
     return out
+
+
+def check_on_error(value: str, owner: str) -> OnError:
+    if value not in ("raise", "skip"):
+        raise ConfigurationError(f"{owner}: on_error must be 'raise' or 'skip', got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def decode_messages(
+    items: Sequence[tuple[str, Any]],
+    on_error: OnError,
+    skipped: list[str],
+    fix: Callable[[str], str],
+) -> list[BaseMessage]:
+    """Messages from stored ``(where, item)`` pairs; ``where`` names the row or position.
+
+    A bad item raises a ChatHistoryError naming ``where`` (and ``fix``, what to do), or with
+    ``on_error="skip"`` is left out, its reason appended to ``skipped`` and logged.
+    """
+    out: list[BaseMessage] = []
+    for where, item in items:
+        try:
+            if not isinstance(item, dict):
+                raise ValueError(f"expected a message object, found {type(item).__name__}")
+            if not isinstance(item.get("data", {}), dict):
+                raise ValueError("its 'data' is not an object")
+            out.extend(messages_from_dict([item]))
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
+            reason = f"{where} is not a valid message: {_short(e)}"
+            if on_error == "raise":
+                raise ChatHistoryError(f"{reason}; {fix(where)}") from None
+            skipped.append(reason)
+            logger.warning("skipped %s", reason)
+    return out
+
+
+def _short(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    text = text.replace("message 0: ", "")
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 class ChatMessageHistory(BaseChatMessageHistory):
