@@ -10,6 +10,7 @@ use) and in ``metadata["score"]`` (where every ragkit retriever puts the score i
 
 Example:
     >>> from ragkit.documents import Document
+    >>> from ragkit.retrievers import BaseCrossEncoder
     >>> class Overlap(BaseCrossEncoder):
     ...     def score(self, text_pairs):
     ...         return [len(set(q.split()) & set(d.split())) for q, d in text_pairs]

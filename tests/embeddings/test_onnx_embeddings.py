@@ -358,3 +358,18 @@ def test_a_missing_repository_is_a_clear_error_and_nothing_is_fetched(tmp_path: 
     with pytest.raises(ConfigurationError, match="cannot fetch model 'acme/absent'"):
         OnnxEmbeddings("acme/absent", cache_folder=cache)
     assert not any(Path(cache).rglob("*.onnx"))
+
+
+def test_importing_touches_neither_the_hub_nor_onnxruntime():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, ragkit, ragkit.embeddings, ragkit.retrievers\n"
+        "from ragkit.embeddings import OnnxEmbeddings, TruncationWarning\n"
+        "from ragkit.retrievers import CrossEncoderReranker, OnnxCrossEncoder\n"
+        "print(sorted(m for m in ('huggingface_hub', 'onnxruntime', 'onnx', 'tokenizers')"
+        " if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
