@@ -33,7 +33,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ragkit.embeddings.onnx import OnnxEmbeddings, check_positive, file_sha256
+from ragkit.embeddings.model_dir import file_sha256
+from ragkit.embeddings.onnx import OnnxEmbeddings, check_positive
 from ragkit.embeddings.onnx_runtime import Provider
 from ragkit.errors import ConfigurationError
 

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -280,3 +281,31 @@ def check_max_length(root: Path, value: Any, owner: str) -> int:
             f"({root / 'config.json'} max_position_embeddings); use at most {limit}"
         )
     return value
+
+
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file (remembered per path, size and modification time in this process)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _HASHES:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        _HASHES[key] = digest.hexdigest()
+    return _HASHES[key]
+
+
+def model_sha256(path: Path) -> str:
+    """sha256 over an ``.onnx`` file and its external-weights files (``model.onnx_data`` ...)."""
+    files = [path] + sorted(
+        p
+        for p in path.parent.glob(f"{path.name}*")
+        if p != path and p.is_file() and p.suffix != ".onnx"
+    )
+    if len(files) == 1:
+        return file_sha256(path)
+    return hashlib.sha256("".join(file_sha256(p) for p in files).encode()).hexdigest()

@@ -42,38 +42,13 @@ from typing import Any
 import numpy as np
 
 from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.model_dir import file_sha256, model_sha256
 from ragkit.embeddings.onnx_runtime import Provider, create_session
-from ragkit.embeddings.pooling import MODES, normalize, pool
+from ragkit.embeddings.pooling import normalize, pool, pooling_modes
 from ragkit.errors import ConfigurationError
 
 _TOKEN_OUTPUTS = ("last_hidden_state", "token_embeddings")
 _KNOWN_INPUTS = {"input_ids", "attention_mask", "token_type_ids", "position_ids"}
-_HASHES: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file (remembered per path, size and modification time in this process)."""
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    if key not in _HASHES:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-        _HASHES[key] = digest.hexdigest()
-    return _HASHES[key]
-
-
-def model_sha256(path: Path) -> str:
-    """sha256 over an ``.onnx`` file and its external-weights files (``model.onnx_data`` ...)."""
-    files = [path] + sorted(
-        p
-        for p in path.parent.glob(f"{path.name}*")
-        if p != path and p.is_file() and p.suffix != ".onnx"
-    )
-    if len(files) == 1:
-        return file_sha256(path)
-    return hashlib.sha256("".join(file_sha256(p) for p in files).encode()).hexdigest()
 
 
 def check_positive(value: Any, name: str, *, none_ok: bool = False) -> None:
@@ -149,7 +124,7 @@ class OnnxEmbeddings(Embeddings):
             cache_folder=cache_folder,
         )
         layout = read_layout(root, pooling=pooling is None)
-        modes = layout.pooling if pooling is None else _pooling_modes(pooling)
+        modes = layout.pooling if pooling is None else pooling_modes(pooling)
         length = (
             default_max_length(root, layout.max_seq_length)
             if max_seq_length is None
@@ -433,13 +408,3 @@ class OnnxEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_query_array(text).tolist()
-
-
-def _pooling_modes(pooling: str | Sequence[str]) -> tuple[str, ...]:
-    modes = (pooling,) if isinstance(pooling, str) else tuple(pooling)
-    bad = [m for m in modes if m not in MODES]
-    if not modes or bad:
-        raise ConfigurationError(
-            f"pooling must be one or more of {', '.join(MODES)}; got {pooling!r}"
-        )
-    return modes

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ragkit.errors import ConfigurationError
+
 MODES = ("cls", "max", "mean", "mean_sqrt_len_tokens", "weightedmean", "lasttoken")
 
 
@@ -54,3 +56,14 @@ def normalize(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero)."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def pooling_modes(pooling: str | Sequence[str]) -> tuple[str, ...]:
+    """``pooling=`` as a tuple of known modes (ConfigurationError otherwise)."""
+    modes = (pooling,) if isinstance(pooling, str) else tuple(pooling)
+    bad = [m for m in modes if m not in MODES]
+    if not modes or bad:
+        raise ConfigurationError(
+            f"pooling must be one or more of {', '.join(MODES)}; got {pooling!r}"
+        )
+    return modes
