@@ -219,13 +219,17 @@ def index_cmd(
 
 def _recorded(index_dir: str) -> dict[str, Any]:
     """Embedding and splitter settings recorded in an existing index (the defaults of a rerun)."""
-    path = Path(index_dir) / "ragkit.toml"
+    from ragkit.indexing.layout import CONFIG
+
+    path = Path(index_dir) / CONFIG
     if not path.is_file():
         return {}
     from ragkit.indexing.manifest import read_toml
+    from ragkit.indexing.snapshot_manifest import live_splitter
 
     data = read_toml(path)
-    split = data.get("splitter", {})
+    live = live_splitter(Path(index_dir))
+    split = live[0] if live else data.get("splitter", {})
     out = {
         "embedding": data.get("index", {}).get("embedding") or None,
         "splitter": split.get("name"),
@@ -235,12 +239,29 @@ def _recorded(index_dir: str) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+_SIZE_PARTS = (
+    ("store", "store"),
+    ("lexical", "lexical index"),
+    ("records", "records"),
+    ("cache", "cache"),
+    ("old_snapshots", "old snapshots"),
+)
+
+
+def _size(n: int) -> str:
+    """``n`` bytes for people: B, KB, MB or GB (powers of 1000)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
 @cli.command("info")
 @click.argument("index_dir", metavar="DIR")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @_guarded
 def info_cmd(index_dir: str, as_json: bool) -> None:
-    """What an index holds: model, dimension, documents, chunks, size, last indexed, device.
+    """What an index holds: model, dimension, documents, chunks, size (by part), last indexed, device.
 
     The device is where the index's embedding model runs: CUDA when onnxruntime-gpu finds a
     GPU, else the CPU.
@@ -258,12 +279,14 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
         output.emit_json(data)
         return
     split = data["splitter"]
+    sizes = data["sizes"]
+    parts = ", ".join(f"{label} {_size(sizes[key])}" for key, label in _SIZE_PARTS)
     rows = [
         ("index", data["path"]),
         ("model", f"{data['model']} (dimension {data['dimension']})"),
         ("documents", data["documents"]),
         ("chunks", data["chunks"]),
-        ("size", f"{data['size_bytes'] / 1e6:.1f} MB"),
+        ("size", f"{_size(data['size_bytes'])} ({parts})"),
         (
             "splitter",
             f"{split['name']} (chunk_size {split['chunk_size']}, overlap {split['chunk_overlap']})",

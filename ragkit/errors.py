@@ -33,7 +33,8 @@ keep working. The tree (further base classes in brackets)::
     │   └── EmbeddingMismatchError [ValueError]
     ├── IndexingError
     │   ├── IndexLockedError [TimeoutError]
-    │   └── IndexMismatchError [EmbeddingMismatchError]
+    │   ├── IndexMismatchError [EmbeddingMismatchError]
+    │   └── DiskFullError [OSError]
     ├── EmptyCorpusError [ValueError]
     ├── DatasetError [ValueError]
     ├── ChatHistoryError [ValueError]
@@ -231,6 +232,18 @@ class IndexLockedError(IndexingError, TimeoutError):
 
 class IndexMismatchError(IndexingError, EmbeddingMismatchError):
     """An index directory was built with another embedding model or settings than the ones given."""
+
+
+class DiskFullError(IndexingError, OSError):
+    """A write ran out of disk space (or quota); what was there before is kept (names the path).
+
+    ``path`` is the index or file the failed write was for.
+    """
+
+    path: str | None = None
+
+    def __str__(self) -> str:  # OSError would prefix "[Errno 28]"
+        return str(self.strerror) if self.strerror else super().__str__()
 
 
 class EmptyCorpusError(RagkitError, ValueError):

@@ -1,5 +1,9 @@
 """Chat messages and tool calls, with LangChain's names and fields.
 
+``trim_messages``, ``filter_messages``, ``merge_message_runs`` and
+``count_tokens_approximately`` (in :mod:`ragkit.message_utils`) are importable from
+here too, as from ``langchain_core.messages``.
+
 Example:
     >>> a = AIMessageChunk(content="Hel") + AIMessageChunk(content="lo")
     >>> a.content
@@ -12,12 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import NotRequired, TypedDict
 
 from ragkit._json import parse_partial_json
+from ragkit._lazy import lazy_exports
 from ragkit.errors import InputTypeError, InvalidInputError
 
 
@@ -345,3 +350,19 @@ def messages_from_dict(items: Sequence[dict[str, Any]]) -> list[BaseMessage]:
 
 
 AnyMessage = HumanMessage | AIMessage | AIMessageChunk | SystemMessage | ToolMessage
+
+# The message-list helpers live in ragkit.message_utils (which imports this module).
+_LAZY = {
+    "count_tokens_approximately": "ragkit.message_utils",
+    "filter_messages": "ragkit.message_utils",
+    "merge_message_runs": "ragkit.message_utils",
+    "trim_messages": "ragkit.message_utils",
+}
+
+if TYPE_CHECKING:  # "x as x": re-exported names, for type checkers
+    from ragkit.message_utils import count_tokens_approximately as count_tokens_approximately
+    from ragkit.message_utils import filter_messages as filter_messages
+    from ragkit.message_utils import merge_message_runs as merge_message_runs
+    from ragkit.message_utils import trim_messages as trim_messages
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

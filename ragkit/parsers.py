@@ -16,15 +16,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
 from ragkit._json import extract_json_text, parse_partial_json
 from ragkit.core.base import StreamingRunnable
 from ragkit.core.config import RunnableConfig
-from ragkit.errors import OutputParserException
+from ragkit.errors import InputTypeError, OutputParserException
 from ragkit.messages import BaseMessage
 
 
@@ -42,10 +43,57 @@ def _text(value: Any) -> str:
     )
 
 
-class BaseOutputParser(StreamingRunnable[Any, Any]):
-    """A parser: implement ``parse(text)``; streaming parsers also ``_parse_stream``."""
+T = TypeVar("T")
+
+
+class BaseOutputParser(StreamingRunnable[Any, T]):
+    """A parser: implement ``parse(text)``; streaming parsers also ``_feed``.
+
+    Generic in its output, as in LangChain: ``class LineList(BaseOutputParser[list[str]])``
+    gives ``OutputType == list[str]``. LangChain's parsers are pydantic models, so
+    subclasses often declare fields with defaults; keyword arguments set them here too.
+
+    Example:
+        >>> class LineList(BaseOutputParser[list[str]]):
+        ...     separator: str = "\\n"
+        ...     def parse(self, text: str) -> list[str]:
+        ...         return [line for line in text.split(self.separator) if line.strip()]
+        >>> LineList().invoke("a\\nb"), LineList(separator=";").invoke("a;b"), LineList().OutputType
+        (['a', 'b'], ['a', 'b'], list[str])
+    """
 
     _run_type = "parser"
+
+    def __init__(self, **fields: Any) -> None:
+        known = _declared_fields(type(self))
+        unknown = sorted(set(fields) - known)
+        if unknown:
+            raise InputTypeError(
+                f"{type(self).__name__} has no fields {unknown}; its fields are {sorted(known)} "
+                "(declare them as annotated class attributes)"
+            )
+        for key, value in fields.items():
+            setattr(self, key, value)
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
+        """The ``T`` of ``BaseOutputParser[T]`` (else ``parse``'s return annotation, else Any)."""
+        for klass in type(self).__mro__:
+            for base in getattr(klass, "__orig_bases__", ()):
+                origin = get_origin(base)
+                args = get_args(base)
+                if (
+                    isinstance(origin, type)
+                    and issubclass(origin, BaseOutputParser)
+                    and len(args) == 1
+                    and not isinstance(args[0], TypeVar)
+                ):
+                    return args[0]
+        try:
+            hints = get_type_hints(type(self).parse)
+        except Exception:  # an annotation that does not resolve: no hint
+            return Any
+        return hints.get("return", Any)
 
     def parse(self, text: str) -> Any:
         raise NotImplementedError
@@ -80,11 +128,20 @@ class BaseOutputParser(StreamingRunnable[Any, Any]):
             yield out
 
 
+def _declared_fields(cls: type) -> set[str]:
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if klass is BaseOutputParser:
+            break
+        names.update(getattr(klass, "__annotations__", {}))
+    return {n for n in names if not n.startswith("_")}
+
+
 class Feed:
     """A parser's streaming state: text arrives piece by piece, ``push`` and ``end`` return
     what to yield. One object serves the sync and the async stream alike."""
 
-    def __init__(self, parser: BaseOutputParser) -> None:
+    def __init__(self, parser: BaseOutputParser[Any]) -> None:
         self.parser = parser
         self.text = ""
 
@@ -141,7 +198,7 @@ class _ListFeed(Feed):
         return [[item] for item in self.parser.parse(self.text)[self.emitted :]]
 
 
-class StrOutputParser(BaseOutputParser):
+class StrOutputParser(BaseOutputParser[str]):
     """The reply's text; streams chunk by chunk."""
 
     def parse(self, text: str) -> str:
@@ -158,7 +215,7 @@ class StrOutputParser(BaseOutputParser):
         return _PieceFeed(self)
 
 
-class JsonOutputParser(BaseOutputParser):
+class JsonOutputParser(BaseOutputParser[Any]):
     """JSON from the reply (a fenced ```json block or the bare text).
 
     Streaming yields the partial object each time it changes.
@@ -190,7 +247,7 @@ class JsonOutputParser(BaseOutputParser):
         return _JsonFeed(self)
 
 
-class PydanticOutputParser(BaseOutputParser):
+class PydanticOutputParser(BaseOutputParser[Any]):
     """A validated instance of ``pydantic_object`` from the reply's JSON."""
 
     def __init__(self, pydantic_object: type[BaseModel]) -> None:
@@ -215,7 +272,7 @@ class PydanticOutputParser(BaseOutputParser):
         return JsonOutputParser(self.pydantic_object).get_format_instructions()
 
 
-class CommaSeparatedListOutputParser(BaseOutputParser):
+class CommaSeparatedListOutputParser(BaseOutputParser[list[str]]):
     """A list of strings from ``a, b, c`` (quoted items may contain commas)."""
 
     def parse(self, text: str) -> list[str]:
@@ -229,8 +286,44 @@ class CommaSeparatedListOutputParser(BaseOutputParser):
         return _ListFeed(self)
 
 
+class BooleanOutputParser(BaseOutputParser):
+    """``True``/``False`` from a reply containing ``true_val`` or ``false_val`` (``YES``/``NO``).
+
+    The words are matched whole and in any case; a reply with both, or neither, raises
+    :class:`~ragkit.errors.OutputParserException` (a ``ValueError``, as in LangChain).
+
+    Example:
+        >>> BooleanOutputParser().invoke("Yes, it is relevant.")
+        True
+    """
+
+    def __init__(self, true_val: str = "YES", false_val: str = "NO") -> None:
+        self.true_val = true_val
+        self.false_val = false_val
+
+    def parse(self, text: str) -> bool:
+        pattern = rf"\b({re.escape(self.true_val)}|{re.escape(self.false_val)})\b"
+        found = {m.upper() for m in re.findall(pattern, text, flags=re.IGNORECASE)}
+        yes, no = self.true_val.upper() in found, self.false_val.upper() in found
+        if yes and no:
+            raise OutputParserException(
+                f"Ambiguous reply: both {self.true_val} and {self.false_val} in {text!r:.200}",
+                llm_output=text,
+            )
+        if not (yes or no):
+            raise OutputParserException(
+                f"Expected {self.true_val} or {self.false_val} in the reply, got {text!r:.200}",
+                llm_output=text,
+            )
+        return yes
+
+    def get_format_instructions(self) -> str:
+        return f"Answer {self.true_val} or {self.false_val}."
+
+
 __all__ = [
     "BaseOutputParser",
+    "BooleanOutputParser",
     "CommaSeparatedListOutputParser",
     "JsonOutputParser",
     "OutputParserException",

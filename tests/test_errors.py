@@ -228,6 +228,10 @@ ALWAYS_ALLOWED = {
 PROTOCOL = {"__getattr__": {"AttributeError"}, "__getitem__": {"IndexError", "KeyError"}}
 # Single, justified exceptions: (path, function, exception) -> why.
 JUSTIFIED = {
+    ("ragkit/stores/persist.py", "_json_default", "TypeError"): (
+        "json.dumps's default= hook must raise TypeError for a value it cannot encode; "
+        "the save turns that into a StoreError naming the document and the key"
+    ),
     ("ragkit/core/base.py", "call", "RuntimeError"): (
         "a StopIteration escaping a function run in the executor becomes RuntimeError, "
         "as Python does for generators (PEP 479) and LangChain's run_in_executor does"
@@ -236,10 +240,6 @@ JUSTIFIED = {
 # Being converted to ragkit.errors on other branches (harden-index, harden-input, docs-cli);
 # remove an entry when its branch lands.
 OTHER_BRANCHES = (
-    "ragkit/indexing/",
-    "ragkit/stores/persist.py",
-    "ragkit/stores/_faiss_index.py",
-    "ragkit/stores/file_store.py",
     "ragkit/loaders/",
     "ragkit/chains/history",
     "ragkit/eval/beir.py",

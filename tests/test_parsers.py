@@ -89,3 +89,38 @@ def test_json_stream_of_a_non_json_reply_raises_a_parser_error() -> None:
 
     with pytest.raises(OutputParserException):
         asyncio.run(parts())
+
+
+# -- B6: the parser base is generic, as LangChain's ------------------------------------------------
+def test_B6_base_output_parser_is_generic_like_langchains() -> None:
+    """LangChain's multi-query how-to subclasses ``BaseOutputParser[List[str]]``."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_core.output_parsers import BaseOutputParser as LCBaseOutputParser
+
+    from ragkit.errors import InputTypeError
+    from ragkit.parsers import BaseOutputParser
+
+    def define(base):
+        class LineListOutputParser(base[list[str]]):
+            """Output parser for a list of lines."""
+
+            skip_blank: bool = True
+
+            def parse(self, text: str) -> list[str]:
+                lines = text.strip().split("\n")
+                return [x for x in lines if x.strip()] if self.skip_blank else lines
+
+        return LineListOutputParser
+
+    ours, theirs = define(BaseOutputParser), define(LCBaseOutputParser)
+    for kwargs in ({}, {"skip_blank": False}):
+        text = "one\n\ntwo"
+        assert ours(**kwargs).invoke(text) == theirs(**kwargs).invoke(text)
+        assert list(ours(**kwargs).stream(text)) == list(theirs(**kwargs).stream(text))
+    assert ours().OutputType == theirs().OutputType == list[str]
+    assert ours().output_schema.model_json_schema() == theirs().output_schema.model_json_schema()
+    with pytest.raises(InputTypeError, match="has no fields"):
+        ours(skipblank=True)

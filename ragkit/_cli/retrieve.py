@@ -71,5 +71,6 @@ def retrieve(
         docs = NearDuplicateFilter(dedupe, k=k).transform_documents(docs)
     if rerank is not None:
         return docs[:k], SCORE_KINDS["rerank"]
-    strategy = idx.vectorstore.distance_strategy if kind in ("similarity", "parent") else "cosine"
-    return docs[:k], score_kind(kind, strategy)
+    if kind in ("similarity", "parent"):
+        return docs[:k], score_kind(kind, idx.vectorstore.distance_strategy)
+    return docs[:k], score_kind(kind)

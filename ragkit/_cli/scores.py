@@ -41,6 +41,14 @@ SCORE_KINDS = {
         "related passages usually score 0.3 to 0.8",
         "from -1 to 1; related passages often 0.3-0.8",
     ),
+    "cosine_distance": ScoreKind(
+        "cosine_distance",
+        "cosine distance",
+        False,
+        "one minus the cosine similarity of the query and passage vectors, from 0 to 2: "
+        "lower is closer",
+        "from 0 to 2; 0 for identical directions",
+    ),
     "inner_product": ScoreKind(
         "inner_product",
         "inner product",
@@ -87,17 +95,18 @@ SCORE_KINDS = {
         "ranked by relevance and diversity together",
     ),
 }
-_VECTOR = {
-    "cosine": "cosine",
-    "max_inner_product": "inner_product",
-    "euclidean_distance": "euclidean",
+_VECTOR = {  # DistanceStrategy values (a str enum) -> score kinds
+    "COSINE_SIMILARITY": "cosine",
+    "COSINE": "cosine_distance",
+    "MAX_INNER_PRODUCT": "inner_product",
+    "EUCLIDEAN_DISTANCE": "euclidean",
 }
 
 
-def score_kind(retriever: str, distance_strategy: str = "cosine") -> ScoreKind:
+def score_kind(retriever: str, distance_strategy: str = "COSINE_SIMILARITY") -> ScoreKind:
     """The scale of ``retriever``'s scores (``distance_strategy``: the index's vector store's)."""
     if retriever in ("similarity", "dense", "parent"):
-        return SCORE_KINDS[_VECTOR.get(distance_strategy, "cosine")]
+        return SCORE_KINDS[_VECTOR.get(str(distance_strategy), "cosine")]
     if retriever == "mmr":
         return SCORE_KINDS["none"]
     if retriever == "bm25":

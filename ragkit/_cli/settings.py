@@ -21,13 +21,14 @@ def index_defaults(index_dir: str | Path | None) -> dict[str, Any]:
     """The ``[defaults]`` table of ``index_dir/ragkit.toml`` (empty when there is none)."""
     if index_dir is None:
         return {}
-    path = Path(index_dir) / "ragkit.toml"
+    from ragkit.indexing.layout import CONFIG
+
+    path = Path(index_dir) / CONFIG
     if not path.is_file():
         return {}
-    from ragkit.indexing.manifest import read_toml
+    from ragkit.indexing.manifest import read_defaults
 
-    table = read_toml(path).get("defaults", {})
-    return dict(table) if isinstance(table, dict) else {}
+    return read_defaults(path)
 
 
 def resolve(value: Any, defaults: dict[str, Any], key: str, builtin: Any) -> Any:

@@ -110,7 +110,7 @@ class GoogleClient:
         api_key: SecretStr,
         transport: str = "rest",
         client_options: dict[str, Any] | None = None,
-        timeout: float = 60.0,
+        timeout: float | None = 60.0,
         retry: RetryPolicy | None = None,
         error_class: type[GoogleAPIError] = GoogleAPIError,
         sleep: Callable[[float], None] = time.sleep,

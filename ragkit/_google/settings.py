@@ -66,10 +66,11 @@ def check_transport(value: str, owner: str) -> str:
     return value
 
 
-def check_timing(timeout: float, max_retries: int, owner: str) -> None:
-    if not timeout > 0:
+def check_timing(timeout: float | None, max_retries: int, owner: str) -> None:
+    if timeout is not None and not timeout > 0:
         raise ConfigurationError(
-            f"{owner}: timeout must be a positive number of seconds, got {timeout!r}"
+            f"{owner}: timeout must be a positive number of seconds (or None: no limit), "
+            f"got {timeout!r}"
         )
     if max_retries < 0:
         raise ConfigurationError(f"{owner}: max_retries must be >= 0, got {max_retries!r}")
@@ -92,8 +93,9 @@ class GoogleSettings(BaseModel):
     """``"rest"`` (default; the emulator-tested path) or ``"grpc"``."""
     client_options: Any = None
     """Passed to the SDK client, e.g. ``{"api_endpoint": "http://127.0.0.1:8080"}``."""
-    timeout: float = 60.0
-    """Seconds each request may take (for streams: the longest wait between two pieces)."""
+    timeout: float | None = 60.0
+    """Seconds each request may take (for streams: the longest wait between two pieces);
+    ``None`` waits as long as it takes (LangChain's default)."""
     max_retries: int = 6
     """Retries after the first attempt on 429/500/503/504, timeouts and connection errors."""
     retry_initial_delay: float = 1.0

@@ -1,4 +1,7 @@
-"""Chains: LLMChain (tool loop, processors, fallbacks), the RAG chain and chat history.
+"""Chains: LLMChain (tool loop, processors, fallbacks), the RAG chains and chat history.
+
+``create_rag_chain`` is ragkit's one-call RAG chain; ``create_stuff_documents_chain``,
+``create_retrieval_chain`` and ``create_history_aware_retriever`` are LangChain's.
 
 Example:
     >>> from ragkit.chains import ChatMessageHistory, LLMChain
@@ -26,7 +29,10 @@ __all__ = [
     "PydanticProcessor",
     "RunnableWithMessageHistory",
     "SQLiteChatMessageHistory",
+    "create_history_aware_retriever",
     "create_rag_chain",
+    "create_retrieval_chain",
+    "create_stuff_documents_chain",
 ]
 
 _LAZY = {
@@ -41,6 +47,9 @@ _LAZY = {
     "LLMChain": "ragkit.chains.llm_chain",
     "PydanticProcessor": "ragkit.chains.llm_chain",
     "create_rag_chain": "ragkit.chains.rag",
+    "create_history_aware_retriever": "ragkit.chains.retrieval",
+    "create_retrieval_chain": "ragkit.chains.retrieval",
+    "create_stuff_documents_chain": "ragkit.chains.retrieval",
 }
 
 if TYPE_CHECKING:
@@ -55,5 +64,10 @@ if TYPE_CHECKING:
     )
     from ragkit.chains.llm_chain import JsonProcessor, LLMChain, PydanticProcessor
     from ragkit.chains.rag import create_rag_chain
+    from ragkit.chains.retrieval import (
+        create_history_aware_retriever,
+        create_retrieval_chain,
+        create_stuff_documents_chain,
+    )
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -169,6 +169,7 @@ def create_rag_chain(
     retriever_r = coerce_to_runnable(retriever)
     answer_prompt = prompt if prompt is not None else default_prompt(citations)
     _check_prompt(answer_prompt, ("context", "question"), "prompt")
+    needs_history = "chat_history" in answer_prompt.input_variables
     doc_prompt = (
         document_prompt
         if document_prompt is not None
@@ -181,8 +182,9 @@ def create_rag_chain(
             text = format_document(doc, doc_prompt, i)
             parts.append(f"[{i}] {text}" if citations else text)
         values = {"question": data["question"], "context": document_separator.join(parts)}
-        if data.get("chat_history"):
-            values["chat_history"] = data["chat_history"]
+        history = data.get("chat_history")
+        if history is not None or needs_history:
+            values["chat_history"] = history or []  # the first turn: an empty history
         return values
 
     question: Runnable[Any, Any] = RunnableLambda(lambda d: d["question"], name="question")

@@ -17,6 +17,11 @@ from ragkit._lazy import lazy_exports
 __all__ = [
     "BaseCallbackHandler",
     "CallbackManager",
+    "ConfigurableField",
+    "ConfigurableFieldMultiOption",
+    "ConfigurableFieldSingleOption",
+    "ConfigurableFieldSpec",
+    "Graph",
     "Run",
     "RunLog",
     "RunLogPatch",
@@ -25,6 +30,8 @@ __all__ = [
     "RunnableBinding",
     "RunnableBranch",
     "RunnableConfig",
+    "RunnableConfigurableAlternatives",
+    "RunnableConfigurableFields",
     "RunnableGenerator",
     "RunnableLambda",
     "RunnableMap",
@@ -56,6 +63,13 @@ _LAZY = {
     "adispatch_custom_event": "ragkit.core.callbacks",
     "dispatch_custom_event": "ragkit.core.callbacks",
     "RunnableConfig": "ragkit.core.config",
+    "ConfigurableField": "ragkit.core.configurable",
+    "ConfigurableFieldMultiOption": "ragkit.core.configurable",
+    "ConfigurableFieldSingleOption": "ragkit.core.configurable",
+    "ConfigurableFieldSpec": "ragkit.core.configurable",
+    "RunnableConfigurableAlternatives": "ragkit.core.configurable",
+    "RunnableConfigurableFields": "ragkit.core.configurable",
+    "Graph": "ragkit.core.graph",
     "ensure_config": "ragkit.core.config",
     "merge_configs": "ragkit.core.config",
     "patch_config": "ragkit.core.config",
@@ -86,7 +100,16 @@ if TYPE_CHECKING:
         dispatch_custom_event,
     )
     from ragkit.core.config import RunnableConfig, ensure_config, merge_configs, patch_config
+    from ragkit.core.configurable import (
+        ConfigurableField,
+        ConfigurableFieldMultiOption,
+        ConfigurableFieldSingleOption,
+        ConfigurableFieldSpec,
+        RunnableConfigurableAlternatives,
+        RunnableConfigurableFields,
+    )
     from ragkit.core.fallbacks import RunnableWithFallbacks
+    from ragkit.core.graph import Graph
     from ragkit.core.lambdas import RunnableGenerator, RunnableLambda, chain
     from ragkit.core.log import RunLog, RunLogPatch
     from ragkit.core.parallel import RunnableMap, RunnableParallel

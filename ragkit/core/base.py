@@ -40,7 +40,13 @@ if TYPE_CHECKING:
     import asyncio
 
     from ragkit.core.binding import RunnableBinding
+    from ragkit.core.configurable import (
+        AnyConfigurableField,
+        ConfigurableField,
+        ConfigurableFieldSpec,
+    )
     from ragkit.core.fallbacks import RunnableWithFallbacks
+    from ragkit.core.graph import Graph
     from ragkit.core.retry import RunnableRetry
     from ragkit.core.sequence import RunnableSequence
 
@@ -366,6 +372,59 @@ class Runnable(Generic[Input, Output]):
             exceptions_to_handle=exceptions_to_handle,
             exception_key=exception_key,
         )
+
+    # -- configuration and graph (see ragkit.core.configurable, ragkit.core.graph) -------
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The configurable keys of this runnable and of every runnable it holds."""
+        from ragkit.core.configurable import collect_config_specs
+
+        return collect_config_specs(self)
+
+    def _own_config_specs(self) -> list[ConfigurableFieldSpec]:
+        """Keys this runnable itself reads from ``config["configurable"]``."""
+        return []
+
+    def _config_children(self) -> list[Runnable[Any, Any]]:
+        """The runnables whose keys count as this runnable's (those held in attributes)."""
+        from ragkit.core.configurable import _children
+
+        return list(_children(self))
+
+    def config_schema(self, *, include: Sequence[str] | None = None) -> type[BaseModel]:
+        """A pydantic model of the config this runnable accepts (its ``configurable`` keys)."""
+        from ragkit.core.configurable import config_schema
+
+        return config_schema(self, include)
+
+    def get_config_jsonschema(self, *, include: Sequence[str] | None = None) -> dict[str, Any]:
+        return self.config_schema(include=include).model_json_schema()
+
+    def configurable_fields(self, **kwargs: AnyConfigurableField) -> Runnable[Input, Output]:
+        """This runnable with fields set per call: ``field=ConfigurableField(id=...)``."""
+        from ragkit.core.configurable import RunnableConfigurableFields
+
+        return RunnableConfigurableFields(self, kwargs)
+
+    def configurable_alternatives(
+        self,
+        which: ConfigurableField,
+        *,
+        default_key: str = "default",
+        prefix_keys: bool = False,
+        **kwargs: Runnable[Input, Output] | Callable[[], Runnable[Input, Output]],
+    ) -> Runnable[Input, Output]:
+        """This runnable or an alternative, chosen per call by ``config["configurable"][which.id]``."""
+        from ragkit.core.configurable import RunnableConfigurableAlternatives
+
+        return RunnableConfigurableAlternatives(which, self, kwargs, default_key, prefix_keys)
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The graph of this runnable: its input, its steps and its output (``draw_ascii``,
+        ``draw_mermaid``)."""
+        from ragkit.core.graph import single_node_graph
+
+        return single_node_graph(self, config)
 
     # -- helpers for subclasses ----------------------------------------------
     def _call_with_config(

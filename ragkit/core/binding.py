@@ -10,12 +10,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from ragkit.core.base import Runnable, root_schema
 from ragkit.core.config import RunnableConfig, get_config_list, merge_configs
+
+if TYPE_CHECKING:
+    from ragkit.core.graph import Graph
 
 
 class RunnableBinding(Runnable[Any, Any]):
@@ -41,6 +44,9 @@ class RunnableBinding(Runnable[Any, Any]):
 
     def __repr__(self) -> str:
         return f"RunnableBinding(bound={self.bound!r}, kwargs={self.kwargs}, config={self.config})"
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        return self.bound.get_graph(merge_configs(self.config, config))
 
     def __getattr__(self, name: str) -> Any:
         # Let users reach the bound runnable's own attributes (model fields, etc.).

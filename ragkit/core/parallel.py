@@ -25,6 +25,8 @@ from ragkit.core.tee import async_tee, safe_tee
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from ragkit.core.graph import Graph
+
 _DONE = object()
 
 
@@ -54,6 +56,11 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
     def __repr__(self) -> str:
         return "{" + ", ".join(f"{k}: {v!r}" for k, v in self.steps__.items()) + "}"
 
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        from ragkit.core.graph import fan_graph
+
+        return fan_graph(self, list(self.steps__.values()), config)
+
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         fields: dict[str, Any] = {}
         for step in self.steps__.values():
@@ -62,12 +69,12 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
                 if name != "root":
                     fields[name] = (field.annotation, field)
         if fields:
-            return create_model("RunnableParallelInput", **fields)
+            return create_model(self.get_name("Input"), **fields)
         return super().get_input_schema(config)
 
     def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         fields: dict[str, Any] = {k: (v.OutputType, None) for k, v in self.steps__.items()}
-        return create_model("RunnableParallelOutput", **fields)
+        return create_model(self.get_name("Output"), **fields)
 
     def _branch_configs(self, config: RunnableConfig, parent: Any) -> dict[str, RunnableConfig]:
         if parent is None:

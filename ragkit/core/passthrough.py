@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit.core.base import StreamingRunnable, run_in_executor
 from ragkit.core.chunks import AddableDict, add_chunks
@@ -21,6 +21,9 @@ from ragkit.core.lambdas import accepts_config
 from ragkit.core.parallel import RunnableParallel
 from ragkit.core.tee import async_tee, safe_tee
 from ragkit.errors import InputTypeError
+
+if TYPE_CHECKING:
+    from ragkit.core.graph import Graph
 
 
 class RunnablePassthrough(StreamingRunnable[Any, Any]):
@@ -108,6 +111,11 @@ class RunnableAssign(StreamingRunnable[dict[str, Any], dict[str, Any]]):
 
     def __repr__(self) -> str:
         return f"RunnableAssign({self.mapper!r})"
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        from ragkit.core.graph import assign_graph
+
+        return assign_graph(self.mapper, config)
 
     def _invoke(self, input: Any, config: RunnableConfig) -> dict[str, Any]:
         data = _require_dict(input, self.get_name())

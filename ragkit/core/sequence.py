@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -18,6 +18,9 @@ from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable, ru
 from ragkit.core.callbacks import CallbackManager, get_callback_manager
 from ragkit.core.config import RunnableConfig, child_config, ensure_config
 from ragkit.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ragkit.core.graph import Graph
 
 
 class RunnableSequence(StreamingRunnable[Any, Any]):
@@ -57,6 +60,11 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
     @property
     def last(self) -> Runnable[Any, Any]:
         return self.steps[-1]
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        from ragkit.core.graph import sequence_graph
+
+        return sequence_graph(self.steps, config)
 
     def __repr__(self) -> str:
         return "\n| ".join(repr(s) for s in self.steps)

@@ -210,8 +210,9 @@ class OnnxEmbeddings(Embeddings):
     @property
     def spec(self) -> str | None:
         """``onnx:<directory or repository>``: how an index records this model (``None`` when
-        explicit settings make it not re-creatable from the name alone)."""
-        if self._explicit:
+        explicit settings, or a subclass, make it not re-creatable from the name alone: a
+        subclass may override ``embed_documents``/``embed_query``, which the name would lose)."""
+        if self._explicit or type(self) is not OnnxEmbeddings:
             return None
         from ragkit.embeddings.hub import looks_like_repo_id, split_revision
 

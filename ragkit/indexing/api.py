@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from ragkit.documents import Document
-from ragkit.errors import IndexingError
+from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
+from ragkit.indexing.record_manager import check_text
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
@@ -88,7 +89,7 @@ def _digest(text: str, algorithm: str) -> str:
         )
     if algorithm in ("sha256", "sha512", "blake2b"):
         return hashlib.new(algorithm, data).hexdigest()
-    raise ValueError(
+    raise ConfigurationError(
         f"key_encoder must be 'sha1', 'sha256', 'sha512', 'blake2b' or a callable, got {algorithm!r}"
     )
 
@@ -100,7 +101,7 @@ def document_key(document: Document, key_encoder: KeyEncoder = "sha256") -> str:
     try:
         meta = json.dumps(document.metadata, sort_keys=True)
     except (TypeError, ValueError) as err:
-        raise ValueError(
+        raise InvalidInputError(
             f"document metadata must be JSON-serialisable to be hashed ({err}); "
             f"metadata keys: {sorted(document.metadata)}"
         ) from err
@@ -124,7 +125,7 @@ def _source_getter(
             return None if value is None else str(value)
 
         return get
-    raise ValueError(
+    raise ConfigurationError(
         f"source_id_key must be a metadata key, a callable or None, got {source_id_key!r}"
     )
 
@@ -174,25 +175,25 @@ def index(
     Returns the counts of added, updated (``force_update``), skipped and deleted documents.
     """
     if cleanup not in _CLEANUPS:
-        raise ValueError(
+        raise ConfigurationError(
             f"cleanup must be one of 'incremental', 'full', 'scoped_full' or None, got {cleanup!r}"
         )
     if batch_size <= 0:
-        raise ValueError(f"batch_size must be positive, got {batch_size}")
+        raise ConfigurationError(f"batch_size must be positive, got {batch_size}")
     if cleanup in ("incremental", "scoped_full") and source_id_key is None:
-        raise ValueError(
+        raise ConfigurationError(
             f"cleanup={cleanup!r} needs a source_id_key (the metadata key naming each document's source)"
         )
     if not callable(getattr(vector_store, "add_documents", None)) or not callable(
         getattr(vector_store, "delete", None)
     ):
-        raise ValueError(
+        raise ConfigurationError(
             f"{type(vector_store).__name__} needs add_documents() and delete() to be indexed into"
         )
     from ragkit.stores.base import VectorStore
 
     if isinstance(vector_store, VectorStore) and type(vector_store).delete is VectorStore.delete:
-        raise ValueError(
+        raise ConfigurationError(
             f"{type(vector_store).__name__} does not implement delete(), which indexing needs"
         )
 
@@ -211,11 +212,14 @@ def index(
         counts["num_skipped"] += len(batch) - len(unique)
         keys = list(unique)
         sources = [source_of(doc) for doc in unique.values()]
+        # before anything is written: a store holding chunks its records cannot list is stuck
+        check_text(keys, "id")
+        check_text(sources, "source")
         if keep_sources:
             for key, source in zip(keys, sources):
                 if source is None:
                     text = unique[key].page_content[:80]
-                    raise ValueError(
+                    raise InvalidInputError(
                         f"cleanup={cleanup!r} needs a source on every document; the one starting "
                         f"{text!r} has none (metadata key {source_id_key!r})"
                     )

@@ -17,6 +17,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass
 
+from ragkit.indexing.record_db import CheckedConnection, database_error
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS indexed_file (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
@@ -38,8 +40,16 @@ class FileTable:
     """The ``indexed_file`` table of the SQLite database at ``db_path``."""
 
     def __init__(self, db_path: str) -> None:
-        self._conn = sqlite3.connect(db_path, timeout=30.0, isolation_level=None)
-        self._conn.executescript(_SCHEMA)
+        try:
+            conn = sqlite3.connect(db_path, timeout=30.0, isolation_level=None)
+        except sqlite3.Error as err:
+            raise database_error(db_path, err) from err
+        self._conn = CheckedConnection(conn, db_path)
+        try:
+            self._conn.executescript(_SCHEMA)
+        except BaseException:
+            conn.close()
+            raise
 
     def all(self) -> dict[str, FileRow]:
         return {r[0]: FileRow(*r) for r in self._conn.execute("SELECT * FROM indexed_file")}
@@ -48,18 +58,23 @@ class FileTable:
         row = self._conn.execute("SELECT * FROM indexed_file WHERE path = ?", (path,)).fetchone()
         return FileRow(*row) if row else None
 
+    def _write(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        self._conn.execute("BEGIN")
+        try:
+            self._conn.executemany(sql, rows)
+        except BaseException:
+            if self._conn.conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
     def upsert(self, rows: Iterable[FileRow]) -> None:
-        with self._conn:
-            self._conn.execute("BEGIN")
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO indexed_file VALUES (?, ?, ?, ?, ?)",
-                [astuple(r) for r in rows],
-            )
+        self._write(
+            "INSERT OR REPLACE INTO indexed_file VALUES (?, ?, ?, ?, ?)", [astuple(r) for r in rows]
+        )
 
     def delete(self, paths: Iterable[str]) -> None:
-        with self._conn:
-            self._conn.execute("BEGIN")
-            self._conn.executemany("DELETE FROM indexed_file WHERE path = ?", [(p,) for p in paths])
+        self._write("DELETE FROM indexed_file WHERE path = ?", [(p,) for p in paths])
 
     def close(self) -> None:
         self._conn.close()

@@ -29,12 +29,12 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size
+from ragkit.loaders.gzip_file import content_extension
 
 STRUCTURED_EXTENSIONS = frozenset(
     {".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"}
@@ -153,7 +153,7 @@ class _Walk:
         if not stat.S_ISREG(st.st_mode):
             self.ignore(path, f"{_kind(st.st_mode)}, not a regular file: not read", "special")
             return
-        if Path(path).suffix.lower() not in loadable_extensions():
+        if content_extension(path) not in loadable_extensions():
             self.out.append(
                 FoundFile(
                     path,
@@ -253,12 +253,14 @@ def walk(
 ) -> Iterator[FoundFile]:
     """Every entry under ``paths`` (files or folders), sorted, as :class:`FoundFile`.
 
-    Raises ``ConfigurationError`` naming the first path that does not exist.
+    Raises :class:`~ragkit.errors.ConfigurationError` naming the first path that does not exist.
     """
     for given in paths:
         root = os.path.abspath(os.fspath(given))
         if not os.path.lexists(root):
-            raise ConfigurationError(f"{given}: no such file or folder")
+            raise ConfigurationError(
+                f"{given}: no such file or folder; check the path (nothing was indexed)"
+            )
         if os.path.isdir(root):
             state = _Walk(root, os.path.realpath(root), glob, exclude, max_file_size)
             state.folder(root)
@@ -355,7 +357,7 @@ def load_file(
     if hasattr(loader, "silent_errors"):
         loader.silent_errors = True  # the failures go into the report instead of the log
     stream: Iterator[Document] = loader.lazy_load()
-    if pack_to and Path(path).suffix.lower() in ROW_EXTENSIONS:
+    if pack_to and content_extension(path) in ROW_EXTENSIONS:
         stream = pack_rows(stream, pack_to)
     docs = list(stream)
     for doc in docs:

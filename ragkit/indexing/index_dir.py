@@ -16,25 +16,21 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
-from ragkit.errors import (
-    ConfigurationError,
-    IndexDamagedError,
-    IndexingError,
-    IndexMismatchError,
-    RagkitError,
-)
+from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError, RagkitError
+from ragkit.indexing import layout as L
 from ragkit.indexing.embedding_choice import make_embeddings, spec_of, worth_caching
-from ragkit.indexing.manifest import FILE_NAME, FORMAT, read_toml, write_toml
-from ragkit.indexing.snapshot import Snapshots
+from ragkit.indexing.failures import damaged, disk_full, is_disk_full
+from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
+from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
+from ragkit.indexing.snapshot_view import SnapshotView
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
@@ -60,7 +56,13 @@ def _now() -> str:
 
 
 class Index:
-    """An index directory: build it with :meth:`create` / :meth:`add`, use it with :meth:`open`."""
+    """An index directory: build it with :meth:`create` / :meth:`add`, use it with :meth:`open`.
+
+    A reader sees one snapshot, the newest when it first reads, until it calls
+    :meth:`refresh` or :meth:`close` (or ends): commits by other processes do not change
+    its answers, and the snapshot it reads is not removed under it. Use it as a context
+    manager (``with Index.open(path) as idx: ...``) to let go of the snapshot promptly.
+    """
 
     def __init__(
         self,
@@ -77,7 +79,7 @@ class Index:
         self.config = config
         self._store: Any = None
         self._bm25: Any = None
-        self._snapshot: Path | None = None
+        self._view = SnapshotView(path, check=self._check_model)
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -92,7 +94,7 @@ class Index:
     ) -> Index:
         """Open the index at ``path``, creating it (with these settings) if it does not exist yet."""
         root = Path(path)
-        if (root / FILE_NAME).is_file():
+        if (root / L.CONFIG).is_file():
             idx = cls.open(root, embeddings=embeddings)
             idx.settings = SplitSettings(splitter, chunk_size, chunk_overlap)
             return idx
@@ -102,23 +104,28 @@ class Index:
             )
         if root.is_dir() and any(p for p in root.iterdir() if not p.name.startswith(".")):
             raise ConfigurationError(
-                f"{root} is a non-empty directory without {FILE_NAME}; it is not a ragkit "
+                f"{root} is a non-empty directory without {L.CONFIG}; it is not a ragkit "
                 "index. Choose an empty or new directory for the index"
             )
         emb, name = cls._resolve_embeddings(embeddings)
         settings = SplitSettings(splitter, chunk_size, chunk_overlap)
         config = {
-            "index": {
-                "format": FORMAT,
+            L.SECTION_INDEX: {
+                "format": L.CONFIG_FORMAT,
                 "embedding": name,
                 "model_id": emb.model_id,
                 "dimension": emb.dimension,
                 "created": _now(),
             },
-            "splitter": settings.to_dict(),
+            L.SECTION_SPLITTER: settings.to_dict(),
         }
-        root.mkdir(parents=True, exist_ok=True)
-        write_toml(root / FILE_NAME, config)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            write_toml(root / L.CONFIG, config)
+        except OSError as err:
+            if is_disk_full(err):
+                raise disk_full(root, err) from err
+            raise
         return cls(root, emb, name, settings, config)
 
     @classmethod
@@ -127,17 +134,18 @@ class Index:
     ) -> Index:
         """Open an existing index; ``embeddings`` defaults to the model recorded in it."""
         root = Path(path)
-        if not (root / FILE_NAME).is_file():
+        if not os.path.lexists(root / L.CONFIG):
             raise ConfigurationError(
-                f"{root} is not a ragkit index (no {FILE_NAME}); build one with "
+                f"{root} is not a ragkit index (no {L.CONFIG}); build one with "
                 f"`ragkit index PATH --index {root}`"
             )
-        config = read_toml(root / FILE_NAME)
-        meta = config.get("index", {})
+        config = read_toml(root / L.CONFIG)
+        meta = config.get(L.SECTION_INDEX, {})
         recorded, name = meta.get("model_id"), meta.get("embedding")
-        if not isinstance(recorded, str):
+        if not isinstance(recorded, str) or not isinstance(name, (str, type(None))):
             raise IndexDamagedError(
-                f"{root / FILE_NAME} has no [index] model_id; re-index into a new directory"
+                f"{root / L.CONFIG} has no valid [index] model_id and embedding; restore the file "
+                "from a copy, or re-index into a new directory"
             )
         if embeddings is None:
             if not name:
@@ -159,10 +167,11 @@ class Index:
             raise IndexMismatchError(
                 f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "
                 f"not {emb.model_id!r} (dimension {_dimension_of(emb)}). Use the same model (omit "
-                "--embedding to use the recorded one), or index into a new directory (or delete "
-                "this one) to switch models; nothing was written"
+                "--embedding to use the recorded one), or index into a new directory to switch "
+                "models; nothing was written"
             )
-        split = config.get("splitter", {})
+        # The live snapshot records what its chunks were made with; ragkit.toml keeps a copy.
+        split, source = live_splitter(root) or (config.get(L.SECTION_SPLITTER, {}), root / L.CONFIG)
         try:
             settings = SplitSettings(
                 split.get("name", "recursive"),
@@ -170,7 +179,7 @@ class Index:
                 int(split.get("chunk_overlap", 200)),
             )
         except (ConfigurationError, TypeError, ValueError) as err:
-            raise IndexDamagedError(f"{root / FILE_NAME} [splitter]: {err}") from err
+            raise IndexDamagedError(f"{source} [splitter]: {err}") from err
         return cls(root, emb, name or meta.get("embedding", ""), settings, config)
 
     @staticmethod
@@ -187,12 +196,12 @@ class Index:
 
     @property
     def dimension(self) -> int | None:
-        return self.embeddings.dimension or self.config.get("index", {}).get("dimension")
+        return self.embeddings.dimension or self.config.get(L.SECTION_INDEX, {}).get("dimension")
 
     @property
     def defaults(self) -> dict[str, Any]:
-        """The ``[defaults]`` table of ``ragkit.toml`` (your default command options)."""
-        return dict(self.config.get("defaults", {}))
+        """The ``[defaults]`` table of ``ragkit.toml`` (your default command options), checked."""
+        return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.path / L.CONFIG)
 
     # -- writing -------------------------------------------------------------------------
     def add(
@@ -215,8 +224,9 @@ class Index:
         Files over ``max_file_size`` (bytes, or a size such as ``"1GiB"``; ``0``/``None``: no
         limit) fail with a clear error in the report before they are read; every file and
         folder that is not indexed is in the report's ``failures`` or ``ignored``.
+        Afterwards this ``Index`` reads the snapshot it committed (or the newest one).
         """
-        from ragkit.indexing.writer import write
+        from ragkit.indexing.writer import WriteTarget, write
         from ragkit.loaders._files import parse_size
 
         items = (
@@ -224,8 +234,17 @@ class Index:
             if isinstance(paths_or_documents, (str, os.PathLike))
             else paths_or_documents
         )
+        target = WriteTarget(
+            root=self.path,
+            model_id=self.model_id,
+            dimension=self.dimension,
+            settings=self.settings,
+            embeddings=self._write_embeddings(),
+            split_for=make_splitter(self.settings, self.embeddings),
+            on_commit=self._record_commit,
+        )
         report = write(
-            self,
+            target,
             list(items),
             glob=glob,
             exclude=exclude,
@@ -238,7 +257,7 @@ class Index:
             progress=progress,
             max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
         )
-        self._store = self._bm25 = self._snapshot = None
+        self.close()
         return report
 
     def _write_embeddings(self) -> Embeddings:
@@ -249,69 +268,69 @@ class Index:
 
         # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
         # batch by length (less padding), and is cached as soon as it is done.
-        store = LocalFileStore(self.path / "cache", fsync=False)  # a lost entry is just recomputed
+        # A lost or damaged entry is just recomputed: no fsync, and a checksum on every value.
+        store = LocalFileStore(self.path / L.CACHE, fsync=False, checksum=True)
         # the default namespace is the model id made safe for file names ("google:models/x" has
         # characters LocalFileStore refuses)
         return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store)
 
-    def _splitter_factory(self) -> Callable[[str], Callable[[list[Document]], list[Document]]]:
-        return make_splitter(self.settings, self.embeddings)
+    def _record_commit(self) -> None:
+        """After a commit: record the splitter settings and the time in ``ragkit.toml``."""
+        self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
+        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = _now()
+        write_toml(self.path / L.CONFIG, self.config)
 
-    def _settings_changed(self, current: Path) -> bool:
-        try:
-            manifest = json.loads((current / "manifest.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return True
-        return bool(manifest.get("splitter") != self.settings.to_dict())
+    # -- reading ----------------------------------------------------------------------------
+    def _check_model(self, manifest: SnapshotManifest) -> None:
+        if manifest.model_id != self.model_id or manifest.dimension != self.dimension:
+            raise damaged(
+                self.path,
+                f"{manifest.folder / L.MANIFEST} was built with {manifest.model_id!r} (dimension "
+                f"{manifest.dimension}), but {self.path / L.CONFIG} records {self.model_id!r} "
+                f"(dimension {self.dimension})",
+            )
 
-    def _after_commit(self) -> None:
-        self.config["splitter"] = self.settings.to_dict()
-        self.config.setdefault("index", {})["updated"] = _now()
-        write_toml(self.path / FILE_NAME, self.config)
+    def refresh(self) -> bool:
+        """Move to the newest committed snapshot; returns whether this reader's view changed.
 
-    def _load_store(self, snapshot: Path | None, embeddings: Embeddings | None = None) -> Any:
-        from ragkit.stores.faiss import FaissStore
+        Until then a reader keeps answering from the snapshot it started with, whatever
+        other processes commit. Does nothing (returns ``False``) before the first read.
+        """
+        moved = self._view.refresh()
+        if moved:
+            self._store = self._bm25 = None
+        return moved
 
-        emb = embeddings or self.embeddings
-        if snapshot is None or not (snapshot / "store").exists():
-            return FaissStore(embedding=emb)
-        try:
-            return FaissStore.load(snapshot / "store", emb)
-        except RagkitError as err:
-            raise IndexDamagedError(
-                f"{snapshot / 'store'}: {err}. The index {self.path} is damaged: rebuild it "
-                f"with `ragkit index PATH --index {self.path} --rebuild`"
-            ) from err
+    def close(self) -> None:
+        """Let go of the snapshot this reader uses (a later query pins the newest again)."""
+        self._store = self._bm25 = None
+        self._view.close()
 
-    # -- reading -------------------------------------------------------------------------
-    def _current(self) -> Path | None:
-        if self._snapshot is None:
-            self._snapshot = Snapshots(self.path).current()
-        return self._snapshot
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
 
     @property
     def vectorstore(self) -> Any:
-        """The FaissStore of the live snapshot (loaded on first use)."""
+        """The FaissStore of this reader's snapshot (loaded on first use)."""
         if self._store is None:
-            self._store = self._load_store(self._current())
+            from ragkit.indexing.snapshot_files import load_store
+
+            self._store = load_store(self._view.manifest(), self.embeddings)
         return self._store
 
     def _bm25_retriever(self, k: int) -> Any:
-        from ragkit.retrievers.bm25 import BM25Retriever
-
         if self._bm25 is None:
-            current = self._current()
-            if current is None or not (current / "bm25").exists():
-                raise IndexingError(
-                    f"{self.path} holds no documents yet; run `ragkit index PATH --index {self.path}`"
-                )
-            try:
-                self._bm25 = BM25Retriever.load(current / "bm25")
-            except RagkitError as err:
-                raise IndexDamagedError(
-                    f"{err}. Rebuild the index with `ragkit index PATH --index {self.path} "
-                    "--rebuild`"
-                ) from err
+            from ragkit.indexing.snapshot_files import load_bm25
+
+            self._bm25 = load_bm25(self._view.manifest(), self.path)
         self._bm25.k = k
         return self._bm25
 
@@ -417,28 +436,27 @@ class Index:
         ]
 
     def info(self) -> dict[str, Any]:
-        """What the index holds: model, dimension, documents (sources), chunks, size, times, splitter."""
-        current = self._current()
-        manifest: dict[str, Any] = {}
-        if current is not None:
-            try:
-                manifest = json.loads((current / "manifest.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError) as err:
-                raise IndexDamagedError(
-                    f"{current / 'manifest.json'} cannot be read ({err}); rebuild with "
-                    f"`ragkit index PATH --index {self.path} --rebuild`"
-                ) from err
-        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
-        meta = self.config.get("index", {})
-        updated = manifest.get("updated")
+        """What the index holds: model, dimension, documents (sources), chunks, sizes, times, splitter.
+
+        ``size_bytes`` is the whole directory; ``sizes`` breaks it down into ``store``,
+        ``lexical`` (BM25), ``records``, ``cache``, ``old_snapshots`` and ``other``.
+        """
+        from ragkit.indexing.index_size import size_breakdown
+
+        manifest = self._view.manifest()
+        current = self._view.snapshot
+        sizes = size_breakdown(self.path, current)
+        meta = self.config.get(L.SECTION_INDEX, {})
+        updated = manifest.updated if manifest is not None else None
         return {
             "path": str(self.path),
             "model": self.model_id,
             "embedding": self.embedding_name,
             "dimension": self.dimension,
-            "documents": manifest.get("sources", 0),
-            "chunks": manifest.get("chunks", 0),
-            "size_bytes": size,
+            "documents": manifest.sources if manifest is not None else 0,
+            "chunks": manifest.chunks if manifest is not None else 0,
+            "size_bytes": sum(sizes.values()),
+            "sizes": sizes,
             "created": meta.get("created"),
             "last_indexed": datetime.fromtimestamp(updated, timezone.utc).isoformat(
                 timespec="seconds"
@@ -451,28 +469,9 @@ class Index:
 
     def sources(self) -> list[str]:
         """The sources (file paths) with chunks in the index."""
-        from ragkit.indexing.writer import NAMESPACE, RECORDS
+        from ragkit.indexing.snapshot_files import read_sources
 
-        current = self._current()
-        if current is None:
-            return []
-        conn = sqlite3.connect(f"file:{current / RECORDS}?mode=ro", uri=True)
-        try:
-            return [
-                r[0]
-                for r in conn.execute(
-                    "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? AND group_id IS NOT NULL "
-                    "ORDER BY group_id",
-                    (NAMESPACE,),
-                )
-            ]
-        except sqlite3.DatabaseError as err:
-            raise IndexDamagedError(
-                f"{current / RECORDS} cannot be read ({err}); rebuild with "
-                f"`ragkit index PATH --index {self.path} --rebuild`"
-            ) from err
-        finally:
-            conn.close()
+        return read_sources(self._view.manifest())
 
     def __repr__(self) -> str:
         return f"Index({str(self.path)!r}, model={self.model_id!r})"

@@ -16,12 +16,13 @@ Example:
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 from pathlib import Path
 from types import TracebackType
 
-from ragkit.errors import IndexLockedError
+from ragkit.errors import IndexingError, IndexLockedError
 
 _POLL_SECONDS = 0.05
 
@@ -78,8 +79,20 @@ class WriterLock:
         if self._fd is not None:
             self._depth += 1
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o644)
+        except OSError as err:
+            raise IndexingError(
+                f"cannot open the lock file {self.path} of {self.what} ({err.strerror or err}); "
+                "it must be a regular file the index's writer can write"
+            ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise IndexingError(
+                f"the lock file {self.path} of {self.what} is not a regular file; move it away "
+                "(ragkit makes a new one)"
+            )
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while not _try_lock(fd):
             if deadline is not None and time.monotonic() >= deadline:

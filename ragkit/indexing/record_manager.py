@@ -24,12 +24,13 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import ConfigurationError, IndexingError
+from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
 from ragkit.indexing.lock import WriterLock
+from ragkit.indexing.record_db import CheckedConnection, database_error
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS upsertion_record (
@@ -60,12 +61,40 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[start : start + _CHUNK]
 
 
+def check_text(values: Iterable[str | None], what: str) -> None:
+    """Raise :class:`~ragkit.errors.InvalidInputError` naming the first value that is not valid Unicode.
+
+    A file name that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
+    (``'caf\\udce9.txt'``); SQLite stores text as UTF-8 and cannot hold it.
+
+    Example:
+        >>> check_text(["a.txt", None], "source")
+        >>> check_text(["caf\\udce9.txt"], "source")
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.InvalidInputError: the source 'caf\\udce9.txt' is not valid Unicode ...
+    """
+    for value in values:
+        if not isinstance(value, str) or value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInputError(
+                f"the {what} {value!r} is not valid Unicode (a file name that is not valid UTF-8 "
+                "arrives with its bad bytes as lone surrogates, such as \\udce9), so it cannot be "
+                "recorded; rename the file (e.g. with `convmv -f latin1 -t utf-8`) or give the "
+                f"document a {what} that is valid text"
+            ) from None
+
+
 class SQLRecordManager:
     """Records of indexed keys in SQLite, one ``namespace`` per index."""
 
     def __init__(
         self, namespace: str, db_url: str = "sqlite:///:memory:", *, timeout: float = 30.0
     ) -> None:
+        check_text([namespace], "namespace")
         self.namespace = namespace
         self.db_url = db_url
         self.timeout = timeout
@@ -74,18 +103,20 @@ class SQLRecordManager:
         if not self._memory:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._conn = sqlite3.connect(
+            conn = sqlite3.connect(
                 path, timeout=timeout, check_same_thread=False, isolation_level=None
             )
+        except sqlite3.Error as err:
+            raise database_error(path, err) from err
+        self._conn = CheckedConnection(conn, path)
+        try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             if not self._memory:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute("PRAGMA synchronous = FULL")
-        except sqlite3.DatabaseError as err:
-            raise IndexingError(
-                f"cannot open the record database {path}: {err}. "
-                "If the file is damaged, delete it and re-index."
-            ) from err
+        except BaseException:
+            conn.close()
+            raise
         self._path = path
         self._mutex = threading.RLock()
         self._last_time = 0.0
@@ -93,18 +124,14 @@ class SQLRecordManager:
 
     # -- plumbing ------------------------------------------------------------------
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[CheckedConnection]:
         with self._mutex:
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                raise IndexingError(
-                    f"the record database {self._path} is busy or read-only: {err}"
-                ) from err
+            self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
             else:
                 self._conn.execute("COMMIT")
@@ -130,13 +157,7 @@ class SQLRecordManager:
     def create_schema(self) -> None:
         """Create the table and indexes if they do not exist yet."""
         with self._mutex:
-            try:
-                self._conn.executescript(_SCHEMA)
-            except sqlite3.DatabaseError as err:
-                raise IndexingError(
-                    f"the record database {self._path} is not usable: {err}. "
-                    "Delete it (or the whole index directory) and re-index."
-                ) from err
+            self._conn.executescript(_SCHEMA)
 
     async def acreate_schema(self) -> None:
         await run_in_executor(self.create_schema)
@@ -167,9 +188,13 @@ class SQLRecordManager:
         if group_ids is None:
             group_ids = [None] * len(keys)
         if len(group_ids) != len(keys):
-            raise ValueError(f"update() got {len(keys)} keys but {len(group_ids)} group_ids")
+            raise InvalidInputError(
+                f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
+            )
         if not keys:
             return
+        check_text(keys, "key")
+        check_text(group_ids, "source")
         now = self.get_time()
         if time_at_least is not None and now < time_at_least:
             raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
@@ -193,6 +218,7 @@ class SQLRecordManager:
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         """For each key, whether it is recorded."""
+        check_text(keys, "key")
         found: set[str] = set()
         with self._mutex:
             for part in _chunks(list(keys)):
@@ -230,6 +256,7 @@ class SQLRecordManager:
             groups = list(group_ids)
             if not groups:
                 return []
+            check_text(groups, "source")
             where.append(f"group_id IN ({','.join('?' * len(groups))})")
             params.extend(groups)
         sql = (
@@ -255,6 +282,7 @@ class SQLRecordManager:
 
     def delete_keys(self, keys: Sequence[str]) -> None:
         """Forget ``keys`` (unknown keys are ignored)."""
+        check_text(keys, "key")
         with self._transaction() as conn:
             for part in _chunks(list(keys)):
                 conn.execute(
@@ -287,6 +315,7 @@ class SQLRecordManager:
 
     def count_by_group(self, group_ids: Sequence[str]) -> int:
         """How many keys belong to ``group_ids``."""
+        check_text(group_ids, "source")
         total = 0
         with self._mutex:
             for part in _chunks(list(group_ids)):
@@ -303,6 +332,7 @@ class SQLRecordManager:
         """Refresh the time of every key in ``group_ids`` (as if they had been re-indexed unchanged)."""
         if not group_ids:
             return
+        check_text(group_ids, "source")
         now = self.get_time()
         with self._transaction() as conn:
             for part in _chunks(list(group_ids)):
@@ -321,7 +351,10 @@ class SQLRecordManager:
     def backup_to(self, path: str | Path) -> None:
         """Write a consistent copy of the whole database to ``path`` (SQLite's online backup)."""
         with self._mutex:
-            target = sqlite3.connect(str(path))
+            try:
+                target = sqlite3.connect(str(path))
+            except sqlite3.Error as err:
+                raise database_error(str(path), err) from err
             try:
                 self._conn.backup(target)
             finally:

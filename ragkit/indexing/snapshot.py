@@ -1,13 +1,16 @@
-"""Snapshots: how an index directory changes atomically.
+"""Snapshots: how an index directory changes atomically, and how readers keep theirs.
 
-Everything a query needs (vector store, BM25 index, record database) lives in
-one snapshot folder ``snap-NNNNNN``; the file ``CURRENT`` names the live one. A
-write builds the next snapshot in a ``.staging-*`` folder, fsyncs it, renames it
-to its final name and then replaces ``CURRENT`` (temp file, fsync, rename): that
-rename is the commit. A crash or ``kill -9`` at any moment leaves ``CURRENT``
-naming a complete snapshot; the next writer removes leftovers. The snapshot
-before the live one is kept, so a reader that started just before a commit
-can still finish loading.
+Everything a query needs (vector store, BM25 index, record database) lives in one
+snapshot folder ``snap-NNNNNN`` with a manifest checksumming every file (see
+:mod:`ragkit.indexing.snapshot_manifest`); the file ``CURRENT`` names the live one. A
+write builds the next snapshot in a ``.staging-*`` folder, fsyncs it, renames it to its
+final name and then replaces ``CURRENT`` (temp file, fsync, rename): that rename is the
+commit. A crash or ``kill -9`` at any moment leaves ``CURRENT`` naming a complete
+snapshot (or ``none`` before the first commit); the next writer removes leftovers.
+
+Readers pin the snapshot they use with a :class:`~ragkit.indexing.readers.ReaderLease`;
+:meth:`Snapshots.prune` (after each commit, and when a reader lets go) removes every
+older snapshot that no reader holds, so no stale snapshot outlives its last reader.
 
 Example:
     >>> import tempfile, pathlib
@@ -19,16 +22,22 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 import secrets
 import shutil
 from pathlib import Path
 
-from ragkit.errors import IndexDamagedError
+from ragkit.errors import IndexCorruptedError, RagkitError
+from ragkit.indexing import layout as L
+from ragkit.indexing.failures import damaged
+from ragkit.indexing.readers import LOCKS, ReaderLease, exclusive
+from ragkit.stores._safe_read import read_regular
 
-CURRENT = "CURRENT"
-_SNAP = re.compile(r"^snap-(\d{6,})$")
+#: What CURRENT holds between the first write's start of commit and its end.
+NO_SNAPSHOT = "none"
+_MAX_POINTER = 256
+_PIN_ATTEMPTS = 100
 
 
 def fsync_tree(path: Path) -> None:
@@ -51,33 +60,75 @@ class Snapshots:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
-    def _numbers(self) -> list[int]:
+    def numbers(self) -> list[int]:
+        """The numbers of the snapshot folders present, in order."""
         if not self.root.is_dir():
             return []
-        return sorted(int(m.group(1)) for p in self.root.iterdir() if (m := _SNAP.match(p.name)))
+        found = (L.snapshot_number(p.name) for p in self.root.iterdir())
+        return sorted(n for n in found if n is not None)
+
+    # -- CURRENT ---------------------------------------------------------------------------
+    def pointer(self) -> str | None:
+        """The snapshot name CURRENT holds (``None`` before the first commit), unchecked."""
+        path = self.root / L.CURRENT
+        try:
+            raw = read_regular(path, _MAX_POINTER)
+        except FileNotFoundError:
+            numbers = self.numbers()
+            if not numbers:
+                return None
+            newest = L.snapshot_name(numbers[-1])
+            raise damaged(
+                self.root,
+                f"{path} is missing, yet {self.root} holds snapshots (the newest is {newest}); "
+                f"if {newest} is the version you want, write its name into {path}",
+            ) from None
+        except IndexCorruptedError as err:
+            raise damaged(self.root, str(err)) from None
+        except OSError as err:
+            raise damaged(self.root, f"{path} cannot be read ({err.strerror or err})") from None
+        try:
+            name = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            raise damaged(
+                self.root, f"{path} does not hold a snapshot name (binary bytes)"
+            ) from None
+        if name == NO_SNAPSHOT:
+            return None
+        if L.snapshot_number(name) is None:
+            raise damaged(self.root, f"{path} names {name[:40]!r}, which is not a snapshot name")
+        return name
 
     def current(self) -> Path | None:
         """The live snapshot, or ``None`` before the first commit."""
-        pointer = self.root / CURRENT
-        try:
-            name = pointer.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
+        name = self.pointer()
+        if name is None:
             return None
-        except OSError as err:
-            raise IndexDamagedError(
-                f"{pointer} cannot be read ({err}); check permissions, or re-index"
-            ) from err
-        if not _SNAP.match(name) or not (self.root / name).is_dir():
-            raise IndexDamagedError(
-                f"{pointer} names {name!r}, which is not a snapshot in {self.root}; "
-                f"re-index with --rebuild (or delete {self.root}) to start over"
+        if not (self.root / name).is_dir():
+            raise damaged(
+                self.root,
+                f"{self.root / L.CURRENT} names {name!r}, which is not a snapshot in {self.root}",
             )
         return self.root / name
 
+    def pin(self) -> tuple[Path | None, ReaderLease | None]:
+        """The live snapshot with a lease that keeps it from being pruned (``(None, None)`` if empty)."""
+        for _ in range(_PIN_ATTEMPTS):
+            name = self.pointer()
+            if name is None:
+                return None, None
+            lease = ReaderLease.take(self.root / name)
+            if lease is not None:
+                return self.root / name, lease
+            if self.pointer() == name:  # not pruned by a newer commit: it is really missing
+                self.current()  # raises naming CURRENT and the missing snapshot
+        raise damaged(self.root, f"{self.root / L.CURRENT} keeps naming snapshots that vanish")
+
+    # -- writing (with the writer lock held) ---------------------------------------------------
     def new_staging(self) -> Path:
         """A fresh, empty staging folder (call with the writer lock held)."""
         self.remove_leftovers()
-        staging = self.root / f".staging-{os.getpid()}-{secrets.token_hex(4)}"
+        staging = self.root / f"{L.STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         staging.mkdir(parents=True)
         return staging
 
@@ -85,30 +136,67 @@ class Snapshots:
         """Make ``staging`` the live snapshot; returns its final path."""
         from ragkit.stores._atomic import fsync_dir, write_atomic
 
-        numbers = self._numbers()
-        target = self.root / f"snap-{(numbers[-1] if numbers else 0) + 1:06d}"
+        numbers = self.numbers()
+        target = self.root / L.snapshot_name((numbers[-1] if numbers else 0) + 1)
+        (staging / L.READERS).touch()
         fsync_tree(staging)
+        if not (self.root / L.CURRENT).exists():  # first commit: a crash below leaves "none"
+            write_atomic(self.root / L.CURRENT, f"{NO_SNAPSHOT}\n".encode())
+            fsync_dir(self.root)
         os.rename(staging, target)
         fsync_dir(self.root)
-        write_atomic(self.root / CURRENT, f"{target.name}\n".encode())
+        write_atomic(self.root / L.CURRENT, f"{target.name}\n".encode())
         fsync_dir(self.root)
-        self._prune(keep={target.name})
+        self.prune()
         return target
 
     def discard(self, staging: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
     def remove_leftovers(self) -> None:
-        """Remove staging folders of interrupted writes (call with the writer lock held)."""
+        """Remove what interrupted writes and prunes left (call with the writer lock held)."""
         if not self.root.is_dir():
             return
         for p in self.root.iterdir():
-            if p.name.startswith(".staging-"):
+            if p.name.startswith((L.STAGING_PREFIX, L.TRASH_PREFIX)):
                 shutil.rmtree(p, ignore_errors=True)
+        try:
+            name = self.pointer()
+        except RagkitError:
+            return  # CURRENT is damaged: keep every snapshot for the user to recover
+        live = L.snapshot_number(name) if name else 0
+        for number in self.numbers():
+            if live is not None and number > live:  # renamed, but the commit never happened
+                self._remove(self.root / L.snapshot_name(number))
 
-    def _prune(self, keep: set[str]) -> None:
-        names = [f"snap-{n:06d}" for n in self._numbers()]
-        previous = [n for n in names if n not in keep][-1:]  # keep one older snapshot for readers
-        for name in names:
-            if name not in keep and name not in previous:
-                shutil.rmtree(self.root / name, ignore_errors=True)
+    # -- pruning (writers after a commit, readers when they let go) ------------------------------
+    def prune(self) -> None:
+        """Remove every snapshot older than the live one that no reader holds (best effort)."""
+        try:
+            name = self.pointer()
+        except RagkitError:
+            return
+        live = L.snapshot_number(name) if name else None
+        if live is None:
+            return
+        older = [n for n in self.numbers() if n < live]
+        if not LOCKS:  # pragma: no cover - Windows: keep one older snapshot for late readers
+            older = older[:-1]
+        for number in older:
+            snapshot = self.root / L.snapshot_name(number)
+            lock = exclusive(snapshot)
+            if lock is None:
+                continue  # a reader holds it
+            try:
+                self._remove(snapshot)
+            finally:
+                lock.release()
+
+    def _remove(self, snapshot: Path) -> None:
+        trash = self.root / f"{L.TRASH_PREFIX}{snapshot.name}-{secrets.token_hex(4)}"
+        try:
+            os.rename(snapshot, trash)  # atomic: readers see the whole snapshot or none of it
+        except OSError:
+            return
+        with contextlib.suppress(OSError):
+            shutil.rmtree(trash)

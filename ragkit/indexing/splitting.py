@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.loaders.gzip_file import content_extension, read_source_text
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -132,7 +132,7 @@ def make_splitter(
         plain = _recursive(settings)
 
         def for_path(path: str) -> Splitter:
-            language = _CODE_LANGUAGES.get(Path(path).suffix.lower())
+            language = _CODE_LANGUAGES.get(content_extension(path))
             return (_recursive(settings, language) if language else plain).split_documents
 
         return for_path
@@ -153,11 +153,11 @@ def make_splitter(
             # the HTML loader returns text; the header splitter needs the markup, so re-read the file
             if not docs:
                 return []
-            raw = Path(docs[0].metadata["source"]).read_text(encoding="utf-8", errors="replace")
+            raw = read_source_text(docs[0].metadata["source"])
             return by_headers([Document(raw, metadata=docs[0].metadata)])
 
         return lambda path: (
-            html if Path(path).suffix.lower() in (".html", ".htm") else plain.split_documents
+            html if content_extension(path) in (".html", ".htm") else plain.split_documents
         )
     if name == "token":
         from ragkit.splitters import TokenTextSplitter

@@ -17,139 +17,53 @@ Cleanup modes (``ragkit index --cleanup``):
 
 from __future__ import annotations
 
-import collections
-import json
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragkit.documents import Document
 from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError
+from ragkit.indexing import layout as L
 from ragkit.indexing.api import index as run_index
+from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.file_table import FileRow, FileTable
-from ragkit.indexing.files import (
-    FoundFile,
-    LoadedFile,
-    load_file,
-    loader_for,
-    unsaveable,
-    utf8_name,
-    walk,
-)
+from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
+from ragkit.indexing.loading import CountingEmbeddings, Progress, SplitFor, describe, load_all
 from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.indexing.report import IndexReport
 from ragkit.indexing.snapshot import Snapshots
+from ragkit.indexing.snapshot_files import copy_records, load_store
+from ragkit.indexing.snapshot_manifest import SnapshotManifest
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    from ragkit.indexing.index_dir import Index
+    from ragkit.indexing.splitting import SplitSettings
 
 CLEANUPS = ("incremental", "full", "none")
-IN_FLIGHT_BYTES = 64 * 1024 * 1024
-"""Loading runs ahead of embedding by at most this many bytes of files (or one file), so memory
-follows the largest file, not the folder."""
-NAMESPACE = "ragkit"
-RECORDS = "records.sqlite"
+__all__ = ["CLEANUPS", "IndexReport", "Progress", "WriteTarget", "Writer", "write"]
 
 
-@dataclass
-class Progress:
-    """Live counters handed to the ``progress`` callback."""
+@dataclass(frozen=True)
+class WriteTarget:
+    """Everything a write job needs from an index, given explicitly (the writer uses nothing else).
 
-    files_total: int = 0
-    files_done: int = 0
-    chunks: int = 0
-    embedded: int = 0
-    started: float = field(default_factory=time.monotonic)
-    stage: str = "scan"
+    ``embeddings`` embeds new chunks (the cache-backed model when caching is worth it);
+    ``split_for(source)`` returns the splitter for one source; ``on_commit`` runs after the
+    new snapshot is live (``Index`` records the settings and time in ``ragkit.toml``).
+    """
 
-
-class _Counting(Embeddings):
-    """Passes through to ``inner`` and counts embedded texts (for progress)."""
-
-    def __init__(self, inner: Embeddings, progress: Progress, notify: Callable[[], None]) -> None:
-        self.inner, self.progress, self.notify = inner, progress, notify
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.inner.dimension
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_documents_array(texts).tolist()
-
-    def embed_documents_array(self, texts: list[str]) -> np.ndarray:
-        out = self.inner.embed_documents_array(texts)
-        self.progress.embedded += len(texts)
-        self.notify()
-        return out
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-
-def _load_all(
-    files: Sequence[FoundFile],
-    split_for: Callable[[str], Callable[[list[Document]], list[Document]]],
-    workers: int,
-    max_file_size: int | None = None,
-    pack_to: int | None = None,
-) -> Iterator[tuple[FoundFile, LoadedFile | BaseException]]:
-    """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
-
-    def job(item: FoundFile) -> LoadedFile:
-        loaded = load_file(
-            item.path, lambda p: loader_for(p, max_file_size or None), pack_to=pack_to
-        )
-        loaded.docs = split_for(item.path)(loaded.docs)
-        return loaded
-
-    def outcome(
-        item: FoundFile, fut: Future[LoadedFile]
-    ) -> tuple[FoundFile, LoadedFile | BaseException]:
-        err = fut.exception()
-        return (item, err) if err is not None else (item, fut.result())
-
-    if workers <= 1:
-        for item in files:
-            try:
-                yield item, job(item)
-            except Exception as err:  # reported per file; the job goes on
-                yield item, err
-        return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-load") as pool:
-        window: collections.deque[tuple[FoundFile, Future[LoadedFile]]] = collections.deque()
-        in_flight = 0  # bytes of the files loading or loaded but not yet handed on
-        for item in files:
-            window.append((item, pool.submit(job, item)))
-            in_flight += item.size
-            while window and (len(window) >= workers * 4 or in_flight > IN_FLIGHT_BYTES):
-                done, future = window.popleft()
-                in_flight -= done.size
-                yield outcome(done, future)
-        while window:
-            yield outcome(*window.popleft())
-
-
-def _describe(err: BaseException) -> str:
-    from ragkit.errors import RagkitError
-
-    text = str(err) or type(err).__name__
-    return (
-        text
-        if isinstance(err, (OSError, RagkitError)) or type(err).__name__ in text
-        else f"{type(err).__name__}: {text}"
-    )
+    root: Path
+    model_id: str
+    dimension: int | None
+    settings: SplitSettings
+    embeddings: Embeddings
+    split_for: SplitFor
+    on_commit: Callable[[], None] = lambda: None
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -157,37 +71,42 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
 
 
 class Writer:
-    """One write job over ``idx`` (create with the writer lock held)."""
+    """One write job into ``target``, starting from snapshot ``base`` (create with the lock held)."""
 
     def __init__(
         self,
-        idx: Index,
+        target: WriteTarget,
         staging: Path,
-        current: Path | None,
+        base: SnapshotManifest | None,
         progress: Progress,
         notify: Callable[[], None],
     ) -> None:
-        self.idx, self.staging, self.progress, self.notify = idx, staging, progress, notify
-        records = staging / RECORDS
-        if current is not None and (current / RECORDS).is_file():
-            import sqlite3
-
-            src = sqlite3.connect(f"file:{current / RECORDS}?mode=ro", uri=True)
-            dst = sqlite3.connect(str(records))
-            try:
-                src.backup(dst)
-            finally:
-                src.close()
-                dst.close()
-        self.rm = SQLRecordManager(NAMESPACE, db_url=f"sqlite:///{records}")
-        self.rm.create_schema()
-        self.files = FileTable(str(records))
-        self.store = idx._load_store(current, _Counting(idx._write_embeddings(), progress, notify))
+        self.target, self.staging, self.progress, self.notify = target, staging, progress, notify
         self.report = IndexReport()
+        records = staging / L.RECORDS
+        if base is not None:
+            copy_records(base, records)
+        self.rm = SQLRecordManager(L.NAMESPACE, db_url=f"sqlite:///{records}")
+        self.files: FileTable | None = None
+        try:
+            self.rm.create_schema()
+            self.files = FileTable(str(records))
+            self.store = load_store(base, CountingEmbeddings(target.embeddings, progress, notify))
+            if base is not None and set(self.rm.list_keys()) != set(self.store.ids):
+                ids = [n for n in base.files if L.STORE_DOCSTORE.match(n)] or [L.STORE]
+                raise damaged(
+                    target.root,
+                    f"{base.folder / L.RECORDS} lists {self.rm.count()} chunks whose ids do not "
+                    f"match the {len(self.store)} of the store ({base.folder / ids[0]})",
+                )
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         self.rm.close()
-        self.files.close()
+        if self.files is not None:
+            self.files.close()
 
     def add_paths(
         self,
@@ -203,8 +122,9 @@ class Writer:
         """Index the files under ``paths``; returns whether anything changed."""
         roots = [os.path.abspath(os.fspath(p)) for p in paths]
         found = list(walk(roots, glob, exclude, max_file_size))
+        assert self.files is not None
         old = self.files.all()
-        fingerprint = self.idx.settings.fingerprint()
+        fingerprint = self.target.settings.fingerprint()
         report, start = self.report, self.rm.get_time()
         unchanged: list[str] = []
         to_load: list[FoundFile] = []
@@ -241,14 +161,14 @@ class Writer:
         new_rows: list[FileRow] = []
 
         def chunks() -> Iterator[Document]:
-            split_for = self.idx._splitter_factory()
-            pack_to = self.idx.settings.chunk_size
-            loaded = _load_all(to_load, split_for, workers, max_file_size, pack_to)
+            split_for = self.target.split_for
+            pack_to = self.target.settings.chunk_size
+            loaded = load_all(to_load, split_for, workers, max_file_size, pack_to)
             for item, result in loaded:
                 self.progress.files_done += 1
                 problem = result if isinstance(result, BaseException) else unsaveable(result.docs)
                 if problem is not None:
-                    report.add_failure(item.path, _describe(problem), "load-failed")
+                    report.add_failure(item.path, describe(problem), "load-failed")
                     failed.append(item.path)
                 else:
                     assert not isinstance(result, BaseException)
@@ -304,7 +224,7 @@ class Writer:
 
     def add_documents(self, docs: Sequence[Document], batch_size: int, force: bool) -> bool:
         """Index ready-made documents (split with the index's splitter, grouped by ``source``)."""
-        split_for = self.idx._splitter_factory()
+        split_for = self.target.split_for
         by_source: dict[str, list[Document]] = {}
         for doc in docs:
             by_source.setdefault(str(doc.metadata.get("source", "")), []).append(doc)
@@ -340,28 +260,40 @@ class Writer:
         if count:
             from ragkit.retrievers.bm25 import BM25Retriever
 
-            self.store.save(self.staging / "store")
-            docs = self.store.get_by_ids(self.store.ids)
-            BM25Retriever.from_documents(docs).save(self.staging / "bm25")
+            self.store.save(self.staging / L.STORE)
+            # the store's documents as they are, not a copy of the corpus (see FaissStore.documents)
+            BM25Retriever.from_documents(self.store.documents()).save(self.staging / L.BM25)
         self.report.chunks = count
-        manifest = {
-            "format": 1,
-            "chunks": count,
-            "sources": len(self.rm.list_groups()),
-            "model_id": self.idx.model_id,
-            "dimension": self.idx.dimension,
-            "splitter": self.idx.settings.to_dict(),
-            "updated": time.time(),
-        }
-        (self.staging / "manifest.json").write_text(
-            json.dumps(manifest, indent=1), encoding="utf-8"
-        )
+        sources = len(self.rm.list_groups())
         self.rm.checkpoint()
         self.close()
+        _finish_records(self.staging / L.RECORDS)
+        SnapshotManifest.write(
+            self.staging,
+            **{
+                L.KEY_CHUNKS: count,
+                L.KEY_SOURCES: sources,
+                L.KEY_MODEL_ID: self.target.model_id,
+                L.KEY_DIMENSION: self.target.dimension,
+                L.KEY_SPLITTER: self.target.settings.to_dict(),
+                L.KEY_UPDATED: time.time(),
+            },
+        )
+
+
+def _finish_records(path: Path) -> None:
+    """Make the record database one self-contained file (no WAL): it is never written again."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(path))
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")
+    finally:
+        conn.close()
 
 
 def write(
-    idx: Index,
+    target: WriteTarget,
     inputs: Sequence[str | os.PathLike[str] | Document],
     *,
     glob: Sequence[str] = (),
@@ -375,8 +307,7 @@ def write(
     progress: Callable[[Progress], None] | None = None,
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
 ) -> IndexReport:
-    """Run one write job on ``idx`` (see :meth:`ragkit.Index.add`)."""
-    from ragkit.indexing.lock import WriterLock
+    """Run one write job into ``target`` (see :meth:`ragkit.Index.add`)."""
 
     if cleanup not in CLEANUPS:
         raise ConfigurationError(f"cleanup must be one of {', '.join(CLEANUPS)}; got {cleanup!r}")
@@ -390,12 +321,57 @@ def write(
     began = time.monotonic()
     state = Progress()
     notify = (lambda: progress(state)) if progress is not None else (lambda: None)
-    snaps = Snapshots(idx.path)
-    with WriterLock(idx.path / "index.lock", timeout=lock_timeout, what=f"the index {idx.path}"):
+    try:
+        report = _write(
+            target,
+            paths,
+            docs,
+            glob,
+            exclude,
+            cleanup,
+            workers,
+            batch_size,
+            force_update,
+            rebuild,
+            lock_timeout,
+            max_file_size,
+            state,
+            notify,
+        )
+    except (OSError, sqlite3.Error) as err:  # DiskFullError too: it is an OSError
+        if is_disk_full(err):
+            raise disk_full(target.root, err) from err
+        raise
+    report.seconds = round(time.monotonic() - began, 3)
+    return report
+
+
+def _write(
+    target: WriteTarget,
+    paths: list[str],
+    docs: list[Document],
+    glob: Sequence[str],
+    exclude: Sequence[str],
+    cleanup: str,
+    workers: int,
+    batch_size: int,
+    force_update: bool,
+    rebuild: bool,
+    lock_timeout: float | None,
+    max_file_size: int | None,
+    state: Progress,
+    notify: Callable[[], None],
+) -> IndexReport:
+    from ragkit.indexing.lock import WriterLock
+
+    snaps = Snapshots(target.root)
+    lock = WriterLock(target.root / L.LOCK, timeout=lock_timeout, what=f"the index {target.root}")
+    with lock:
         current = None if rebuild else snaps.current()
+        base = SnapshotManifest.read(current) if current is not None else None
         staging = snaps.new_staging()
         try:
-            job = Writer(idx, staging, current, state, notify)
+            job = Writer(target, staging, base, state, notify)
             try:
                 changed = (
                     job.add_paths(
@@ -416,17 +392,34 @@ def write(
                     if docs
                     else changed
                 )
-                changed = changed or current is None or idx._settings_changed(current)
+                changed = changed or base is None or base.splitter != target.settings.to_dict()
                 if changed:
                     job.save()
                     snaps.commit(staging)
-                    idx._after_commit()
                     job.report.committed = True
+                    _after_commit(target)
                 else:
                     job.report.chunks = len(job.store)
             finally:
                 job.close()
         finally:
             snaps.discard(staging)
-    job.report.seconds = round(time.monotonic() - began, 3)
     return job.report
+
+
+def _after_commit(target: WriteTarget) -> None:
+    from ragkit.errors import DiskFullError
+
+    try:
+        target.on_commit()
+    except OSError as err:
+        if not is_disk_full(err):
+            raise
+        error = DiskFullError(
+            err.errno,
+            f"the disk is full: the index {target.root} was updated, but "
+            f"{target.root / L.CONFIG} could not record the time and settings. Free some space; "
+            "the next `ragkit index` records them",
+        )
+        error.path = str(target.root)
+        raise error from err

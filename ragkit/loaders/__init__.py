@@ -15,15 +15,19 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "BSHTMLLoader",
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
+    "GzipFileLoader",
     "HTMLLoader",
     "JSONLoader",
     "LoadFailure",
     "MarkdownLoader",
     "PDFLoader",
+    "RecursiveUrlLoader",
     "TextLoader",
+    "WebBaseLoader",
 ]
 
 _LAZY = {
@@ -31,21 +35,28 @@ _LAZY = {
     "LoadFailure": "ragkit.loaders.base",
     "CSVLoader": "ragkit.loaders.csv_loader",
     "DirectoryLoader": "ragkit.loaders.directory",
+    "GzipFileLoader": "ragkit.loaders.gzip_file",
+    "BSHTMLLoader": "ragkit.loaders.html_loader",
     "HTMLLoader": "ragkit.loaders.html_loader",
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
     "PDFLoader": "ragkit.loaders.pdf",
+    "RecursiveUrlLoader": "ragkit.loaders.recursive_url",
     "TextLoader": "ragkit.loaders.text",
+    "WebBaseLoader": "ragkit.loaders.web_base",
 }
 
 if TYPE_CHECKING:
     from ragkit.loaders.base import BaseLoader, LoadFailure
     from ragkit.loaders.csv_loader import CSVLoader
     from ragkit.loaders.directory import DirectoryLoader
-    from ragkit.loaders.html_loader import HTMLLoader
+    from ragkit.loaders.gzip_file import GzipFileLoader
+    from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
     from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.text import TextLoader
+    from ragkit.loaders.web_base import WebBaseLoader
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

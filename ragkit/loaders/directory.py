@@ -5,7 +5,8 @@ beyond its file names), in a stable sorted order. Symlinks are followed only
 when their target is inside the root, so a link can neither escape the folder
 nor make a loop. Hidden files and folders (``.git`` included) are skipped
 unless ``load_hidden=True``. Files over ``max_file_size`` bytes (100 MiB by default)
-are refused before they are read. A file that fails to load is recorded on
+are refused before they are read. Gzip-compressed files (``notes.md.gz``) are read
+with the loader of their inner extension, decompressed up to the same limit. A file that fails to load is recorded on
 ``loader.errors`` (and logged unless ``silent_errors=True``) while the rest load.
 
 Example:
@@ -31,6 +32,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
+from ragkit.loaders.gzip_file import is_gzip
 from ragkit.loaders.text import TextLoader, read_text
 
 logger = logging.getLogger("ragkit.loaders")
@@ -43,7 +45,15 @@ TEXT_EXTENSIONS = frozenset(
 
 
 def default_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:
-    """The loader for ``path`` by its extension (text for code and unknown types)."""
+    """The loader for ``path`` by its extension (text for code and unknown types).
+
+    A ``.gz`` file is read by :class:`~ragkit.loaders.gzip_file.GzipFileLoader` with the
+    loader of its inner extension (``notes.md.gz`` as Markdown).
+    """
+    if is_gzip(path):
+        from ragkit.loaders.gzip_file import GzipFileLoader
+
+        return GzipFileLoader(path, max_file_size=max_file_size)
     ext = os.path.splitext(path)[1].lower()
     if ext in (".md", ".markdown"):
         from ragkit.loaders.markdown_loader import MarkdownLoader
@@ -228,7 +238,8 @@ class DirectoryLoader(BaseLoader):
         """Whether ``path`` is loaded as plain text (read, decode, one Document)."""
         if self.loader_cls is not None:
             return self.loader_cls is TextLoader and not self.loader_kwargs
-        return os.path.splitext(path)[1].lower() not in _STRUCTURED
+        ext = os.path.splitext(path)[1].lower()
+        return ext not in STRUCTURED_EXTENSIONS and ext != ".gz"
 
     def _load_file(self, path: str) -> list[Document] | BaseException:
         try:
@@ -260,8 +271,8 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
 
-# extensions with their own loader; every other file is read as plain text
-_STRUCTURED = frozenset(
+# extensions with their own loader (.gz: decompressed first); every other file is plain text
+STRUCTURED_EXTENSIONS = frozenset(
     (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
 )
 _BATCH = 32

@@ -10,6 +10,12 @@ collector (several times faster). Nothing is fetched or executed: external
 entities, DTDs and network access are off. Without lxml it falls back to
 BeautifulSoup's ``html.parser``.
 
+``bs_kwargs`` other than ``{"features": "lxml"}`` (a ``parse_only`` strainer, another
+parser, ...) are all passed to ``BeautifulSoup``, as LangChain's ``BSHTMLLoader`` does.
+The text separator defaults to ``"\\n"`` so that the words of adjacent elements stay
+apart; ``get_text_separator=""`` (or :class:`BSHTMLLoader`, which has LangChain's
+signature and defaults) gives LangChain's text.
+
 Example:
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "p.html")
@@ -27,7 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragkit.documents import Document
-from ragkit.errors import LoaderError
+from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
@@ -111,7 +117,7 @@ def html_text(html: str, separator: str = "\n") -> tuple[str, str]:
     try:
         from lxml import etree
     except ImportError:  # pragma: no cover - lxml is a dependency; keep working without it
-        return _bs4_text(html, separator, "html.parser")
+        return _bs4_text(html, separator, {"features": "html.parser"})
     collector = _TextCollector()
     parser = etree.HTMLParser(target=collector, recover=True, strip_cdata=False, no_network=True)
     try:
@@ -127,21 +133,33 @@ def html_text(html: str, separator: str = "\n") -> tuple[str, str]:
     return separator.join(collector.strings), (collector.title or "").strip()
 
 
-def _bs4_text(html: str, separator: str, features: str) -> tuple[str, str]:
+def _bs4_text(html: str, separator: str, bs_kwargs: dict[str, Any]) -> tuple[str, str]:
+    """``(text, title)`` through ``BeautifulSoup(html, **bs_kwargs)`` (``features`` defaults to lxml)."""
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(html, features)
+    soup = BeautifulSoup(html, **{"features": "lxml", **bs_kwargs})
     for tag in soup(list(DROPPED)):
         tag.decompose()
     title = soup.title.get_text() if soup.title else ""
     return soup.get_text(separator), title.strip()
 
 
+def _fast_route(bs_kwargs: dict[str, Any] | None) -> bool:
+    """Whether lxml's event parser gives what ``BeautifulSoup(**bs_kwargs)`` would."""
+    return not bs_kwargs or dict(bs_kwargs) == {"features": "lxml"}
+
+
 class HTMLLoader(BaseLoader):
     """Load an HTML file as one Document: ``metadata={"source": path, "title": ...}``.
 
-    ``bs_kwargs`` (e.g. ``{"features": "html.parser"}``) makes it use BeautifulSoup
-    with those arguments instead of the fast lxml route.
+    Args:
+        file_path: The HTML file.
+        bs_kwargs: Keyword arguments for ``BeautifulSoup`` (``features``, ``parse_only``,
+            ``from_encoding``, ...); all of them are honoured. Without them (or with only
+            ``{"features": "lxml"}``) the same text comes from a faster lxml route.
+        get_text_separator: Joins the strings of the page (``"\\n"``; LangChain's
+            ``BSHTMLLoader`` uses ``""``).
+        open_encoding: The file's encoding (default: detected).
     """
 
     def __init__(
@@ -166,12 +184,45 @@ class HTMLLoader(BaseLoader):
             read_and_decode(name, self.open_encoding, max_size=self.max_file_size)[0]
         )
         try:
-            if self.bs_kwargs:
-                text, title = _bs4_text(
-                    html, self.get_text_separator, self.bs_kwargs.get("features", "lxml")
-                )
-            else:
+            if _fast_route(self.bs_kwargs):
                 text, title = html_text(html, self.get_text_separator)
+            else:
+                text, title = _bs4_text(html, self.get_text_separator, dict(self.bs_kwargs or {}))
+        except (TypeError, ValueError) as e:  # bs4's FeatureNotFound is a ValueError
+            if not _fast_route(self.bs_kwargs):
+                raise ConfigurationError(
+                    f"{name}: BeautifulSoup rejected bs_kwargs={self.bs_kwargs!r}: {e}"
+                ) from e
+            raise LoaderError(f"{name}: cannot parse HTML: {e}", name) from e
         except Exception as e:
             raise LoaderError(f"{name}: cannot parse HTML: {e}", name) from e
         yield Document(text, metadata={"source": str(self.file_path), "title": title})
+
+
+class BSHTMLLoader(HTMLLoader):
+    """LangChain's ``BSHTMLLoader``: its argument order and its ``get_text_separator=""``.
+
+    ``BSHTMLLoader(file_path, open_encoding=None, bs_kwargs=None, get_text_separator="")``
+    returns the text LangChain's loader returns (except that ``script``, ``style``,
+    ``noscript`` and ``template`` are left out, as by :class:`HTMLLoader`).
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "p.html")
+        >>> _ = open(path, "w").write("<p>Hello</p><p>world</p>")
+        >>> BSHTMLLoader(path).load()[0].page_content, HTMLLoader(path).load()[0].page_content
+        ('Helloworld', 'Hello\\nworld')
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        open_encoding: str | None = None,
+        bs_kwargs: dict[str, Any] | None = None,
+        get_text_separator: str = "",
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
+        super().__init__(
+            file_path, bs_kwargs, get_text_separator, open_encoding, max_file_size=max_file_size
+        )

@@ -14,11 +14,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,6 +36,9 @@ from ragkit.messages import (
     convert_to_messages,
     message_chunk_to_message,
 )
+
+if TYPE_CHECKING:
+    from ragkit.models.structured import OutputSchema
 
 _END = object()
 
@@ -66,6 +70,12 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
     @property
     def OutputType(self) -> Any:  # noqa: N802
         return AIMessage
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """``<Name>Output``, a root model of the reply message (LangChain's name for it)."""
+        from pydantic import RootModel, create_model
+
+        return create_model(self.get_name("Output"), __base__=RootModel[AIMessage])
 
     # -- what subclasses implement --------------------------------------------
     def _generate(
@@ -212,26 +222,56 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
             )
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
 
-    def with_structured_output(
-        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
-    ) -> Runnable[Any, Any]:
-        """A runnable returning ``schema`` instances (pydantic) or dicts, via a forced tool call."""
-        from ragkit.core.lambdas import RunnableLambda
+    #: The ``method`` of ``with_structured_output`` when none is given (LangChain's base default).
+    _structured_output_method: ClassVar[str] = "function_calling"
 
-        spec = tool_schema(schema)
-        bound = self.bind_tools([schema], tool_choice=spec["name"], **kwargs)
-        model_cls = schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
+    def with_structured_output(
+        self,
+        schema: Any,
+        method: str | None = None,
+        *,
+        include_raw: bool = False,
+        strict: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[Any, Any]:
+        """A runnable returning replies in ``schema``'s shape, checked against it.
+
+        Args:
+            schema: a pydantic class (replies become instances), a ``TypedDict`` class or a
+                JSON-schema dict with a ``title`` (replies are dicts).
+            method: ``"function_calling"`` (a forced tool call), ``"json_mode"`` (JSON text)
+                or ``"json_schema"`` (JSON text the provider constrains to the schema);
+                the model's default when None (see :mod:`ragkit.models.structured`).
+            include_raw: return ``{"raw": message, "parsed": ..., "parsing_error": ...}``
+                instead of raising on a reply that does not match.
+            strict: ask for strict schema adherence where the provider has such a switch.
+            **kwargs: call options bound to the model.
+
+        A reply that does not match raises ``OutputParserException`` carrying its text.
+        """
+        from ragkit.core.lambdas import RunnableLambda
+        from ragkit.models.structured import METHODS, output_schema
+
+        chosen = method or self._structured_output_method
+        if chosen not in METHODS:
+            raise ConfigurationError(
+                f"with_structured_output: method must be one of {list(METHODS)}, got {method!r}"
+            )
+        spec = output_schema(schema, need_name=chosen == "function_calling")
+        bound = self._bind_structured_output(chosen, spec, strict, kwargs)
 
         def parse(message: AIMessage) -> Any:
             message = message_chunk_to_message(message)  # type: ignore[assignment]
-            calls = [c for c in message.tool_calls if c["name"] == spec["name"]]
+            if chosen != "function_calling":
+                return spec.from_text(message.text)
+            calls = [c for c in message.tool_calls if c["name"] == spec.name]
             if not calls:
                 raise OutputParserException(
-                    f"The model did not call {spec['name']!r} for structured output",
+                    f"The model did not call {spec.name!r} for structured output",
                     llm_output=message.text,
                 )
             args = calls[0]["args"]
-            return model_cls.model_validate(args) if model_cls else args
+            return spec.check(args, json.dumps(args, ensure_ascii=False, default=str))
 
         if not include_raw:
             return bound | RunnableLambda(parse, name="StructuredOutputParser")
@@ -243,6 +283,33 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
                 return {"raw": message, "parsed": None, "parsing_error": e}
 
         return bound | RunnableLambda(parse_with_raw, name="StructuredOutputParser")
+
+    def _bind_structured_output(
+        self, method: str, spec: OutputSchema, strict: bool | None, kwargs: dict[str, Any]
+    ) -> Runnable[Any, Any]:
+        """The model bound to ask for ``spec`` by ``method`` (providers override this).
+
+        The defaults use the common call options: tools and ``tool_choice``, or an
+        OpenAI-style ``response_format``; ``strict`` is passed on when given.
+        """
+        options = dict(kwargs)
+        if strict is not None:
+            options["strict"] = strict
+        if method == "function_calling":
+            return self.bind_tools([spec.tool()], tool_choice=spec.name, **options)
+        options.pop("strict", None)
+        if method == "json_mode":
+            return self.bind(response_format={"type": "json_object"}, **options)
+        json_schema: dict[str, Any] = {
+            "name": spec.name,
+            "description": spec.description,
+            "schema": spec.parameters,
+        }
+        if strict is not None:
+            json_schema["strict"] = strict
+        return self.bind(
+            response_format={"type": "json_schema", "json_schema": json_schema}, **options
+        )
 
     def get_num_tokens(self, text: str) -> int:
         """An estimate of the tokens in ``text`` (providers override with their tokenizer)."""

@@ -23,16 +23,20 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ConfigDict, Field, field_validator
 
 from ragkit._google.messages import StreamConverter, to_ai_message, to_contents
 from ragkit._google.settings import GoogleSettings, model_resource
-from ragkit._google.tools import function_declaration, tool_config
+from ragkit._google.tools import function_declaration, to_gemini_schema, tool_config
 from ragkit.errors import ChatGoogleGenerativeAIError, ConfigurationError, GoogleAPIError
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_messages
 from ragkit.models.base import BaseChatModel
+
+if TYPE_CHECKING:
+    from ragkit.core.base import Runnable
+    from ragkit.models.structured import OutputSchema
 
 __all__ = ["ChatGoogleGenerativeAI", "ChatGoogleGenerativeAIError"]
 
@@ -45,6 +49,7 @@ _GENERATION_KWARGS = {
     "response_mime_type",
     "presence_penalty",
     "frequency_penalty",
+    "response_schema",
 }
 
 
@@ -97,6 +102,24 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
         return ChatGoogleGenerativeAIError
 
     # -- requests ----------------------------------------------------------------
+    #: LangChain's Gemini integration asks for JSON constrained by the schema by default.
+    _structured_output_method: ClassVar[str] = "json_schema"
+
+    def _bind_structured_output(
+        self, method: str, spec: OutputSchema, strict: bool | None, kwargs: dict[str, Any]
+    ) -> Runnable[Any, Any]:
+        """Gemini: a forced function call, or JSON text with ``response_schema``.
+
+        As in LangChain's integration, ``json_mode`` sends the schema too (Gemini's JSON mode
+        takes one), and ``strict`` changes nothing: a response schema always constrains the
+        reply, and function calls have no strict switch.
+        """
+        if method == "function_calling":
+            return self.bind_tools([spec.tool()], tool_choice=spec.name, **kwargs)
+        return self.bind(
+            response_mime_type="application/json", response_schema=spec.parameters, **kwargs
+        )
+
     def _generation_config(
         self, stop: list[str] | None, overrides: dict[str, Any]
     ) -> dict[str, Any]:
@@ -119,6 +142,10 @@ class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
         choice = kwargs.pop("tool_choice", None)
         safety = kwargs.pop("safety_settings", self.safety_settings)
         generation = {k: kwargs.pop(k) for k in list(kwargs) if k in _GENERATION_KWARGS}
+        if generation.get("response_schema") is not None:
+            generation["response_schema"] = to_gemini_schema(
+                generation["response_schema"], where="response_schema"
+            )
         if "max_tokens" in kwargs:
             generation["max_output_tokens"] = kwargs.pop("max_tokens")
         if kwargs:

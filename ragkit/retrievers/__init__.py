@@ -18,23 +18,31 @@ from ragkit._lazy import lazy_exports
 __all__ = [
     "Analyzer",
     "AqaOutput",
+    "AttributeInfo",
     "BM25Retriever",
     "BaseCrossEncoder",
     "BaseDocumentCompressor",
     "BaseRetriever",
     "ContextualCompressionRetriever",
     "CrossEncoderReranker",
+    "DocumentCompressorPipeline",
     "EmbeddingsFilter",
+    "EmbeddingsRedundantFilter",
     "EnsembleRetriever",
     "GoogleAQA",
     "HybridRetriever",
     "LLMChainExtractor",
+    "LLMChainFilter",
+    "LLMListwiseRerank",
     "LongContextReorder",
     "MultiQueryRetriever",
     "MultiVectorRetriever",
     "NearDuplicateFilter",
     "OnnxCrossEncoder",
     "ParentDocumentRetriever",
+    "SearchType",
+    "SelfQueryRetriever",
+    "TimeWeightedVectorStoreRetriever",
     "VectorStoreRetriever",
     "reciprocal_rank_fusion",
 ]
@@ -48,6 +56,7 @@ _LAZY = {
     "BaseCrossEncoder": "ragkit.retrievers.cross_encoder",
     "OnnxCrossEncoder": "ragkit.retrievers.cross_encoder",
     "CrossEncoderReranker": "ragkit.retrievers.cross_encoder_rerank",
+    "DocumentCompressorPipeline": "ragkit.retrievers.compressor_pipeline",
     "EmbeddingsFilter": "ragkit.retrievers.embeddings_filter",
     "EnsembleRetriever": "ragkit.retrievers.ensemble",
     "reciprocal_rank_fusion": "ragkit.retrievers.fusion",
@@ -55,11 +64,18 @@ _LAZY = {
     "GoogleAQA": "ragkit.retrievers.google_aqa",
     "HybridRetriever": "ragkit.retrievers.hybrid",
     "LLMChainExtractor": "ragkit.retrievers.llm_extractor",
+    "LLMChainFilter": "ragkit.retrievers.llm_filter",
+    "LLMListwiseRerank": "ragkit.retrievers.listwise_rerank",
     "MultiQueryRetriever": "ragkit.retrievers.multi_query",
     "MultiVectorRetriever": "ragkit.retrievers.multi_vector",
+    "SearchType": "ragkit.retrievers.multi_vector",
     "NearDuplicateFilter": "ragkit.retrievers.near_duplicates",
     "ParentDocumentRetriever": "ragkit.retrievers.parent_document",
     "LongContextReorder": "ragkit.retrievers.reorder",
+    "EmbeddingsRedundantFilter": "ragkit.retrievers.redundant_filter",
+    "SelfQueryRetriever": "ragkit.retrievers.self_query.retriever",
+    "AttributeInfo": "ragkit.retrievers.self_query.structured_query",
+    "TimeWeightedVectorStoreRetriever": "ragkit.retrievers.time_weighted",
     "VectorStoreRetriever": "ragkit.retrievers.vectorstore",
 }
 
@@ -67,6 +83,7 @@ if TYPE_CHECKING:
     from ragkit.retrievers.analyzer import Analyzer
     from ragkit.retrievers.base import BaseRetriever
     from ragkit.retrievers.bm25 import BM25Retriever
+    from ragkit.retrievers.compressor_pipeline import DocumentCompressorPipeline
     from ragkit.retrievers.contextual_compression import (
         BaseDocumentCompressor,
         ContextualCompressionRetriever,
@@ -78,12 +95,18 @@ if TYPE_CHECKING:
     from ragkit.retrievers.fusion import reciprocal_rank_fusion
     from ragkit.retrievers.google_aqa import AqaOutput, GoogleAQA
     from ragkit.retrievers.hybrid import HybridRetriever
+    from ragkit.retrievers.listwise_rerank import LLMListwiseRerank
     from ragkit.retrievers.llm_extractor import LLMChainExtractor
+    from ragkit.retrievers.llm_filter import LLMChainFilter
     from ragkit.retrievers.multi_query import MultiQueryRetriever
-    from ragkit.retrievers.multi_vector import MultiVectorRetriever
+    from ragkit.retrievers.multi_vector import MultiVectorRetriever, SearchType
     from ragkit.retrievers.near_duplicates import NearDuplicateFilter
     from ragkit.retrievers.parent_document import ParentDocumentRetriever
+    from ragkit.retrievers.redundant_filter import EmbeddingsRedundantFilter
     from ragkit.retrievers.reorder import LongContextReorder
+    from ragkit.retrievers.self_query.retriever import SelfQueryRetriever
+    from ragkit.retrievers.self_query.structured_query import AttributeInfo
+    from ragkit.retrievers.time_weighted import TimeWeightedVectorStoreRetriever
     from ragkit.retrievers.vectorstore import VectorStoreRetriever
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

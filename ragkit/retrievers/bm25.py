@@ -22,19 +22,29 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Callable, Iterable, Sequence
+import zipfile
+import zlib
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EmptyCorpusError, IndexFormatError
+from ragkit.errors import (
+    ConfigurationError,
+    EmptyCorpusError,
+    IndexCorruptedError,
+    IndexFormatError,
+    RagkitError,
+)
 from ragkit.retrievers._util import check_k, check_query, reject_unknown, with_score
 from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.bm25_index import BM25Index
-from ragkit.stores._atomic import write_bytes_atomic
+from ragkit.stores._atomic import fsync_dir, write_bytes_atomic
+from ragkit.stores._json_stream import JSONArray, write_json_atomic
+from ragkit.stores._safe_read import open_regular, parse_json
 
 ENGINES = ("default", "rank_bm25")
 FORMAT = "ragkit.bm25"
@@ -69,7 +79,13 @@ class BM25Retriever(BaseRetriever):
                 f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
             )
         super().__init__(tags=tags, metadata=metadata)
-        self.docs = list(docs)
+        # a list is copied (its owner may change it); a read-only sequence, such as a store's
+        # documents(), is kept as it is, so a large corpus is not copied
+        self.docs: Sequence[Document] = (
+            docs
+            if isinstance(docs, Sequence) and not isinstance(docs, MutableSequence)
+            else list(docs)
+        )
         self.index = index
         self.k = check_k(k)
         self.preprocess_func: Callable[[str], list[str]] = preprocess_func or Analyzer()
@@ -130,14 +146,13 @@ class BM25Retriever(BaseRetriever):
         **kwargs: Any,
     ) -> BM25Retriever:
         """Index ``documents`` (ids and metadata are kept)."""
-        return cls._build(
-            list(documents), bm25_params, preprocess_func, k, engine, analyzer, **kwargs
-        )
+        docs = documents if isinstance(documents, Sequence) else list(documents)
+        return cls._build(docs, bm25_params, preprocess_func, k, engine, analyzer, **kwargs)
 
     @classmethod
     def _build(
         cls,
-        docs: list[Document],
+        docs: Sequence[Document],
         bm25_params: dict[str, Any] | None,
         preprocess_func: Callable[[str], list[str]] | None,
         k: int,
@@ -163,7 +178,7 @@ class BM25Retriever(BaseRetriever):
                 "BM25Retriever: pass either preprocess_func or analyzer, not both"
             )
         tokenize: Callable[[str], list[str]] = preprocess_func or analyzer or Analyzer()
-        corpus_tokens = [tokenize(d.page_content) for d in docs]
+        corpus_tokens = (tokenize(d.page_content) for d in docs)  # one document at a time
         if engine == "rank_bm25":
             try:
                 from rank_bm25 import BM25Okapi
@@ -171,7 +186,7 @@ class BM25Retriever(BaseRetriever):
                 raise ConfigurationError(
                     "engine='rank_bm25' needs the rank-bm25 package: pip install rank-bm25"
                 ) from err
-            index: Any = BM25Okapi(corpus_tokens, **(bm25_params or {}))
+            index: Any = BM25Okapi(list(corpus_tokens), **(bm25_params or {}))
         else:
             index = BM25Index.build(corpus_tokens, **(bm25_params or {}))
         return cls(docs, index, k=k, preprocess_func=tokenize, engine=engine, **kwargs)
@@ -206,6 +221,8 @@ class BM25Retriever(BaseRetriever):
         A custom ``preprocess_func`` is not saved: pass it again to :meth:`load`.
         """
         folder = Path(path)
+        for position, doc in enumerate(self.docs):  # before anything is written
+            _check_metadata(doc, position)
         arrays: dict[str, np.ndarray] = {}
         vocabulary: list[str] = []
         if self.engine == "default":
@@ -227,14 +244,14 @@ class BM25Retriever(BaseRetriever):
             "analyzer": self.analyzer.to_config() if self.analyzer is not None else None,
             "bm25_params": params,
             "num_docs": len(self.docs),
-            "vocabulary": vocabulary,
+            "vocabulary": JSONArray(vocabulary),
             "arrays_sha256": hashlib.sha256(blob).hexdigest(),
-            "documents": [_doc_to_json(d, i) for i, d in enumerate(self.docs)],
+            # streamed one batch at a time: the corpus is never one JSON string in memory
+            "documents": JSONArray(_doc_to_json(d) for d in self.docs),
         }
         write_bytes_atomic(folder / ARRAYS_NAME, blob)
-        write_bytes_atomic(
-            folder / JSON_NAME, json.dumps(header, ensure_ascii=False).encode("utf-8")
-        )
+        write_json_atomic(folder / JSON_NAME, header)
+        fsync_dir(folder)
 
     @classmethod
     def load(
@@ -246,50 +263,29 @@ class BM25Retriever(BaseRetriever):
         """Read an index written by :meth:`save`. Pass ``preprocess_func`` if it was built with a custom one."""
         folder = Path(path)
         json_path, arrays_path = folder / JSON_NAME, folder / ARRAYS_NAME
-        for p in (json_path, arrays_path):
-            if not p.is_file():
-                raise IndexFormatError(
-                    f"BM25 index file {p} is missing; save the retriever to {folder} first"
-                )
-        try:
-            header = json.loads(json_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise IndexFormatError(f"BM25 index file {json_path} is not valid JSON: {err}") from err
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise IndexFormatError(f"{json_path} is not a ragkit BM25 index (no format={FORMAT!r})")
-        if header.get("version") != FORMAT_VERSION:
-            raise IndexFormatError(
-                f"{json_path} has BM25 index format version {header.get('version')!r}; this ragkit reads "
-                f"version {FORMAT_VERSION}: rebuild the index"
-            )
-        blob = arrays_path.read_bytes()
+        header = _read_header(json_path, folder)
+        blob = _read_file(arrays_path, folder)
         if hashlib.sha256(blob).hexdigest() != header.get("arrays_sha256"):
             raise IndexFormatError(
                 f"{arrays_path} does not belong to {json_path} (checksum mismatch: interrupted or mixed saves); "
                 "rebuild the index"
             )
-        try:
-            docs = [
-                Document(d["page_content"], metadata=d.get("metadata", {}), id=d.get("id"))
-                for d in header["documents"]
-            ]
-            engine, analyzer_config = header["engine"], header["analyzer"]
-            params = header["bm25_params"]
-        except (KeyError, TypeError) as err:
-            raise IndexFormatError(
-                f"{json_path} is missing a field ({err}); rebuild the index"
-            ) from err
+        docs = _documents(header, json_path)
+        engine, analyzer_config = header["engine"], header["analyzer"]
+        params = header["bm25_params"]
         if analyzer_config is None and preprocess_func is None:
             raise IndexFormatError(
                 f"{json_path} was built with a custom preprocess_func; pass the same one to "
                 "BM25Retriever.load(path, preprocess_func=...)"
             )
-        tokenize = preprocess_func or Analyzer.from_config(analyzer_config)
-        k = header.get("k", 4) if k is None else k
+        try:
+            tokenize = preprocess_func or Analyzer.from_config(analyzer_config)
+        except (RagkitError, KeyError, TypeError, ValueError) as err:
+            raise IndexFormatError(f"{json_path}: invalid analyzer settings ({err})") from None
+        k = header["k"] if k is None else k
         if engine == "rank_bm25":
             return cls._build(docs, params, tokenize, k, engine, None)
-        with np.load(io.BytesIO(blob), allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ("indptr", "doc_ids", "weights")}
+        arrays = _read_arrays(blob, arrays_path)
         try:
             index = BM25Index.from_arrays(arrays, header["vocabulary"], len(docs), params)
         except ValueError as err:
@@ -297,13 +293,124 @@ class BM25Retriever(BaseRetriever):
         return cls(docs, index, k=k, preprocess_func=tokenize, engine=engine)
 
 
-def _doc_to_json(doc: Document, position: int) -> dict[str, Any]:
-    entry = {"page_content": doc.page_content, "metadata": doc.metadata, "id": doc.id}
+_ARRAYS = {"indptr": "iu", "doc_ids": "iu", "weights": "f"}
+
+
+def _read_file(path: Path, folder: Path) -> bytes:
     try:
-        json.dumps(entry["metadata"])
+        with open_regular(path) as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise IndexFormatError(
+            f"BM25 index file {path} is missing; save the retriever to {folder} first"
+        ) from None
+    except IndexCorruptedError as err:
+        raise IndexFormatError(str(err)) from None
+    except OSError as err:
+        raise IndexFormatError(f"BM25 index file {path} cannot be read ({err})") from None
+
+
+def _read_header(path: Path, folder: Path) -> dict[str, Any]:
+    try:
+        header = parse_json(_read_file(path, folder), path)
+    except IndexFormatError:
+        raise
+    except IndexCorruptedError as err:
+        raise IndexFormatError(f"BM25 index file {err}") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise IndexFormatError(f"{path} is not a ragkit BM25 index (no format={FORMAT!r})")
+    if header.get("version") != FORMAT_VERSION:
+        raise IndexFormatError(
+            f"{path} has BM25 index format version {header.get('version')!r}; this ragkit reads "
+            f"version {FORMAT_VERSION}: rebuild the index"
+        )
+    checks = {
+        "engine": lambda v: v in ENGINES,
+        "analyzer": lambda v: v is None or isinstance(v, dict),
+        "bm25_params": lambda v: isinstance(v, dict),
+        "k": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "vocabulary": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+        "documents": lambda v: isinstance(v, list),
+        "arrays_sha256": lambda v: isinstance(v, str),
+    }
+    for field, ok in checks.items():
+        if field not in header or not ok(header[field]):
+            raise IndexFormatError(
+                f"{path}: field {field!r} is missing or invalid; rebuild the index"
+            )
+    return header
+
+
+def _documents(header: dict[str, Any], path: Path) -> list[Document]:
+    docs = []
+    trusted = Document._trusted
+    for i, entry in enumerate(header["documents"]):
+        if not isinstance(entry, dict):
+            raise IndexFormatError(f"{path}: document {i} is invalid; rebuild the index")
+        text, meta, doc_id = entry.get("page_content"), entry.get("metadata", {}), entry.get("id")
+        if not (
+            isinstance(text, str)
+            and isinstance(meta, dict)
+            and (doc_id is None or isinstance(doc_id, str))
+        ):
+            raise IndexFormatError(f"{path}: document {i} is invalid; rebuild the index")
+        docs.append(trusted(text, meta, doc_id))  # checked just above; the dicts are fresh
+    if header.get("num_docs", len(docs)) != len(docs):
+        raise IndexFormatError(
+            f"{path}: {len(docs)} documents, the header says {header.get('num_docs')}"
+        )
+    return docs
+
+
+def _read_arrays(blob: bytes, path: Path) -> dict[str, np.ndarray]:
+    """The three arrays of ``bm25.npz``, each checked (kind, shape, size) before it is read."""
+    arrays: dict[str, np.ndarray] = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as archive:
+            for name, kinds in _ARRAYS.items():
+                info = archive.getinfo(f"{name}.npy")
+                with archive.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    reader = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
+                    shape, _fortran, dtype = reader(member)
+                    header_size = member.tell()
+                if dtype.hasobject or dtype.kind not in kinds or len(shape) != 1:
+                    raise ValueError(f"{name} is a {dtype} array of shape {shape}")
+                if shape[0] * dtype.itemsize != info.file_size - header_size:
+                    raise ValueError(
+                        f"{name} declares {shape[0]} values that the file does not hold"
+                    )
+                with archive.open(info) as member:
+                    arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
+    except (
+        KeyError,
+        ValueError,
+        OSError,
+        EOFError,
+        RuntimeError,  # an encrypted member
+        NotImplementedError,  # an unknown zip version or compression
+        zipfile.BadZipFile,
+        zlib.error,
+    ) as err:
+        raise IndexFormatError(
+            f"{path} is not a valid BM25 arrays file ({err}); rebuild the index"
+        ) from None
+    return arrays
+
+
+def _check_metadata(doc: Document, position: int) -> None:
+    try:
+        json.dumps(doc.metadata)
     except (TypeError, ValueError) as err:
         raise ConfigurationError(
             f"BM25Retriever.save: metadata of document {position} (id={doc.id!r}) is not JSON-serialisable "
             f"({err}); convert it to str/int/float/list/dict values before saving"
         ) from err
-    return entry
+
+
+def _doc_to_json(doc: Document) -> dict[str, Any]:
+    return {"page_content": doc.page_content, "metadata": doc.metadata, "id": doc.id}

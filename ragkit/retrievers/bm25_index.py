@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -81,8 +81,8 @@ class BM25Index:
         }
 
     @classmethod
-    def build(cls, corpus_tokens: Sequence[Sequence[str]], **bm25_params: Any) -> BM25Index:
-        """Index tokenized documents (one list of terms per document)."""
+    def build(cls, corpus_tokens: Iterable[Sequence[str]], **bm25_params: Any) -> BM25Index:
+        """Index tokenized documents (one list of terms per document, read once, in order)."""
         try:
             params = cls.check_params(**bm25_params)
         except TypeError as err:
@@ -91,23 +91,23 @@ class BM25Index:
             ) from err
         vocab: dict[str, int] = {}
         term_ids = array("q")
-        lengths = np.empty(len(corpus_tokens), dtype=np.int64)
+        doc_lengths = array("q")
         lookup = vocab.__getitem__
-        for i, tokens in enumerate(corpus_tokens):
-            lengths[i] = len(tokens)
+        for tokens in corpus_tokens:
+            doc_lengths.append(len(tokens))
             for term in dict.fromkeys(
                 tokens
             ):  # new terms get the next ids, in order of first appearance
                 if term not in vocab:
                     vocab[term] = len(vocab)
             term_ids.extend(map(lookup, tokens))
-        num_docs = len(corpus_tokens)
-        tids = np.frombuffer(term_ids, dtype=np.int64) if term_ids else np.zeros(0, dtype=np.int64)
-        dids = np.repeat(np.arange(num_docs, dtype=np.int64), lengths)
-        # Unique (term, doc) pairs in term-major order give the CSC postings and their tf.
-        keys, tf = np.unique(tids * max(num_docs, 1) + dids, return_counts=True)
+        num_docs = len(doc_lengths)
+        lengths = np.frombuffer(doc_lengths, dtype=np.int64) if num_docs else np.zeros(0, np.int64)
+        keys, tf = _unique_pairs(term_ids, lengths, num_docs)
+        del term_ids  # one integer per token: let it go before the per-posting arrays
         post_terms = keys // max(num_docs, 1)
         post_docs = keys % max(num_docs, 1)
+        del keys
         df = np.bincount(post_terms, minlength=len(vocab))
         indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
@@ -183,16 +183,50 @@ class BM25Index:
         if (
             len(indptr) != len(terms) + 1
             or len(doc_ids) != len(weights)
+            or int(indptr[0]) != 0
             or int(indptr[-1]) != len(doc_ids)
+            or bool(np.any(np.diff(indptr) < 0))
         ):
             raise IndexCorruptedError(
                 "BM25 arrays do not match the vocabulary (index files from different saves?)"
             )
-        if len(doc_ids) and int(doc_ids.max()) >= num_docs:
+        if len(doc_ids) and (int(doc_ids.max()) >= num_docs or int(doc_ids.min()) < 0):
             raise IndexCorruptedError(
                 "BM25 postings point past the number of documents (index files from different saves?)"
             )
-        return cls({t: i for i, t in enumerate(terms)}, indptr, doc_ids, weights, num_docs, params)
+        if not bool(np.all(np.isfinite(weights))):
+            raise IndexCorruptedError("BM25 weights are not all finite numbers (a damaged file?)")
+        vocab = {t: i for i, t in enumerate(terms)}
+        if len(vocab) != len(terms):
+            raise IndexCorruptedError("the BM25 vocabulary repeats terms (a damaged file?)")
+        try:
+            checked = cls.check_params(**params)
+        except (ConfigurationError, TypeError) as err:
+            raise IndexCorruptedError(f"invalid BM25 parameters {params!r} ({err})") from None
+        return cls(vocab, indptr.astype(np.int64), doc_ids, weights, num_docs, checked)
+
+
+def _unique_pairs(
+    term_ids: array[int], lengths: np.ndarray, num_docs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (term, document) pairs as ``term * num_docs + doc``, sorted, and their counts.
+
+    Sorted term-major, they are the CSC postings, and the counts are the term frequencies.
+    Worked in place over ``term_ids`` (which it overwrites): about two integers of memory per
+    token at the peak, where ``np.unique`` takes four.
+    """
+    if not term_ids:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    keys = np.frombuffer(term_ids, dtype=np.int64)  # a writable view: no copy
+    keys *= max(num_docs, 1)
+    keys += np.repeat(np.arange(num_docs, dtype=np.int64), lengths)
+    keys.sort()
+    starts = np.empty(len(keys), dtype=bool)
+    starts[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+    first = np.flatnonzero(starts)
+    del starts
+    return keys[first], np.diff(first, append=len(keys))
 
 
 def _idf(df: np.ndarray, n: int, params: dict[str, Any]) -> np.ndarray:

@@ -42,6 +42,7 @@ from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_c, check_k, check_query, reject_unknown, require_methods
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
 from ragkit.stores._atomic import write_bytes_atomic
+from ragkit.stores._safe_read import parse_json, read_regular
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -201,7 +202,9 @@ class HybridRetriever(CompositeRetriever):
                 f"{settings_path} is missing; save a HybridRetriever to {folder} first"
             )
         try:
-            settings = json.loads(settings_path.read_text(encoding="utf-8"))
+            settings = parse_json(read_regular(settings_path, 1 << 20), settings_path)
+            if not isinstance(settings, dict):
+                raise ValueError("not a JSON object")
             if settings.get("format") != _FORMAT or settings.get("version") != 1:
                 raise IndexCorruptedError(
                     f"{settings_path}: not a version-1 {_FORMAT} file; rebuild the index"

@@ -2,7 +2,13 @@
 
 The model's reply is parsed into one query per line (numbering, bullets, quotes
 and preambles such as ``"Here are three versions:"`` are stripped; a JSON list of
-strings is accepted too). The queries are searched concurrently and the results
+strings is accepted too). A chain that already returns a list of strings
+(LangChain's ``LineListOutputParser`` pattern) gives the queries as they are; one
+that returns a dict is read at ``parser_key`` (default: its only key, or ``"text"``).
+The generated queries are logged at INFO as ``"Generated queries: [...]"`` under
+LangChain's logger name, ``langchain.retrievers.multi_query`` (or
+``langchain_classic.retrievers.multi_query``, langchain-classic's, if that is the
+one enabled), unless ``verbose=False``. The queries are searched concurrently and the results
 merged: ``fusion="union"`` keeps every distinct document in query order (LangChain's
 behaviour), ``fusion="rrf"`` ranks them by reciprocal-rank fusion (RAG-fusion).
 If the reply holds no usable line, the original question is searched alone.
@@ -38,6 +44,20 @@ from ragkit.retrievers._util import check_query, doc_key
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
 
 logger = logging.getLogger("ragkit.retrievers.multi_query")
+#: The names LangChain's docs and langchain-classic log the generated queries under.
+QUERY_LOGGERS = (
+    logging.getLogger("langchain.retrievers.multi_query"),
+    logging.getLogger("langchain_classic.retrievers.multi_query"),
+)
+
+
+def log_generated_queries(queries: list[str]) -> None:
+    """``Generated queries: [...]`` at INFO, once, under the first LangChain logger enabled."""
+    for query_logger in QUERY_LOGGERS:
+        if query_logger.isEnabledFor(logging.INFO):
+            query_logger.info("Generated queries: %s", queries)
+            return
+
 
 DEFAULT_PROMPT = PromptTemplate.from_template(
     "You help a search engine find documents. Write {num_queries} different versions of the "
@@ -99,6 +119,8 @@ class MultiQueryRetriever(CompositeRetriever):
         num_queries: How many versions to ask for (and keep at most).
         c: The RRF constant for ``fusion="rrf"``.
         id_key: Metadata key identifying the same document across results.
+        verbose: Log the generated queries at INFO (LangChain's flag, on by default).
+        parser_key: For a chain that returns a dict: the key holding the queries.
     """
 
     def __init__(
@@ -110,6 +132,8 @@ class MultiQueryRetriever(CompositeRetriever):
         num_queries: int = 3,
         c: float = 60,
         id_key: str | None = None,
+        verbose: bool = True,
+        parser_key: str | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
@@ -129,6 +153,8 @@ class MultiQueryRetriever(CompositeRetriever):
         self.num_queries = num_queries
         self.c = c
         self.id_key = id_key
+        self.verbose = verbose
+        self.parser_key = parser_key
 
     @classmethod
     def from_llm(
@@ -136,14 +162,17 @@ class MultiQueryRetriever(CompositeRetriever):
         retriever: Runnable[str, list[Document]],
         llm: Runnable[Any, Any],
         prompt: BasePromptTemplate | None = None,
+        parser_key: str | None = None,
         include_original: bool = False,
+        *,
         fusion: str = "union",
         num_queries: int = 3,
         **kwargs: Any,
     ) -> MultiQueryRetriever:
         """Build from a chat model (or any runnable) and an optional prompt with ``{question}``.
 
-        The prompt may also use ``{num_queries}``.
+        The prompt may also use ``{num_queries}``. ``parser_key`` is accepted for LangChain's
+        signature (its chain here returns text, so there is no key to pick).
         """
         prompt = prompt or DEFAULT_PROMPT
         if "question" not in prompt.input_variables:
@@ -157,6 +186,7 @@ class MultiQueryRetriever(CompositeRetriever):
             include_original=include_original,
             fusion=fusion,
             num_queries=num_queries,
+            parser_key=parser_key,
             **kwargs,
         )
 
@@ -164,9 +194,35 @@ class MultiQueryRetriever(CompositeRetriever):
     def _chain_input(self, question: str) -> dict[str, Any]:
         return {"question": question, "num_queries": self.num_queries}
 
+    def _reply_value(self, reply: Any) -> Any:
+        """The part of the chain's reply holding the queries (``parser_key`` for dicts)."""
+        if not isinstance(reply, dict):
+            return reply
+        key = self.parser_key
+        if key is None:
+            key = next(iter(reply)) if len(reply) == 1 else "text"
+        if key not in reply:
+            raise ConfigurationError(
+                f"MultiQueryRetriever: the chain returned a dict with keys {sorted(reply)} and "
+                f"no {key!r}; set parser_key to the key that holds the queries"
+            )
+        return reply[key]
+
     def _queries(self, question: str, reply: Any) -> list[str]:
-        text = reply if isinstance(reply, str) else getattr(reply, "content", str(reply))
-        queries = parse_queries(str(text), limit=self.num_queries)
+        value = self._reply_value(reply)
+        if isinstance(value, (list, tuple)):
+            if not all(isinstance(q, str) for q in value):
+                raise ConfigurationError(
+                    "MultiQueryRetriever: the chain must return text or a list of strings, got a "
+                    f"list with {sorted({type(q).__name__ for q in value})}"
+                )
+            queries = [q for q in value if q.strip()]
+            text = "\n".join(value)
+        else:
+            text = value if isinstance(value, str) else getattr(value, "content", str(value))
+            queries = parse_queries(str(text), limit=self.num_queries)
+        if self.verbose:
+            log_generated_queries(queries)
         if not queries:
             logger.warning(
                 "MultiQueryRetriever: no query could be parsed from the LLM reply %r; "

@@ -7,7 +7,11 @@ ranks the vectors and returns each parent once, in the rank of its best vector,
 with that vector's score in ``metadata["score"]`` where the store gives one.
 
 The docstore needs ``mget(keys)`` and ``mset(pairs)`` (``ragkit.stores.InMemoryStore``
-or any LangChain-style ``BaseStore`` of Documents).
+or any LangChain-style ``BaseStore`` of Documents). ``byte_store=`` (a
+``LocalFileStore``, an ``InMemoryByteStore``) instead keeps the documents as JSON in
+that byte store, readable by LangChain's retriever too
+(:func:`ragkit.stores.create_kv_docstore`). ``search_type`` takes a
+:class:`SearchType` or its string value.
 
 Example:
     >>> # retriever = MultiVectorRetriever(vectorstore=store, docstore=InMemoryStore())
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
@@ -30,6 +35,30 @@ if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
 
 
+class SearchType(str, Enum):
+    """How the vector store is searched (LangChain's enum; equal to its string values)."""
+
+    similarity = "similarity"
+    similarity_score_threshold = "similarity_score_threshold"
+    mmr = "mmr"
+
+
+def resolve_docstore(owner: str, docstore: Any, byte_store: Any) -> Any:
+    """The docstore, or a Document store over ``byte_store`` (exactly one of the two)."""
+    if byte_store is not None:
+        if docstore is not None:
+            raise ConfigurationError(f"{owner}: pass docstore= or byte_store=, not both")
+        from ragkit.stores.kv_docstore import create_kv_docstore
+
+        require_methods(byte_store, f"{owner}: byte_store", "mget", "mset")
+        return create_kv_docstore(byte_store)
+    if docstore is None:
+        raise ConfigurationError(
+            f"{owner} needs docstore= (a store of Documents) or byte_store= (a byte store)"
+        )
+    return docstore
+
+
 class MultiVectorRetriever(BaseRetriever):
     """Vectors of derived texts in ``vectorstore``; whole documents in ``docstore``.
 
@@ -37,22 +66,29 @@ class MultiVectorRetriever(BaseRetriever):
         vectorstore: Holds the derived texts; each has ``metadata[id_key]`` = its parent's key.
         docstore: Key-value store of parent Documents (``mget``/``mset``).
         id_key: Metadata key linking a derived text to its parent.
-        search_type: ``"similarity"``, ``"mmr"`` or ``"similarity_score_threshold"``.
+        search_type: A :class:`SearchType`: ``"similarity"``, ``"mmr"`` or
+            ``"similarity_score_threshold"``.
         search_kwargs: For the vector search (``k`` counts derived texts, so fewer parents may come back).
+        byte_store: Instead of ``docstore``: a byte store the parents are kept in as JSON.
     """
 
     def __init__(
         self,
         vectorstore: VectorStore,
-        docstore: Any,
+        docstore: Any = None,
         id_key: str = "doc_id",
-        search_type: str = "similarity",
+        search_type: SearchType | str = SearchType.similarity,
         search_kwargs: dict[str, Any] | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        *,
+        byte_store: Any = None,
     ) -> None:
         super().__init__(tags=tags, metadata=metadata)
+        search_type = _as_search_type(search_type)
         self.search_kwargs = check_search(search_type, search_kwargs)
+        docstore = resolve_docstore(type(self).__name__, docstore, byte_store)
+        self.byte_store = byte_store
         require_methods(
             docstore,
             f"{type(self).__name__}: docstore",
@@ -131,6 +167,14 @@ class MultiVectorRetriever(BaseRetriever):
             score = best[key]
             out.append(with_score(parent, score) if score is not None else parent)
         return out
+
+
+def _as_search_type(value: Any) -> Any:
+    """``value`` as a :class:`SearchType` when it names one (else as given, for check_search)."""
+    try:
+        return SearchType(value)
+    except ValueError:
+        return value
 
 
 def _keys(documents: Sequence[Document], ids: Sequence[str] | None) -> list[str]:

@@ -40,13 +40,14 @@ class ParentDocumentRetriever(MultiVectorRetriever):
         child_metadata_fields: If given, children keep only these metadata fields (plus ``id_key``).
         search_kwargs: As for :class:`MultiVectorRetriever`.
         search_type: As for :class:`MultiVectorRetriever`.
+        byte_store: Instead of ``docstore``: a byte store the parents are kept in as JSON.
     """
 
     def __init__(
         self,
         vectorstore: VectorStore,
-        docstore: Any,
-        child_splitter: Any,
+        docstore: Any = None,
+        child_splitter: Any = None,
         parent_splitter: Any = None,
         id_key: str = "doc_id",
         child_metadata_fields: Sequence[str] | None = None,
@@ -54,6 +55,8 @@ class ParentDocumentRetriever(MultiVectorRetriever):
         search_kwargs: dict[str, Any] | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        *,
+        byte_store: Any = None,
     ) -> None:
         super().__init__(
             vectorstore,
@@ -63,6 +66,7 @@ class ParentDocumentRetriever(MultiVectorRetriever):
             search_kwargs=search_kwargs,
             tags=tags,
             metadata=metadata,
+            byte_store=byte_store,
         )
         if child_splitter is None:
             raise ConfigurationError("ParentDocumentRetriever needs a child_splitter")

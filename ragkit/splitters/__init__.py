@@ -19,10 +19,14 @@ from ragkit._lazy import lazy_exports
 __all__ = [
     "CharacterTextSplitter",
     "DocumentSplitter",
+    "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
     "HTMLSectionSplitter",
     "Language",
+    "LatexTextSplitter",
     "MarkdownHeaderTextSplitter",
+    "MarkdownTextSplitter",
+    "PythonCodeTextSplitter",
     "RecursiveCharacterTextSplitter",
     "RecursiveJsonSplitter",
     "SemanticChunker",
@@ -35,12 +39,16 @@ _LAZY = {
     "DocumentSplitter": "ragkit.splitters.base",
     "TextSplitter": "ragkit.splitters.base",
     "CharacterTextSplitter": "ragkit.splitters.character",
+    "LatexTextSplitter": "ragkit.splitters.format_splitters",
+    "MarkdownTextSplitter": "ragkit.splitters.format_splitters",
+    "PythonCodeTextSplitter": "ragkit.splitters.format_splitters",
     "HTMLHeaderTextSplitter": "ragkit.splitters.html_header",
     "HTMLSectionSplitter": "ragkit.splitters.html_section",
     "RecursiveJsonSplitter": "ragkit.splitters.json_splitter",
     "Language": "ragkit.splitters.language",
     "get_separators_for_language": "ragkit.splitters.language",
     "MarkdownHeaderTextSplitter": "ragkit.splitters.markdown_header",
+    "ExperimentalMarkdownSyntaxTextSplitter": "ragkit.splitters.markdown_syntax",
     "RecursiveCharacterTextSplitter": "ragkit.splitters.recursive",
     "SemanticChunker": "ragkit.splitters.semantic",
     "TokenTextSplitter": "ragkit.splitters.token",
@@ -49,11 +57,17 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.splitters.base import DocumentSplitter, TextSplitter
     from ragkit.splitters.character import CharacterTextSplitter
+    from ragkit.splitters.format_splitters import (
+        LatexTextSplitter,
+        MarkdownTextSplitter,
+        PythonCodeTextSplitter,
+    )
     from ragkit.splitters.html_header import HTMLHeaderTextSplitter
     from ragkit.splitters.html_section import HTMLSectionSplitter
     from ragkit.splitters.json_splitter import RecursiveJsonSplitter
     from ragkit.splitters.language import Language, get_separators_for_language
     from ragkit.splitters.markdown_header import MarkdownHeaderTextSplitter
+    from ragkit.splitters.markdown_syntax import ExperimentalMarkdownSyntaxTextSplitter
     from ragkit.splitters.recursive import RecursiveCharacterTextSplitter
     from ragkit.splitters.semantic import SemanticChunker
     from ragkit.splitters.token import TokenTextSplitter

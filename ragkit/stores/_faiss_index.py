@@ -7,8 +7,8 @@ goes through :func:`as_matrix` first.
 
 Example:
     >>> strategy = distance_strategy("COSINE")
-    >>> strategy, relevance(strategy, 0.8)
-    ('cosine', 0.8)
+    >>> strategy.value, uses_l2(strategy), from_faiss(strategy, 0.8)
+    ('COSINE', False, 0.19999999999999996)
 """
 
 from __future__ import annotations
@@ -20,72 +20,75 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import EmbeddingMismatchError
+from ragkit.errors import ConfigurationError, EmbeddingMismatchError, StoreInputError
+from ragkit.stores.distance import DistanceStrategy
+from ragkit.stores.distance import distance_strategy as _parse
 
-COSINE = "cosine"
-MAX_INNER_PRODUCT = "max_inner_product"
-EUCLIDEAN = "euclidean_distance"
-_ALIASES = {
-    "cosine": COSINE,
-    "cos": COSINE,
-    "max_inner_product": MAX_INNER_PRODUCT,
-    "inner_product": MAX_INNER_PRODUCT,
-    "ip": MAX_INNER_PRODUCT,
-    "dot_product": MAX_INNER_PRODUCT,
-    "euclidean_distance": EUCLIDEAN,
-    "euclidean": EUCLIDEAN,
-    "l2": EUCLIDEAN,
+#: The strategies FaissStore computes.
+SUPPORTED = (
+    DistanceStrategy.COSINE_SIMILARITY,
+    DistanceStrategy.COSINE,
+    DistanceStrategy.MAX_INNER_PRODUCT,
+    DistanceStrategy.EUCLIDEAN_DISTANCE,
+)
+#: How a manifest names each strategy (the first three are the names ragkit always wrote;
+#: ``"cosine"`` is the old default, cosine similarity, and keeps that meaning).
+ON_DISK = {
+    DistanceStrategy.COSINE_SIMILARITY: "cosine",
+    DistanceStrategy.MAX_INNER_PRODUCT: "max_inner_product",
+    DistanceStrategy.EUCLIDEAN_DISTANCE: "euclidean_distance",
+    DistanceStrategy.COSINE: "cosine_distance",
 }
+FROM_DISK = {name: strategy for strategy, name in ON_DISK.items()}
 
 
 def faiss_module() -> Any:
     try:
         import faiss
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise ConfigurationError(
             "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
         ) from err
     return faiss
 
 
-def distance_strategy(value: object) -> str:
-    """Normalise a strategy name (ours or LangChain's ``DistanceStrategy``) to ours."""
-    raw = getattr(value, "value", value)
-    key = str(raw).lower()
-    if key not in _ALIASES:
-        raise ValueError(
-            f"distance_strategy must be 'cosine', 'max_inner_product' or 'euclidean_distance' "
-            f"(LangChain's names work too), got {value!r}"
-        )
-    return _ALIASES[key]
+def distance_strategy(value: object) -> DistanceStrategy:
+    """Normalise a strategy (ours, LangChain's ``DistanceStrategy`` or a name) for FaissStore."""
+    return _parse(value, SUPPORTED, "FaissStore")
 
 
-def higher_is_better(strategy: str) -> bool:
-    return strategy != EUCLIDEAN
+def uses_l2(strategy: DistanceStrategy) -> bool:
+    """True when the FAISS index measures L2 distance (else inner product)."""
+    return strategy is DistanceStrategy.EUCLIDEAN_DISTANCE
 
 
-def relevance(strategy: str, score: float) -> float:
-    """Raw score -> relevance in [0, 1].
-
-    cosine: ``max(0, cos)``; max_inner_product: ``clip(ip, 0, 1)`` (the cosine for unit
-    vectors); euclidean_distance: ``clip(1 - d2 / 2, 0, 1)`` where ``d2`` is FAISS's squared
-    distance (again the cosine for unit vectors).
-    """
-    value = 1.0 - score / 2.0 if strategy == EUCLIDEAN else score
-    return min(1.0, max(0.0, float(value)))
+def unit_vectors(strategy: DistanceStrategy, normalize_L2: bool = False) -> bool:  # noqa: N803
+    """True when vectors are scaled to length 1 on the way in (cosine strategies, normalize_L2)."""
+    return normalize_L2 or strategy in (DistanceStrategy.COSINE, DistanceStrategy.COSINE_SIMILARITY)
 
 
-def new_index(dimension: int, strategy: str, factory: str | None) -> Any:
+def from_faiss(strategy: DistanceStrategy, raw: float) -> float:
+    """FAISS's raw result (inner product or squared L2) as the strategy's score."""
+    return 1.0 - raw if strategy is DistanceStrategy.COSINE else raw
+
+
+def faiss_threshold(strategy: DistanceStrategy, threshold: float | None) -> float | None:
+    """A ``score_threshold`` on the strategy's scores as one on FAISS's raw results."""
+    if threshold is None:
+        return None
+    return 1.0 - threshold if strategy is DistanceStrategy.COSINE else threshold
+
+
+def new_index(dimension: int, strategy: DistanceStrategy, factory: str | None) -> Any:
     faiss = faiss_module()
-    metric = faiss.METRIC_L2 if strategy == EUCLIDEAN else faiss.METRIC_INNER_PRODUCT
+    l2 = uses_l2(strategy)
+    metric = faiss.METRIC_L2 if l2 else faiss.METRIC_INNER_PRODUCT
     if factory is None or factory == "Flat":
-        return (
-            faiss.IndexFlatL2(dimension) if strategy == EUCLIDEAN else faiss.IndexFlatIP(dimension)
-        )
+        return faiss.IndexFlatL2(dimension) if l2 else faiss.IndexFlatIP(dimension)
     try:
         index = faiss.index_factory(dimension, factory, metric)
     except RuntimeError as err:
-        raise ValueError(
+        raise ConfigurationError(
             f"index_factory={factory!r} is not a valid FAISS factory string for dimension "
             f"{dimension} (examples: 'HNSW32', 'IVF256,Flat'): {_faiss_message(err)}"
         ) from None
@@ -125,11 +128,11 @@ def as_matrix(
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (ValueError, TypeError) as err:
-        raise ValueError(f"{what} must be equal-length lists of numbers: {err}") from None
+        raise StoreInputError(f"{what} must be equal-length lists of numbers: {err}") from None
     if matrix.ndim == 1 and matrix.size == 0:
         matrix = matrix.reshape(0, dimension or 0)
     if matrix.ndim != 2:
-        raise ValueError(
+        raise StoreInputError(
             f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}"
         )
     if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
@@ -140,7 +143,7 @@ def as_matrix(
     if matrix.shape[0] == 0:
         return matrix
     if matrix.shape[1] == 0:
-        raise ValueError(f"{what} are empty (dimension 0)")
+        raise StoreInputError(f"{what} are empty (dimension 0)")
     matrix = np.ascontiguousarray(matrix)
     if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array calls
         with np.errstate(over="ignore"):  # an overflow is reported below as "too large"
@@ -156,12 +159,12 @@ def as_matrix(
     if not np.isfinite(sq).all():
         rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
         if rows.size:
-            raise ValueError(
+            raise StoreInputError(
                 f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
                 f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output"
             )
         bad = np.flatnonzero(~np.isfinite(sq))
-        raise ValueError(
+        raise StoreInputError(
             f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)"
         )
     if unit:

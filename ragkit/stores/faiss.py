@@ -6,15 +6,18 @@ ids and metadata live in plain columns in vector order. ``save(path)`` writes
 FAISS's own index file, a JSON docstore and a manifest atomically; nothing is
 ever pickled, and ``load`` refuses indexes built by another model.
 
-Distances and scores:
+Distances and scores (:class:`~ragkit.stores.distance.DistanceStrategy`):
 
-- ``"cosine"`` (default): vectors are L2-normalised on the way in; raw score is the
-  cosine similarity (higher is better); relevance is ``max(0, cos)``.
-- ``"max_inner_product"``: raw inner product (higher is better); relevance ``clip(ip, 0, 1)``.
-- ``"euclidean_distance"``: FAISS's *squared* L2 distance (lower is better), as
-  LangChain's FAISS returns it; relevance ``clip(1 - d2 / 2, 0, 1)``.
+- ``COSINE_SIMILARITY`` (FaissStore's default): vectors are L2-normalised on the way in;
+  the score is the cosine similarity (higher is better); relevance ``max(0, cos)``.
+- ``COSINE``: LangChain's cosine *distance*, ``1 - cos`` (lower is better); relevance
+  ``clip(1 - d, 0, 1)``.
+- ``MAX_INNER_PRODUCT``: raw inner product (higher is better); relevance ``clip(ip, 0, 1)``.
+- ``EUCLIDEAN_DISTANCE`` (the default of :class:`~ragkit.stores.faiss_langchain.FAISS`,
+  as in LangChain): FAISS's *squared* L2 distance (lower is better), as LangChain's FAISS
+  returns it; relevance ``clip(1 - d2 / 2, 0, 1)``.
 
-For unit-length vectors all three relevance scores equal the cosine (clipped to [0, 1]).
+For unit-length vectors every relevance score equals the cosine (clipped to [0, 1]).
 
 Example:
     >>> from ragkit.embeddings import HashEmbeddings
@@ -28,9 +31,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from typing_extensions import Self
 
 from ragkit.documents import Document
 from ragkit.errors import (
@@ -39,10 +44,11 @@ from ragkit.errors import (
     StoreInputError,
 )
 from ragkit.stores import _faiss_index as fx
-from ragkit.stores._docstore import DocColumns
+from ragkit.stores._docstore import DocColumns, DocumentsView
 from ragkit.stores._faiss_async import FaissAsyncMixin
 from ragkit.stores._faiss_search import Hit, search_hits
 from ragkit.stores.base import VectorStore
+from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
@@ -56,8 +62,13 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
     Args:
         embedding: the model that embeds texts and queries (optional for by-vector use).
-        distance_strategy: ``"cosine"`` (default), ``"max_inner_product"`` or
-            ``"euclidean_distance"``; LangChain's ``DistanceStrategy`` values work too.
+        distance_strategy: a :class:`~ragkit.stores.distance.DistanceStrategy` (LangChain's
+            members work too) or its name: ``COSINE_SIMILARITY`` (the default: the score is
+            the cosine similarity, higher is better), ``COSINE`` (cosine distance),
+            ``MAX_INNER_PRODUCT`` or ``EUCLIDEAN_DISTANCE`` (squared L2, LangChain FAISS's
+            default). The module docstring says what each score means.
+        normalize_L2: scale vectors to unit length on the way in (LangChain's flag; the
+            cosine strategies always do).
         index_factory: a FAISS factory string (``"HNSW32"``, ``"IVF256,Flat"``, ...); ``None``
             is exact search. Indexes that need training are trained on the first vectors
             added, or explicitly with :meth:`train`.
@@ -74,14 +85,16 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         self,
         embedding: Embeddings | None = None,
         *,
-        distance_strategy: Any = fx.COSINE,
+        distance_strategy: Any = DistanceStrategy.COSINE_SIMILARITY,
+        normalize_L2: bool = False,  # noqa: N803
         index_factory: str | None = None,
         relevance_score_fn: Callable[[float], float] | None = None,
         dimension: int | None = None,
     ) -> None:
         self._embedding = embedding
         self.distance_strategy = fx.distance_strategy(distance_strategy)
-        self._unit = self.distance_strategy == fx.COSINE
+        self._normalize_L2 = bool(normalize_L2)
+        self._unit = fx.unit_vectors(self.distance_strategy, self._normalize_L2)
         self.index_factory = index_factory
         self.override_relevance_score_fn = relevance_score_fn
         self._dimension = (
@@ -250,6 +263,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         position = self._docs.position
         return [self._docs.document(position[x]) for x in ids if x in position]
 
+    def documents(self) -> Sequence[Document]:
+        """Every stored document in store order: a read-only sequence making each one on access.
+
+        Unlike ``get_by_ids(store.ids)`` nothing is copied up front; later adds and deletes do
+        not show through.
+        """
+        return DocumentsView(self._docs)
+
     # -- searching ------------------------------------------------------------------
     def _query_matrix(self, vectors: Any) -> np.ndarray:
         return fx.as_matrix(vectors, self._dimension, what="query vectors", unit=self._unit)
@@ -280,8 +301,8 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             k,
             pred,
             fetch_k,
-            score_threshold,
-            fx.higher_is_better(self.distance_strategy),
+            fx.faiss_threshold(self.distance_strategy, score_threshold),
+            not fx.uses_l2(self.distance_strategy),
         )
 
     def _view(self) -> np.ndarray | None:
@@ -296,6 +317,8 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
     def _with_docs(self, hits: list[Hit]) -> list[tuple[Document, float]]:
         document = self._docs.document
+        if self.distance_strategy is DistanceStrategy.COSINE:
+            return [(document(p), fx.from_faiss(DistanceStrategy.COSINE, s)) for p, s in hits]
         return [(document(p), s) for p, s in hits]
 
     def similarity_search_with_score_by_vector(
@@ -357,7 +380,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     def _relevance_score(self, score: float) -> float:
         if self.override_relevance_score_fn is not None:
             return self.override_relevance_score_fn(score)
-        return fx.relevance(self.distance_strategy, score)
+        return relevance(self.distance_strategy, score)
 
     # -- batched search ---------------------------------------------------------------
     def similarity_search_with_score_by_vector_batch(
@@ -545,6 +568,11 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         self._add(list(docs.texts), vectors, docs.metadatas, list(docs.ids))
 
     # -- persistence ----------------------------------------------------------------------
+    @classmethod
+    def _from_saved(cls, embedding: Embeddings | None, **settings: Any) -> Self:
+        """An empty store with a saved index's settings (``load`` fills it)."""
+        return cls(embedding, **settings)
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the store to directory ``path`` atomically (see :mod:`ragkit.stores.persist`)."""
         from ragkit.stores.persist import save_store
@@ -560,17 +588,41 @@ class FaissStore(FaissAsyncMixin, VectorStore):
 
         return load_store(cls, path, embeddings, **kwargs)
 
-    def save_local(self, folder_path: str | os.PathLike[str]) -> None:
-        """LangChain's name for :meth:`save`."""
-        self.save(folder_path)
+    def save_local(self, folder_path: str | os.PathLike[str], index_name: str = "index") -> None:
+        """LangChain's name for :meth:`save`: into ``folder_path`` (or its ``index_name`` subfolder).
+
+        The default ``index_name="index"`` saves into ``folder_path`` itself; another name
+        saves into ``folder_path/index_name``, so several stores can share one folder.
+        """
+        self.save(_named(folder_path, index_name))
 
     @classmethod
     def load_local(
         cls,
         folder_path: str | os.PathLike[str],
         embeddings: Embeddings | None = None,
+        index_name: str = "index",
+        *,
         allow_dangerous_deserialization: bool = False,
+        io_flags: int = 0,
         **kwargs: Any,
     ) -> FaissStore:
-        """LangChain's name for :meth:`load` (nothing is deserialised unsafely, so the flag is ignored)."""
-        return cls.load(folder_path, embeddings, **kwargs)
+        """LangChain's name for :meth:`load` (``folder_path`` or its ``index_name`` subfolder).
+
+        Nothing is ever unpickled, so ``allow_dangerous_deserialization`` changes nothing and
+        is accepted for LangChain's sake; ``io_flags`` (FAISS read flags) is accepted and ignored.
+        """
+        path = _named(folder_path, index_name)
+        if not path.exists() and (Path(folder_path) / f"{index_name}.pkl").exists():
+            path = Path(folder_path)  # a LangChain save: load() explains why it is refused
+        return cls.load(path, embeddings, **kwargs)
+
+
+def _named(folder_path: str | os.PathLike[str], index_name: str) -> Path:
+    if index_name == "index":
+        return Path(folder_path)
+    if not index_name or Path(index_name).name != index_name or index_name in (".", ".."):
+        raise ConfigurationError(
+            f"index_name must be a plain file name (no folders), got {index_name!r}"
+        )
+    return Path(folder_path) / index_name

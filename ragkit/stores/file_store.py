@@ -5,7 +5,11 @@ segments, absolute paths and anything resolving outside ``root`` (for example
 through a symlink) are refused with :class:`~ragkit.errors.InvalidKeyError`,
 so no key can read or write outside the root. Every write is atomic (temp file
 in the same directory, fsync, rename): a crash leaves the old value or the new
-one, never a torn file.
+one, never a torn file. Reading never blocks or reads without end: an entry that
+is not a regular file (a FIFO, a device, a directory) or a link leading out of
+the root reads as missing. With ``checksum=True`` each value is stored with a
+BLAKE2b digest and a damaged value reads as missing too (for caches: the value is
+then recomputed, never served).
 
 Example:
     >>> import tempfile
@@ -19,18 +23,25 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ragkit.errors import InvalidKeyError
+from ragkit.errors import IndexCorruptedError, InputTypeError, InvalidKeyError, StoreError
 from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
+from ragkit.stores._safe_read import open_regular
 from ragkit.stores.kv import BaseStore
 
 _KEY = re.compile(r"[A-Za-z0-9_.\-/]+")
 _MAX_SEGMENT = 255
+_DIGEST = 16  # bytes of BLAKE2b appended to each value with checksum=True
+
+
+def _digest(value: bytes) -> bytes:
+    return hashlib.blake2b(value, digest_size=_DIGEST).digest()
 
 
 class LocalFileStore(BaseStore[str, bytes]):
@@ -44,6 +55,7 @@ class LocalFileStore(BaseStore[str, bytes]):
         fsync: flush every write to disk before renaming it into place (default ``True``;
             ``False`` is faster and still never leaves torn files, but may lose the
             latest writes on power loss).
+        checksum: store each value with a digest; a value that fails it reads as missing.
     """
 
     def __init__(
@@ -54,12 +66,14 @@ class LocalFileStore(BaseStore[str, bytes]):
         chmod_dir: int | None = None,
         update_atime: bool = False,
         fsync: bool = True,
+        checksum: bool = False,
     ) -> None:
         self.root_path = Path(root_path).absolute()
         self.chmod_file = chmod_file
         self.chmod_dir = chmod_dir
         self.update_atime = update_atime
         self.fsync = fsync
+        self.checksum = checksum
 
     def __repr__(self) -> str:
         return f"LocalFileStore({str(self.root_path)!r})"
@@ -74,7 +88,7 @@ class LocalFileStore(BaseStore[str, bytes]):
             )
         path = self.root_path / key
         root = self.root_path.resolve()
-        resolved = path.resolve()
+        resolved = path.parent.resolve() / path.name  # the entry itself may be a link: see mget
         if resolved != root and root not in resolved.parents:
             raise InvalidKeyError(
                 f"LocalFileStore({str(self.root_path)!r}): key {key!r} resolves to {str(resolved)!r}, "
@@ -107,15 +121,30 @@ class LocalFileStore(BaseStore[str, bytes]):
                 os.chmod(d, self.chmod_dir)
 
     # -- BaseStore -------------------------------------------------------------
+    def _read(self, path: Path) -> bytes | None:
+        """The value at ``path``, or None: missing, not a regular file, a link out of the root,
+        or (with ``checksum``) damaged."""
+        if path.is_symlink():
+            root = self.root_path.resolve()
+            if root not in path.resolve().parents:
+                return None
+        try:
+            with open_regular(path) as handle:
+                data = handle.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, IndexCorruptedError):
+            return None
+        if self.checksum:
+            value, digest = data[:-_DIGEST], data[-_DIGEST:]
+            if len(data) < _DIGEST or _digest(value) != digest:
+                return None
+            data = value
+        return data
+
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         out: list[bytes | None] = []
         for path in self._paths(keys):
-            try:
-                data = path.read_bytes()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                out.append(None)
-                continue
-            if self.update_atime:
+            data = self._read(path)
+            if data is not None and self.update_atime:
                 os.utime(path, (time.time(), path.stat().st_mtime))
             out.append(data)
         return out
@@ -124,14 +153,19 @@ class LocalFileStore(BaseStore[str, bytes]):
         pairs = list(key_value_pairs)
         for key, value in pairs:
             if not isinstance(value, (bytes, bytearray, memoryview)):
-                raise TypeError(
+                raise InputTypeError(
                     f"LocalFileStore values must be bytes, got {type(value).__name__} for key {key!r}"
                 )
         paths = self._paths([key for key, _ in pairs])
         touched: set[Path] = set()
         for path, (_, value) in zip(paths, pairs):
             self._mkdir(path.parent)
-            write_atomic(path, bytes(value), fsync=self.fsync, mode=self.chmod_file)
+            data = bytes(value) + _digest(bytes(value)) if self.checksum else bytes(value)
+            if path.is_dir() and not path.is_symlink():
+                raise StoreError(
+                    f"{self!r}: cannot write {path}: a directory is in its place; move it away"
+                )
+            write_atomic(path, data, fsync=self.fsync, mode=self.chmod_file)
             touched.add(path.parent)
         if self.fsync:
             for directory in touched:

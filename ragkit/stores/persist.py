@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 import numpy as np
 
 from ragkit.errors import (
+    ConfigurationError,
     EmbeddingMismatchError,
     IndexCorruptedError,
     IndexNotFoundError,
@@ -52,6 +54,9 @@ from ragkit.errors import (
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
 from ragkit.stores._docstore import DocColumns
+from ragkit.stores._faiss_check import check_faiss_file
+from ragkit.stores._json_stream import JSONArray, write_json_atomic
+from ragkit.stores._safe_read import not_regular_error, open_regular, parse_json, read_regular
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -64,6 +69,7 @@ FORMAT = "ragkit-faiss"
 FORMAT_VERSION = 1
 _DATA_FILE = re.compile(r"(index|docstore)\.(\d+)\.(faiss|json)")
 _CHUNK = 1 << 20
+_MAX_MANIFEST = 1 << 20
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -90,7 +96,8 @@ def save_store(store: FaissStore, path: str | os.PathLike[str]) -> None:
         "model_id": store.model_id,
         "dimension": store.dimension,
         "count": len(store),
-        "distance_strategy": store.distance_strategy,
+        "distance_strategy": fx.ON_DISK[store.distance_strategy],
+        "normalize_L2": store._normalize_L2,
         "index_factory": store.index_factory,
         "files": files,
     }
@@ -100,7 +107,8 @@ def save_store(store: FaissStore, path: str | os.PathLike[str]) -> None:
 
 
 def _next_generation(directory: Path) -> int:
-    names = [p.name for p in directory.iterdir()]
+    # subfolders holding their own ragkit store (save_local's index_name) are not in the way
+    names = [p.name for p in directory.iterdir() if not (p / MANIFEST).is_file()]
     ours = [n for n in names if n == MANIFEST or _DATA_FILE.fullmatch(n) or n.endswith(TEMP_SUFFIX)]
     if names and not ours:
         raise StoreError(
@@ -131,22 +139,24 @@ def _write_index(path: Path, index: Any) -> dict[str, Any]:
         del writer  # flushes the writer's buffer
 
     write_atomic(path, write)
+    try:
+        check_faiss_file(path)  # what ragkit saves, ragkit can load
+    except IndexCorruptedError as err:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise StoreError(f"cannot save this FaissStore: {err}") from None
     return {"name": path.name, "size": size, "sha256": digest.hexdigest()}
 
 
 def _write_docstore(path: Path, store: FaissStore) -> dict[str, Any]:
-    obj = store._docs.to_json_obj()
+    # streamed: the whole corpus is never one JSON string (lone surrogates come out escaped)
+    columns = {key: JSONArray(column) for key, column in store._docs.to_json_obj().items()}
     try:
-        text = json.dumps(obj, ensure_ascii=False, default=_json_default)
+        size, sha256 = write_json_atomic(path, columns, default=_json_default)
     except (TypeError, ValueError):
         _raise_unsaveable(store)
         raise
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: escape them (JSON \\udXXX round-trips)
-        data = json.dumps(obj, ensure_ascii=True, default=_json_default).encode("ascii")
-    write_atomic(path, data)
-    return {"name": path.name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return {"name": path.name, "size": size, "sha256": sha256}
 
 
 def _json_default(value: Any) -> Any:
@@ -216,24 +226,28 @@ def load_store(
         )
         doc_file, data = _verified_bytes(directory, manifest, "docstore", manifest_path)
         try:
-            docs = DocColumns.from_json_obj(json.loads(data.decode("utf-8")), count, str(doc_file))
-        except (ValueError, UnicodeDecodeError) as err:
+            docs = DocColumns.from_json_obj(parse_json(data, doc_file), count, str(doc_file))
+        except (ValueError, UnicodeDecodeError) as err:  # IndexCorruptedError is a ValueError
             raise IndexCorruptedError(
                 f"{str(doc_file)!r} is not a valid ragkit docstore: {err}"
             ) from None
         index_file = index_check.result() if index_check is not None else None
     index = _read_index(index_file, manifest) if index_file is not None else None
+    saved = fx.FROM_DISK[manifest["distance_strategy"]]
     if (
         "distance_strategy" in kwargs
-        and fx.distance_strategy(kwargs.pop("distance_strategy")) != manifest["distance_strategy"]
+        and fx.distance_strategy(kwargs.pop("distance_strategy")) != saved
     ):
-        raise ValueError(
-            f"{str(manifest_path)!r} was built with distance {manifest['distance_strategy']!r}; "
-            "the distance cannot change at load time"
+        raise ConfigurationError(
+            f"{str(manifest_path)!r} was built with distance_strategy {saved.value}; "
+            "the distance cannot change at load time: load it without distance_strategy= "
+            "(or rebuild the index with the new one)"
         )
-    store = cls(
+    kwargs.pop("normalize_L2", None)
+    store = cls._from_saved(
         embeddings,
-        distance_strategy=manifest["distance_strategy"],
+        distance_strategy=saved,
+        normalize_L2=bool(manifest.get("normalize_L2", False)),
         index_factory=manifest["index_factory"],
         dimension=dimension,
         **kwargs,
@@ -246,11 +260,9 @@ def load_store(
 
 def _read_manifest(path: Path) -> dict[str, Any]:
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise IndexCorruptedError(
-            f"{str(path)!r} is not valid JSON ({err}); the save was damaged"
-        ) from None
+        manifest = parse_json(read_regular(path, _MAX_MANIFEST), path)
+    except OSError as err:
+        raise IndexCorruptedError(f"{str(path)!r} cannot be read ({err.strerror or err})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise IndexCorruptedError(
             f"{str(path)!r} is not a ragkit FaissStore manifest (format must be {FORMAT!r})"
@@ -268,13 +280,11 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         "dimension": lambda v: v is None or (isinstance(v, int) and v > 0),
         "model_id": lambda v: v is None or isinstance(v, str),
         "index_factory": lambda v: v is None or isinstance(v, str),
-        "distance_strategy": lambda v: (
-            isinstance(v, str) and v in (fx.COSINE, fx.MAX_INNER_PRODUCT, fx.EUCLIDEAN)
-        ),
+        "distance_strategy": lambda v: isinstance(v, str) and v in fx.FROM_DISK,
         "files": lambda v: isinstance(v, dict) and isinstance(v.get("docstore"), dict),
     }
     for field, ok in checks.items():
-        if not ok(manifest.get(field)):
+        if field not in manifest or not ok(manifest[field]):
             raise IndexCorruptedError(
                 f"{str(path)!r}: field {field!r} is missing or invalid ({manifest.get(field)!r})"
             )
@@ -306,9 +316,15 @@ def _entry(
         )
     assert isinstance(entry, dict)
     path = directory / name
-    if not path.is_file():
-        raise IndexCorruptedError(f"{str(path)!r} is missing (named by {str(manifest_path)!r})")
-    size = path.stat().st_size
+    try:
+        info = os.stat(path)
+    except OSError:
+        raise IndexCorruptedError(
+            f"{str(path)!r} is missing (named by {str(manifest_path)!r})"
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise not_regular_error(path, info.st_mode)
+    size = info.st_size
     if size != entry.get("size"):
         raise IndexCorruptedError(
             f"{str(path)!r} has {size} bytes, the manifest says {entry.get('size')}: "
@@ -327,7 +343,7 @@ def _verified_file(
     """The file for ``role`` after a streaming sha256 check (for the big index file)."""
     path, entry = _entry(directory, manifest, role, manifest_path)
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     if digest.hexdigest() != entry.get("sha256"):
@@ -340,7 +356,7 @@ def _verified_bytes(
 ) -> tuple[Path, bytes]:
     """The content of the file for ``role``, read once and sha256-checked."""
     path, entry = _entry(directory, manifest, role, manifest_path)
-    data = path.read_bytes()
+    data = read_regular(path, int(entry["size"]))
     if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
         raise _checksum_error(path)
     return path, data
@@ -348,29 +364,23 @@ def _verified_bytes(
 
 def _read_index(path: Path, manifest: dict[str, Any]) -> Any:
     faiss = fx.faiss_module()
+    expected = (
+        faiss.METRIC_L2
+        if fx.uses_l2(fx.FROM_DISK[manifest["distance_strategy"]])
+        else faiss.METRIC_INNER_PRODUCT
+    )
+    # Every length, id and link is checked before FAISS reads the file: FAISS trusts them and
+    # would allocate whatever a crafted length asks for.
+    check_faiss_file(path, manifest["dimension"], manifest["count"], expected)
     try:
         index = faiss.read_index(str(path))
-    except RuntimeError as err:
+        if index.metric_type != expected:
+            raise IndexCorruptedError(
+                f"{str(path)!r} uses another metric than {manifest['distance_strategy']!r}"
+            )
+        fx.prepare_index(index)
+    except (RuntimeError, MemoryError) as err:
         raise IndexCorruptedError(
             f"{str(path)!r} is not a readable FAISS index: {fx._faiss_message(err)}"
         ) from None
-    if manifest["dimension"] is not None and index.d != manifest["dimension"]:
-        raise IndexCorruptedError(
-            f"{str(path)!r} holds vectors of dimension {index.d}, "
-            f"the manifest says {manifest['dimension']}"
-        )
-    if index.ntotal != manifest["count"]:
-        raise IndexCorruptedError(
-            f"{str(path)!r} holds {index.ntotal} vectors, the manifest says {manifest['count']}"
-        )
-    expected = (
-        faiss.METRIC_L2
-        if manifest["distance_strategy"] == fx.EUCLIDEAN
-        else faiss.METRIC_INNER_PRODUCT
-    )
-    if index.metric_type != expected:
-        raise IndexCorruptedError(
-            f"{str(path)!r} uses another metric than {manifest['distance_strategy']!r}"
-        )
-    fx.prepare_index(index)
     return index

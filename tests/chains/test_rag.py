@@ -264,3 +264,60 @@ def test_rag_chat_with_file_history_across_turns(tmp_path: Path):
         "And black?",
         "Fully oxidised.",
     ]
+
+
+# -- B1: a required chat_history placeholder and the first turn ---------------------------------
+def _required_history_prompt() -> ChatPromptTemplate:
+    from ragkit.prompts import MessagesPlaceholder
+
+    return ChatPromptTemplate.from_messages(
+        [
+            ("system", "Answer from the context.\n\n{context}"),
+            MessagesPlaceholder("chat_history"),
+            ("human", "{question}"),
+        ]
+    )
+
+
+def test_B1_required_history_placeholder_accepts_an_empty_list() -> None:
+    model = FakeChatModel(["First answer."])
+    rag = create_rag_chain(KeywordRetriever(DOCS), model, prompt=_required_history_prompt())
+    out = rag.invoke({"question": "What is green tea?", "chat_history": []})
+    assert out["answer"] == "First answer."
+    sent = model.calls[0]
+    assert [type(m).__name__ for m in sent] == ["SystemMessage", "HumanMessage"]
+    # no chat_history key at all: the chain's contract says it is optional
+    again = create_rag_chain(
+        KeywordRetriever(DOCS), FakeChatModel(["x"]), prompt=_required_history_prompt()
+    )
+    assert again.invoke("What is green tea?")["answer"] == "x"
+
+
+def test_B1_first_turn_through_runnable_with_message_history() -> None:
+    from ragkit.chains import InMemoryChatMessageHistory
+
+    histories: dict[str, InMemoryChatMessageHistory] = {}
+    for history_aware in (False, True):
+        replies = ["Steamed.", "How is black tea made?", "Oxidised."]  # the middle one: rewrite
+        retriever = KeywordRetriever(DOCS)
+        rag = create_rag_chain(
+            retriever,
+            FakeChatModel(replies if history_aware else [replies[0], replies[2]]),
+            prompt=_required_history_prompt(),
+            history_aware=history_aware,
+        )
+        chat = RunnableWithMessageHistory(
+            rag,
+            lambda sid: histories.setdefault(sid, InMemoryChatMessageHistory()),
+            input_messages_key="question",
+            history_messages_key="chat_history",
+            output_messages_key="answer",
+        )
+        session = {"configurable": {"session_id": f"s{history_aware}"}}
+        first = chat.invoke({"question": "How is green tea made?"}, session)
+        assert first["answer"] == "Steamed."
+        second = chat.invoke({"question": "And black?"}, session)
+        assert second["answer"] == "Oxidised."
+        assert len(histories[f"s{history_aware}"].messages) == 4
+        expected = "How is black tea made?" if history_aware else "And black?"
+        assert retriever.queries == ["How is green tea made?", expected]

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from ragkit import Index
-from ragkit.indexing.writer import NAMESPACE, RECORDS
+from ragkit.indexing.layout import NAMESPACE, RECORDS
 
 from .helpers import ragkit, start
 

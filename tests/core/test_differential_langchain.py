@@ -1,6 +1,7 @@
 """Differential tests: the same chains built with ragkit and with langchain-core
 give the same outputs, the same astream_events sequences and the same
-astream_log final states."""
+astream_log final states. Configurable fields and alternatives, config specs and
+schemas, and graphs are compared in test_differential_configurable.py."""
 
 from __future__ import annotations
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from ragkit.messages import AIMessage, HumanMessage, ToolMessage
 from ragkit.models import ChatGoogleGenerativeAI
@@ -144,7 +145,7 @@ def test_tool_message_without_a_known_call_raises(llm, emulator):
 
 
 def test_with_structured_output_pydantic(llm, emulator):
-    person = llm.with_structured_output(Person).invoke("describe someone")
+    person = llm.with_structured_output(Person, method="function_calling").invoke("someone")
     assert isinstance(person, Person)
     assert person.address.street == "text" and person.age == 2 and person.role == "admin"
     assert emulator.requests()[-1].body["toolConfig"]["functionCallingConfig"] == {
@@ -154,7 +155,7 @@ def test_with_structured_output_pydantic(llm, emulator):
 
 
 def test_with_structured_output_include_raw_and_dict_schema(llm, emulator):
-    out = llm.with_structured_output(LOOKUP, include_raw=True).invoke("x")
+    out = llm.with_structured_output(LOOKUP, "function_calling", include_raw=True).invoke("x")
     assert out["parsed"] == {"word": "text"} and out["parsing_error"] is None
     assert isinstance(out["raw"], AIMessage) and out["raw"].tool_calls
     emulator.reply(
@@ -165,7 +166,7 @@ def test_with_structured_output_include_raw_and_dict_schema(llm, emulator):
             ]
         },
     )
-    failed = llm.with_structured_output(LOOKUP, include_raw=True).invoke("x")
+    failed = llm.with_structured_output(LOOKUP, "function_calling", include_raw=True).invoke("x")
     assert failed["parsed"] is None and "did not call 'lookup'" in str(failed["parsing_error"])
 
 
@@ -188,3 +189,89 @@ def test_tool_without_parameters(llm, emulator):
     reply = llm.bind_tools([now], tool_choice="now").invoke("time?")
     assert declarations(emulator) == [{"name": "now", "description": "The time."}]
     assert reply.tool_calls[0]["name"] == "now" and reply.tool_calls[0]["args"] == {}
+
+
+# -- B4: the three schema forms and the three methods -------------------------------------------
+class Joke(TypedDict):
+    """Joke to tell user."""
+
+    setup: Annotated[str, ..., "The setup of the joke"]
+    punchline: Annotated[str, ..., "The punchline to the joke"]
+    rating: Annotated[int | None, None, "How funny the joke is, from 1 to 10"]
+
+
+JOKE_SCHEMA = {
+    "title": "joke",
+    "description": "Joke to tell user.",
+    "type": "object",
+    "properties": {
+        "setup": {"type": "string", "description": "The setup of the joke"},
+        "punchline": {"type": "string", "description": "The punchline to the joke"},
+        "rating": {"type": "integer", "description": "How funny the joke is, from 1 to 10"},
+    },
+    "required": ["setup", "punchline"],
+}
+
+
+def test_B4_default_is_json_schema_with_a_response_schema(llm, emulator):
+    """LangChain's Gemini integration defaults to method="json_schema" (responseSchema)."""
+    person = llm.with_structured_output(Person).invoke("describe someone")
+    assert isinstance(person, Person) and person.address.street == "text"
+    config = emulator.requests()[-1].body["generationConfig"]
+    assert config["responseMimeType"] == "application/json"
+    schema = config["responseSchema"]
+    assert schema["required"] == ["name", "age", "address"]
+    assert schema["properties"]["role"]["enum"] == ["admin", "user"]
+    assert "tools" not in emulator.requests()[-1].body
+
+
+@pytest.mark.parametrize("method", ["json_schema", "json_mode", "function_calling"])
+@pytest.mark.parametrize("schema", [Joke, JOKE_SCHEMA], ids=["typeddict", "json_schema_dict"])
+def test_B4_typeddict_and_titled_json_schema_dict(llm, emulator, method, schema):
+    joke = llm.with_structured_output(schema, method=method, strict=True).invoke("a joke")
+    assert joke == {"setup": "text", "punchline": "text", "rating": 2}
+    body = emulator.requests()[-1].body
+    if method == "function_calling":
+        declaration = body["tools"][0]["functionDeclarations"][0]
+        assert declaration["name"] == ("Joke" if schema is Joke else "joke")
+        assert declaration["description"] == "Joke to tell user."
+        assert declaration["parameters"]["required"] == ["setup", "punchline"]
+    else:
+        described = body["generationConfig"]["responseSchema"]["properties"]["setup"]
+        assert described["description"] == "The setup of the joke"
+
+
+def test_B4_a_reply_that_does_not_match_raises_with_its_text(llm, emulator):
+    from ragkit.errors import OutputParserException
+
+    text_reply = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": '{"setup": "Why?"}'}]},
+                "finishReason": 1,
+            }
+        ]
+    }
+    emulator.reply("generateContent", text_reply)
+    with pytest.raises(OutputParserException, match="punchline") as info:
+        llm.with_structured_output(Joke).invoke("a joke")
+    assert info.value.llm_output == '{"setup": "Why?"}'
+    emulator.reply("generateContent", text_reply)
+    out = llm.with_structured_output(JOKE_SCHEMA, include_raw=True).invoke("a joke")
+    assert out["parsed"] is None and isinstance(out["parsing_error"], OutputParserException)
+    assert out["raw"].content == '{"setup": "Why?"}'
+
+
+def test_configurable_temperature_reaches_the_request(llm, emulator):
+    """python.langchain.com/docs/how_to/configure: a chat model field set per call."""
+    from ragkit.core import ConfigurableField
+
+    configurable = llm.configurable_fields(
+        temperature=ConfigurableField(id="llm_temperature", name="LLM Temperature")
+    )
+    configurable.invoke("pick a random number")
+    assert emulator.requests()[-1].body["generationConfig"]["temperature"] == 0.7
+    configurable.invoke("pick a random number", {"configurable": {"llm_temperature": 0.1}})
+    assert emulator.requests()[-1].body["generationConfig"]["temperature"] == pytest.approx(0.1)
+    (spec,) = configurable.config_specs
+    assert (spec.id, spec.name, spec.default) == ("llm_temperature", "LLM Temperature", 0.7)

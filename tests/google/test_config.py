@@ -172,3 +172,31 @@ print(json.dumps({"before": before, "same": GoogleAQA is google_aqa.GoogleAQA an
     assert result["before"] == [] and result["same"] is True and result["all"] is True
     assert result["sdk"] == []  # the SDK itself loads only when a request is made
     assert result["missing"] == "module 'ragkit.retrievers' has no attribute 'NoSuchRetriever'"
+
+
+def test_B7_timeout_none_is_accepted_and_means_no_limit(emulator):
+    """LangChain's integration page passes ``timeout=None`` (its default: wait as long as it takes)."""
+    from ragkit.embeddings import GoogleGenerativeAIEmbeddings
+
+    llm = ChatGoogleGenerativeAI(
+        model="gemini-1.5-flash",
+        temperature=0,
+        max_tokens=None,
+        timeout=None,
+        max_retries=2,
+        google_api_key=API_KEY,
+        client_options=emulator.client_options,
+    )
+    assert llm.timeout is None
+    assert llm.invoke("hi").content == "echo: hi"
+    assert "".join(c.content for c in llm.stream("hey")) == "echo: hey"
+    assert llm._google_client().timeout is None
+    emb = GoogleGenerativeAIEmbeddings(
+        model="models/text-embedding-004",
+        timeout=None,
+        google_api_key=API_KEY,
+        client_options=emulator.client_options,
+    )
+    assert len(emb.embed_query("x")) > 0
+    with pytest.raises(ConfigurationError, match="timeout must be a positive number"):
+        make_chat(google_api_key=API_KEY, timeout=0)

@@ -178,3 +178,59 @@ def test_lock_timeout_zero_fails_at_once_in_process(tmp_path):
     with WriterLock(lock_path):
         with pytest.raises(IndexLockedError, match="another process"):
             WriterLock(lock_path, timeout=0).acquire()
+
+
+# -- names that are not valid UTF-8 (issue 19) --------------------------------------------
+BAD = "caf\udce9.txt"  # how Python sees the file name b"caf\xe9.txt" (latin-1, not UTF-8)
+
+
+def test_text_that_sqlite_cannot_store_is_a_clear_error_and_nothing_is_written(rm):
+    from ragkit.errors import InvalidInputError
+
+    rm.update(["k0"], group_ids=["good.txt"])
+    calls = [
+        lambda: rm.update(["k1", "k2"], group_ids=["ok.txt", BAD]),
+        lambda: rm.update(["k\udc80"]),
+        lambda: rm.exists(["k\udc80"]),
+        lambda: rm.list_keys(group_ids=[BAD]),
+        lambda: rm.delete_keys(["k\udc80"]),
+        lambda: rm.touch_groups([BAD]),
+        lambda: rm.count_by_group([BAD]),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInputError, match=r"not valid Unicode") as caught:
+            call()
+        assert isinstance(caught.value, ValueError)  # what LangChain users catch
+        message = str(caught.value)
+        message.encode("utf-8")  # printable: the bad name is escaped, not echoed raw
+        assert "caf\\udce9.txt" in message or "k\\udc80" in message
+    assert rm.list_keys() == ["k0"] and rm.list_groups() == ["good.txt"]
+    with pytest.raises(InvalidInputError, match="namespace"):
+        SQLRecordManager("ns\udc80")
+
+
+def test_index_refuses_a_latin1_file_name_before_writing_the_store(tmp_path):
+    """DirectoryLoader + index() + SQLRecordManager: the path the Index walk does not guard."""
+    from ragkit.embeddings import HashEmbeddings
+    from ragkit.errors import InvalidInputError
+    from ragkit.indexing import index
+    from ragkit.loaders import DirectoryLoader
+    from ragkit.stores import FaissStore
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.txt").write_text("good chain wax")
+    bad = os.path.join(os.fsencode(docs), b"caf\xe9.txt")
+    with open(bad, "wb") as fh:
+        fh.write(b"latin-1 name")
+    records = SQLRecordManager("ns", db_url=f"sqlite:///{tmp_path / 'records.sqlite'}")
+    records.create_schema()
+    store = FaissStore(embedding=HashEmbeddings(16))
+    loaded = DirectoryLoader(str(docs)).load()
+    with pytest.raises(InvalidInputError, match=r"caf\\udce9\.txt.*convmv"):
+        index(loaded, records, store, cleanup="incremental")
+    assert len(store) == 0 and records.count() == 0  # not half-written: a rerun can work
+    os.rename(bad, os.path.join(os.fsencode(docs), b"cafe.txt"))
+    result = index(DirectoryLoader(str(docs)).load(), records, store, cleanup="incremental")
+    assert result["num_added"] == 2 and len(store) == 2 and records.count() == 2
+    records.close()

@@ -129,3 +129,103 @@ def test_blank_question_and_llm_failure():
     assert mq.invoke("   ") == [] and llm.call_count == 0
     with pytest.raises(RuntimeError, match="quota"):
         mq.invoke("real question")
+
+
+# -- B3: a chain that returns list[str] (LangChain's LineListOutputParser pattern) ---------------
+def _line_list_pipeline(parser_base, prompt_cls, model):
+    """LangChain's how-to: ``prompt | llm | LineListOutputParser()``."""
+
+    class LineListOutputParser(parser_base[list[str]]):
+        def parse(self, text: str) -> list[str]:
+            return list(filter(None, text.strip().split("\n")))
+
+    prompt = prompt_cls.from_template(
+        "Generate three different versions of the question, one per line.\nQuestion: {question}"
+    )
+    return prompt | model | LineListOutputParser()
+
+
+def test_B3_a_list_returned_by_the_chain_is_the_queries_same_as_langchain(caplog):
+    import logging
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.retrievers import MultiQueryRetriever as LCMultiQueryRetriever
+        from langchain_core.documents import Document as LCDocument
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+        from langchain_core.output_parsers import BaseOutputParser as LCBaseOutputParser
+        from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+        from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+
+    from ragkit.parsers import BaseOutputParser
+
+    corpus = {"brake noise": ["b1", "b2"], "squeaky brakes": ["b2", "b3"], "why squeal": ["b4"]}
+    reply = "brake noise\nsqueaky brakes\n\nwhy squeal"
+
+    class LCLookup(LCBaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager=None):
+            return [LCDocument(t, id=t) for t in corpus.get(query, [])]
+
+    ours = MultiQueryRetriever(
+        retriever=RunnableLambda(lambda q: [Document(t, id=t) for t in corpus.get(q, [])]),
+        llm_chain=_line_list_pipeline(BaseOutputParser, PromptTemplate, FakeChatModel([reply])),
+    )
+    theirs = LCMultiQueryRetriever(
+        retriever=LCLookup(),
+        llm_chain=_line_list_pipeline(
+            LCBaseOutputParser, LCPromptTemplate, FakeListChatModel(responses=[reply])
+        ),
+    )
+    assert ours.generate_queries("brakes?") == ["brake noise", "squeaky brakes", "why squeal"]
+    lc_name = "langchain_classic.retrievers.multi_query"  # LangChain 1.x's module logger
+    with caplog.at_level(logging.INFO, logger=lc_name):
+        expected = theirs.invoke("brakes?")
+    lc_logged = [r.getMessage() for r in caplog.records if r.name == lc_name]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="langchain.retrievers.multi_query"):
+        got = ours.invoke("brakes?")
+    assert [d.page_content for d in got] == [d.page_content for d in expected]
+    assert [d.page_content for d in got] == ["b1", "b2", "b3", "b4"]
+    logged = [r for r in caplog.records if r.name == "langchain.retrievers.multi_query"]
+    assert [r.levelno for r in logged] == [logging.INFO]
+    assert (
+        [r.getMessage() for r in logged]
+        == lc_logged
+        == ["Generated queries: ['brake noise', 'squeaky brakes', 'why squeal']"]
+    )
+
+
+def test_B3_logger_of_langchain_classic_and_verbose_false(caplog):
+    import logging
+
+    chain = RunnableLambda(lambda d: ["a", "b"])
+    mq = MultiQueryRetriever(retriever=RunnableLambda(lambda q: []), llm_chain=chain)
+    with caplog.at_level(logging.INFO, logger="langchain_classic.retrievers.multi_query"):
+        mq.invoke("q")
+    assert [r.name for r in caplog.records if r.levelno == logging.INFO] == [
+        "langchain_classic.retrievers.multi_query"
+    ]
+    caplog.clear()
+    quiet = MultiQueryRetriever(
+        retriever=RunnableLambda(lambda q: []), llm_chain=chain, verbose=False
+    )
+    with caplog.at_level(logging.INFO):
+        quiet.invoke("q")
+    assert not [r for r in caplog.records if "Generated queries" in r.getMessage()]
+
+
+def test_B3_parser_key_picks_the_queries_out_of_a_dict():
+    by_query = {"a": docs("1"), "b": docs("2")}
+    base = RunnableLambda(lambda q: by_query.get(q, []))
+    as_dict = RunnableLambda(lambda d: {"lines": ["a", "b"], "other": 1})
+    mq = MultiQueryRetriever(retriever=base, llm_chain=as_dict, parser_key="lines")
+    assert mq.generate_queries("q") == ["a", "b"]
+    assert [d.id for d in mq.invoke("q")] == ["1", "2"]
+    text = RunnableLambda(lambda d: {"text": "a\nb"})  # LLMChain's output key
+    assert MultiQueryRetriever(retriever=base, llm_chain=text).generate_queries("q") == ["a", "b"]
+    missing = MultiQueryRetriever(retriever=base, llm_chain=as_dict)
+    with pytest.raises(ConfigurationError, match="parser_key"):
+        missing.invoke("q")
+    with pytest.raises(ConfigurationError, match="list of strings"):
+        MultiQueryRetriever(retriever=base, llm_chain=RunnableLambda(lambda d: [1, 2])).invoke("q")

@@ -11,6 +11,8 @@ from ragkit.documents import Document
 from ragkit.embeddings import HashEmbeddings
 from ragkit.stores import FaissStore
 
+STRATEGIES = ["cosine_similarity", "cosine", "max_inner_product", "euclidean_distance"]
+
 
 def assert_same_ranking(a: list, b: list, tol: float = 1e-5) -> None:
     """Same scores in the same order; ids may differ only among (near-)tied scores.
@@ -34,11 +36,14 @@ def brute_force(
 ) -> tuple[list[int], np.ndarray]:
     """Exact top-k positions and raw scores, computed in float64 numpy."""
     x, q = matrix.astype(np.float64), query.astype(np.float64)
-    if strategy == "cosine":
+    if strategy in ("cosine_similarity", "cosine"):
         x = x / np.linalg.norm(x, axis=1, keepdims=True)
         q = q / np.linalg.norm(q)
     if strategy == "euclidean_distance":
         scores = ((x - q) ** 2).sum(axis=1)
+        order = np.argsort(scores, kind="stable")[:k]
+    elif strategy == "cosine":  # LangChain's COSINE: the cosine distance, lower is better
+        scores = 1.0 - x @ q
         order = np.argsort(scores, kind="stable")[:k]
     else:
         scores = x @ q
@@ -46,7 +51,7 @@ def brute_force(
     return order.tolist(), scores[order]
 
 
-@pytest.mark.parametrize("strategy", ["cosine", "max_inner_product", "euclidean_distance"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
 def test_search_by_vector_equals_brute_force(strategy: str) -> None:
     rng = np.random.default_rng(1)
     matrix = rng.standard_normal((300, 24)).astype(np.float32)  # not normalised on purpose
@@ -127,7 +132,7 @@ def test_relevance_scores_and_threshold(unit_rows) -> None:
         def embed_query_array(self, text):  # the query is vector 0
             return vecs[0]
 
-    for strategy in ["cosine", "max_inner_product", "euclidean_distance"]:
+    for strategy in STRATEGIES:
         store = FaissStore(Fixed(16), distance_strategy=strategy)
         store.add_vectors([f"t{i}" for i in range(50)], vecs)
         scored = store.similarity_search_with_relevance_scores("q", k=50)
@@ -255,7 +260,7 @@ def test_async_twins(corpus: list[str]) -> None:
     assert got[0].page_content == "brand new text" and size == len(corpus)
 
 
-@pytest.mark.parametrize("strategy", ["cosine", "max_inner_product", "euclidean_distance"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
 def test_batched_search_equals_one_query_at_a_time(strategy: str, unit_rows) -> None:
     vecs = unit_rows(3000, 32, 20) * np.random.default_rng(2).uniform(0.5, 2, (3000, 1)).astype(
         np.float32

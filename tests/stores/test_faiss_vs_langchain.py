@@ -32,6 +32,7 @@ def build_pair(vectors: np.ndarray, strategy: str, metadatas=None):
     n = len(vectors)
     texts = [f"text {i}" for i in range(n)]
     ids = [f"id{i}" for i in range(n)]
+    # ragkit's cosine similarity on unit vectors is LangChain's inner product on them
     lc_strategy = (
         DistanceStrategy.EUCLIDEAN_DISTANCE
         if strategy == "euclidean_distance"
@@ -58,10 +59,12 @@ def same_results(lc_pairs, our_pairs) -> None:
     )
 
 
-@pytest.mark.parametrize("strategy", ["cosine", "max_inner_product", "euclidean_distance"])
+@pytest.mark.parametrize(
+    "strategy", ["cosine_similarity", "max_inner_product", "euclidean_distance"]
+)
 def test_same_top_k_ids_and_scores(strategy: str, unit_rows) -> None:
     vectors = unit_rows(400, 32, 11)
-    if strategy != "cosine":
+    if strategy != "cosine_similarity":
         vectors = vectors * np.random.default_rng(1).uniform(0.5, 2.0, (400, 1)).astype(np.float32)
     lc, ours = build_pair(vectors, strategy)
     for seed in range(10):
@@ -75,7 +78,7 @@ def test_same_top_k_ids_and_scores(strategy: str, unit_rows) -> None:
 
 def test_same_mmr_picks(unit_rows) -> None:
     vectors = unit_rows(300, 16, 12)
-    lc, ours = build_pair(vectors, "cosine")
+    lc, ours = build_pair(vectors, "cosine_similarity")
     for seed in range(10):
         q = unit_rows(1, 16, 2000 + seed)[0].tolist()
         for lambda_mult in (0.0, 0.25, 0.5, 0.9, 1.0):
@@ -100,7 +103,7 @@ def test_mmr_function_equals_langchains(unit_rows) -> None:
 def test_same_filtered_results_when_matches_are_within_fetch_k(unit_rows) -> None:
     vectors = unit_rows(200, 16, 13)
     metas = [{"group": i % 4, "page": i} for i in range(200)]
-    lc, ours = build_pair(vectors, "cosine", metas)
+    lc, ours = build_pair(vectors, "cosine_similarity", metas)
     filters = [
         {"group": 1},
         {"page": {"$gte": 50}},

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ragkit.core.base import run_in_executor
 from ragkit.errors import ChatHistoryError, ConfigurationError, InputTypeError
@@ -26,19 +26,45 @@ OnError = Literal["raise", "skip"]
 
 
 class BaseChatMessageHistory:
-    """Implement ``messages`` (read), ``add_messages`` and ``clear``; the rest follows."""
+    """The interface of a chat history, as LangChain's ``BaseChatMessageHistory``.
 
-    @property
-    def messages(self) -> list[BaseMessage]:
-        raise NotImplementedError
+    Provide ``messages`` (a property, or a field of a pydantic subclass), ``clear``, and
+    ``add_messages`` or ``add_message`` (each is written in terms of the other); the rest
+    follows. LangChain's documented pydantic history runs unchanged::
+
+        class InMemoryHistory(BaseChatMessageHistory, BaseModel):
+            messages: list[BaseMessage] = Field(default_factory=list)
+
+            def add_messages(self, messages: list[BaseMessage]) -> None:
+                self.messages.extend(messages)
+
+            def clear(self) -> None:
+                self.messages = []
+    """
+
+    if TYPE_CHECKING:  # declared for type checkers only, so a subclass may make it a field
+
+        @property
+        def messages(self) -> list[BaseMessage]: ...
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        raise NotImplementedError
+        """Add ``messages`` (by default one by one through ``add_message``)."""
+        if type(self).add_message is BaseChatMessageHistory.add_message:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement add_message or add_messages"
+            )
+        for message in messages:
+            self.add_message(message)
 
     def clear(self) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement clear")
 
     def add_message(self, message: BaseMessage) -> None:
+        """Add one message (by default through ``add_messages``)."""
+        if type(self).add_messages is BaseChatMessageHistory.add_messages:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement add_message or add_messages"
+            )
         self.add_messages([message])
 
     def add_user_message(self, message: str | HumanMessage) -> None:

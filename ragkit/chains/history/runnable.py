@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit.chains.history.base import BaseChatMessageHistory
 from ragkit.core.base import Runnable, coerce_to_runnable, run_in_executor
 from ragkit.core.chunks import OneInput, add_chunks
 from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ragkit.core.configurable import ConfigurableFieldSpec
 from ragkit.messages import (
     AIMessage,
     BaseMessage,
@@ -84,10 +87,30 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         self.history_messages_key = history_messages_key
         keys = [getattr(k, "id", k) for k in (history_factory_config or ["session_id"])]
         self.config_keys: list[str] = [str(k) for k in keys]
+        self.history_specs = [k for k in history_factory_config or [] if hasattr(k, "_asdict")]
         self.name = None
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return super().get_name(suffix, name=name or self.name or "RunnableWithMessageHistory")
+
+    def _own_config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The session keys, as LangChain describes them (its ConfigurableFieldSpec objects
+        given in ``history_factory_config`` are kept as they are)."""
+        from ragkit.core.configurable import ConfigurableFieldSpec
+
+        if self.history_specs:
+            return [ConfigurableFieldSpec(**s._asdict()) for s in self.history_specs]
+        return [
+            ConfigurableFieldSpec(
+                id=key,
+                annotation=str,
+                name="Session ID" if key == "session_id" else key,
+                description="Unique identifier for a session." if key == "session_id" else None,
+                default="",
+                is_shared=True,
+            )
+            for key in self.config_keys
+        ]
 
     # -- history ------------------------------------------------------------------
     def _history(self, config: RunnableConfig) -> BaseChatMessageHistory:

@@ -9,11 +9,16 @@ Default behaviour (when no reply is scripted) is deterministic:
 - with tools and function-calling mode ANY, the reply is a ``functionCall`` of the
   allowed (else first) function with arguments made up from its schema; in mode
   AUTO a call happens when the last user text contains ``call <name>``;
+- with ``responseMimeType: application/json`` the reply is JSON: an instance made up
+  from ``responseSchema`` (as for function calls), or ``{"echo": <last user text>}``
+  without a schema; a ``responseSchema`` without that MIME type is refused (400), as
+  the service does;
 - a last user text containing ``BLOCK_ME`` is blocked (promptFeedback SAFETY).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .common import (
@@ -83,6 +88,16 @@ def _function_call(body: dict[str, Any], last_user: str) -> dict[str, Any] | Non
 
 def _reply_text(body: dict[str, Any], last_user: str) -> tuple[str, int]:
     config = body.get("generationConfig") or {}
+    mime = config.get("responseMimeType", "text/plain")
+    schema = config.get("responseSchema")
+    require(
+        schema is None or mime == "application/json",
+        "* GenerateContentRequest.generation_config.response_schema: only supported with "
+        "response_mime_type application/json",
+    )
+    if mime == "application/json":
+        data = _sample(schema) if schema is not None else {"echo": last_user}
+        return json.dumps(data), FINISH_STOP
     text = f"echo: {last_user}"
     for stop in config.get("stopSequences", []):
         if stop in text:
