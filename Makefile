@@ -8,6 +8,9 @@ STAMP  := $(VENV)/.installed-stamp
 .PHONY: setup test test-fast demo bench docs lint clean
 
 $(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
+	@# The web page tests drive Debian's chromium through Playwright (no browser is downloaded).
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq chromium chromium-driver)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all,dev]'

@@ -21,12 +21,14 @@ BENCHMARKS: dict[str, list[str]] = {
     "core_overhead": [],
     "import_time": [],
     "chains": [],
+    "guide": [],
     "split_load": [],
     "indexing": [],
     "store": [],
     "retrieval": [],
     # Models you bring: OnnxEmbeddings / OnnxCrossEncoder speed (quality needs --model, see its docstring).
     "models": [],
+    "serve": [],
     # The notebook at full size (all 300 claims); ``make test`` runs it on 5 claims.
     "retrieval_notebook": ["--cache", str(Path.home() / ".cache" / "ragkit-bench" / "notebook")],
 }

@@ -37,6 +37,7 @@ def cli() -> None:
       ragkit ask my-index "what does the warranty cover?"
       ragkit eval --dataset datasets/bicycle-care --retrievers bm25,dense,hybrid
       ragkit info my-index
+      ragkit serve my-index --port 8000
     """
 
 
@@ -44,8 +45,9 @@ def _register() -> None:
     from ragkit._cli.eval_command import eval_cmd
     from ragkit._cli.models import models_cmd
     from ragkit._cli.search import ask_cmd, query_cmd
+    from ragkit._cli.serve_command import serve_cmd
 
-    for command in (query_cmd, ask_cmd, eval_cmd, models_cmd):
+    for command in (query_cmd, ask_cmd, eval_cmd, models_cmd, serve_cmd):
         cli.add_command(command)
 
 

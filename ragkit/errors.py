@@ -22,6 +22,10 @@ keep working. The tree (further base classes in brackets)::
     │   └── ToolTimeoutError [TimeoutError]
     ├── ToolSchemaError [ValueError]
     ├── LLMChainError
+    ├── RoutingError [ValueError]
+    ├── SQLDatabaseError
+    │   ├── UnsafeQueryError [ValueError]
+    │   └── QueryTimeoutError [TimeoutError]
     ├── LoaderError
     │   ├── EncryptedFileError
     │   └── UnsupportedFileError
@@ -38,6 +42,9 @@ keep working. The tree (further base classes in brackets)::
     ├── EmptyCorpusError [ValueError]
     ├── DatasetError [ValueError]
     ├── ChatHistoryError [ValueError]
+    ├── ServeError
+    │   ├── RequestError [ValueError]
+    │   └── RemoteRunnableError
     └── GoogleAPIError
         ├── ChatGoogleGenerativeAIError
         ├── GoogleEmbeddingsError
@@ -171,6 +178,27 @@ class LLMChainError(RagkitError):
         self.original = original
 
 
+class RoutingError(RagkitError, ValueError):
+    """A router chose a route that does not exist, or could not choose one (lists the routes)."""
+
+
+class SQLDatabaseError(RagkitError):
+    """A SQL query could not run against the database (names the query and the reason)."""
+
+
+class UnsafeQueryError(SQLDatabaseError, ValueError):
+    """A generated SQL query was refused before it ran: not a single read-only SELECT
+    (``DROP``, ``UPDATE``, several statements, ...). Nothing was executed."""
+
+    def __init__(self, message: str, query: str) -> None:
+        super().__init__(message)
+        self.query = query
+
+
+class QueryTimeoutError(SQLDatabaseError, TimeoutError):
+    """A SQL query ran longer than the statement timeout and was cancelled."""
+
+
 # -- loaders -----------------------------------------------------------------------------------
 class LoaderError(RagkitError):
     """A document source could not be read or parsed (names the file and what to do)."""
@@ -257,6 +285,51 @@ class DatasetError(RagkitError, ValueError):
 
 class ChatHistoryError(RagkitError, ValueError):
     """A stored chat history cannot be read (names the file or table and what to do)."""
+
+
+# -- serving over HTTP ------------------------------------------------------------------------
+class ServeError(RagkitError):
+    """``ragkit serve`` and the HTTP client could not do what was asked."""
+
+
+class RequestError(ServeError, ValueError):
+    """The server rejected a request: the reply is a 4xx JSON error with this ``status_code``,
+    a short ``code`` (``invalid_request``, ``unknown_retriever``, ``too_large``, ...) and the
+    ``field`` at fault when there is one.
+
+    Example:
+        >>> err = RequestError("k must be at most 100", status_code=422, field="k")
+        >>> err.status_code, err.code, err.field
+        (422, 'invalid_request', 'k')
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int = 400,
+        code: str = "invalid_request",
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+        self.code = code
+        self.field = field
+
+
+class RemoteRunnableError(ServeError):
+    """A :class:`ragkit.serve.RemoteRunnable` call failed: the server answered with an error
+    status (``status_code``) or an error event, or could not be reached (``status_code`` None).
+    The message is the server's, never a header or an API key.
+
+    LangServe's client raises ``httpx.HTTPStatusError`` here instead.
+    """
+
+    def __init__(self, message: str, *, status_code: int | None = None, url: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.url = url
 
 
 # -- Google ------------------------------------------------------------------------------------

@@ -1,5 +1,10 @@
 """Output parsers: turn a model's reply into a string, JSON, a pydantic object or a list.
 
+Beside these four, LangChain's output-parser table is here under the same names: XML
+(streams), YAML, Enum, Datetime, Structured (``ResponseSchema``), ``OutputFixingParser``,
+``RetryOutputParser``/``RetryWithErrorOutputParser`` and ``PandasDataFrameOutputParser``
+(when pandas is installed); they live in ``ragkit/_parsers/`` and load on first use.
+
 Each parser streams where that makes sense: ``StrOutputParser`` passes text
 chunks through, ``JsonOutputParser`` yields the partial object as it grows,
 ``CommaSeparatedListOutputParser`` yields each item once complete.
@@ -18,11 +23,12 @@ import io
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, TypeVar, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
 from ragkit._json import extract_json_text, parse_partial_json
+from ragkit._lazy import lazy_exports
 from ragkit.core.base import StreamingRunnable
 from ragkit.core.config import RunnableConfig
 from ragkit.errors import InputTypeError, OutputParserException
@@ -321,12 +327,50 @@ class BooleanOutputParser(BaseOutputParser):
         return f"Answer {self.true_val} or {self.false_val}."
 
 
+# The rest of the output-parser table lives in ragkit/_parsers/, loaded on first use.
+_LAZY = {
+    "DatetimeOutputParser": "ragkit._parsers.simple",
+    "EnumOutputParser": "ragkit._parsers.simple",
+    "OutputFixingParser": "ragkit._parsers.fixing",
+    "PandasDataFrameOutputParser": "ragkit._parsers.pandas_parser",
+    "ResponseSchema": "ragkit._parsers.structured",
+    "RetryOutputParser": "ragkit._parsers.fixing",
+    "RetryWithErrorOutputParser": "ragkit._parsers.fixing",
+    "StructuredOutputParser": "ragkit._parsers.structured",
+    "XMLOutputParser": "ragkit._parsers.xml_parser",
+    "YamlOutputParser": "ragkit._parsers.yaml_parser",
+}
+
+if TYPE_CHECKING:
+    from ragkit._parsers.fixing import (
+        OutputFixingParser,
+        RetryOutputParser,
+        RetryWithErrorOutputParser,
+    )
+    from ragkit._parsers.pandas_parser import PandasDataFrameOutputParser
+    from ragkit._parsers.simple import DatetimeOutputParser, EnumOutputParser
+    from ragkit._parsers.structured import ResponseSchema, StructuredOutputParser
+    from ragkit._parsers.xml_parser import XMLOutputParser
+    from ragkit._parsers.yaml_parser import YamlOutputParser
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+
 __all__ = [
     "BaseOutputParser",
     "BooleanOutputParser",
     "CommaSeparatedListOutputParser",
+    "DatetimeOutputParser",
+    "EnumOutputParser",
     "JsonOutputParser",
+    "OutputFixingParser",
     "OutputParserException",
+    "PandasDataFrameOutputParser",
     "PydanticOutputParser",
+    "ResponseSchema",
+    "RetryOutputParser",
+    "RetryWithErrorOutputParser",
     "StrOutputParser",
+    "StructuredOutputParser",
+    "XMLOutputParser",
+    "YamlOutputParser",
 ]

@@ -1,4 +1,5 @@
-"""Prompt templates: PromptTemplate, ChatPromptTemplate, MessagesPlaceholder.
+"""Prompt templates: PromptTemplate, ChatPromptTemplate, MessagesPlaceholder, and the few-shot
+templates (``FewShotPromptTemplate``, ``FewShotChatMessagePromptTemplate``, in ``ragkit/_prompts``).
 
 Example:
     >>> prompt = ChatPromptTemplate.from_messages(
@@ -14,10 +15,11 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, create_model
 
+from ragkit._lazy import lazy_exports
 from ragkit._templates import (
     TemplateFormat,
     content_variables,
@@ -241,12 +243,14 @@ class AIMessagePromptTemplate(MessagePromptTemplate):
     role: str = "ai"
 
 
-ChatPart = MessagePromptTemplate | MessagesPlaceholder | BaseMessage
+ChatPart = MessagePromptTemplate | MessagesPlaceholder | BaseMessage | BasePromptTemplate
 
 
 def _to_part(item: Any, template_format: TemplateFormat) -> ChatPart:
     if isinstance(item, (MessagePromptTemplate, MessagesPlaceholder, BaseMessage)):
         return item
+    if isinstance(item, BasePromptTemplate) and hasattr(item, "format_messages"):
+        return item  # a chat prompt inside a chat prompt (e.g. few-shot examples)
     if isinstance(item, str):
         return MessagePromptTemplate(role="human", content=item, template_format=template_format)
     if isinstance(item, (tuple, list)) and len(item) == 2:
@@ -282,7 +286,7 @@ class ChatPromptTemplate(BasePromptTemplate):
         required: set[str] = set()
         optional: set[str] = set()
         for part in self.messages:
-            if isinstance(part, MessagePromptTemplate):
+            if isinstance(part, (MessagePromptTemplate, BasePromptTemplate)):
                 required.update(part.input_variables)
             elif isinstance(part, MessagesPlaceholder):
                 (optional if part.optional else required).add(part.variable_name)
@@ -328,8 +332,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         for part in self.messages:
             if isinstance(part, BaseMessage):
                 out.append(part)
-            else:
+            elif isinstance(part, (MessagePromptTemplate, MessagesPlaceholder)):
                 out.extend(part.format_messages(**values))
+            else:  # a nested chat prompt (checked to have format_messages in _to_part)
+                out.extend(part.format_prompt(**values).to_messages())
         return out
 
     def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
@@ -345,11 +351,24 @@ class ChatPromptTemplate(BasePromptTemplate):
         )
 
 
+# Few-shot templates live in ragkit/_prompts/, loaded on first use.
+_LAZY = {
+    "FewShotChatMessagePromptTemplate": "ragkit._prompts.few_shot",
+    "FewShotPromptTemplate": "ragkit._prompts.few_shot",
+}
+
+if TYPE_CHECKING:
+    from ragkit._prompts.few_shot import FewShotChatMessagePromptTemplate, FewShotPromptTemplate
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+
 __all__ = [
     "AIMessagePromptTemplate",
     "BasePromptTemplate",
     "ChatPromptTemplate",
     "ChatPromptValue",
+    "FewShotChatMessagePromptTemplate",
+    "FewShotPromptTemplate",
     "HumanMessagePromptTemplate",
     "MessagesPlaceholder",
     "PromptTemplate",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragkit._cli.scores import SCORE_KINDS, ScoreKind, score_kind
 from ragkit._cli.settings import matches
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.indexing.scores import SCORE_KINDS, ScoreKind, score_kind
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
 #: How many more candidates are fetched when results are filtered or de-duplicated afterwards.

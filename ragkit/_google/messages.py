@@ -99,7 +99,8 @@ def _tool_result(message: ToolMessage, names: dict[str, str], where: str) -> dic
         value = json.loads(text)
     except ValueError:
         value = text
-    response = value if isinstance(value, dict) else {"result": value}
+    # a result that is not a JSON object goes under "output", as langchain-google-genai sends it
+    response = value if isinstance(value, dict) else {"output": value}
     return {"function_response": {"name": name, "response": response}}
 
 

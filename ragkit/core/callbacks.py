@@ -62,7 +62,8 @@ class BaseCallbackHandler:
     The generic hooks (``on_run_start``, ``on_run_stream``, ``on_run_end``,
     ``on_run_error``) dispatch to LangChain's method names by run type:
     ``on_chain_*`` (chains, prompts, parsers), ``on_chat_model_start`` /
-    ``on_llm_new_token`` / ``on_llm_end`` / ``on_llm_error`` (chat models),
+    ``on_llm_new_token`` / ``on_llm_end`` / ``on_llm_error`` (chat models; text LLMs
+    start with ``on_llm_start``),
     ``on_retriever_*`` and ``on_tool_*``. A handler that raises is logged and
     ignored unless ``raise_error`` is true.
     """
@@ -74,6 +75,8 @@ class BaseCallbackHandler:
         kw = _kwargs(run)
         if run.run_type == "chat_model":
             self.on_chat_model_start({"name": run.name}, [run.inputs], **kw)
+        elif run.run_type == "llm":
+            self.on_llm_start({"name": run.name}, [run.inputs], **kw)
         elif run.run_type == "retriever":
             self.on_retriever_start({"name": run.name}, run.inputs, **kw)
         elif run.run_type == "tool":
@@ -82,7 +85,7 @@ class BaseCallbackHandler:
             self.on_chain_start({"name": run.name}, run.inputs, run_type=run.run_type, **kw)
 
     def on_run_stream(self, run: Run, chunk: Any) -> None:
-        if run.run_type == "chat_model":
+        if run.run_type in ("chat_model", "llm"):
             text = getattr(chunk, "text", chunk)
             self.on_llm_new_token(
                 text if isinstance(text, str) else str(text), chunk=chunk, **_kwargs(run)
@@ -90,7 +93,7 @@ class BaseCallbackHandler:
 
     def on_run_end(self, run: Run) -> None:
         kw = _kwargs(run)
-        if run.run_type == "chat_model":
+        if run.run_type in ("chat_model", "llm"):
             self.on_llm_end(run.outputs, **kw)
         elif run.run_type == "retriever":
             self.on_retriever_end(run.outputs, **kw)
@@ -103,7 +106,7 @@ class BaseCallbackHandler:
         kw = _kwargs(run)
         err = run.error
         assert err is not None
-        if run.run_type == "chat_model":
+        if run.run_type in ("chat_model", "llm"):
             self.on_llm_error(err, **kw)
         elif run.run_type == "retriever":
             self.on_retriever_error(err, **kw)
@@ -130,6 +133,9 @@ class BaseCallbackHandler:
     def on_chain_error(self, error: BaseException, **kwargs: Any) -> None: ...
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[Any], **kwargs: Any
+    ) -> None: ...
+    def on_llm_start(
+        self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any
     ) -> None: ...
     def on_llm_new_token(self, token: str, **kwargs: Any) -> None: ...
     def on_llm_end(self, response: Any, **kwargs: Any) -> None: ...

@@ -1,7 +1,9 @@
 """Merging streamed chunks into one value (``a + b`` semantics).
 
 Example:
-    >>> add_chunks({"a": "x"}, {"a": "y", "b": 1})
+    >>> add_chunks(AddableDict({"a": "x"}), {"a": "y", "b": 1})
+    {'a': 'xy', 'b': 1}
+    >>> add_chunks({"a": "x"}, {"a": "xy", "b": 1})  # two plain dicts: the newer one
     {'a': 'xy', 'b': 1}
 """
 
@@ -20,30 +22,34 @@ class AddableDict(dict[str, Any]):
     def __add__(self, other: Any) -> AddableDict:
         if not isinstance(other, dict):
             return NotImplemented
-        return AddableDict(add_chunks(dict(self), dict(other)))
+        return AddableDict(add_chunks(self, other))
 
     def __radd__(self, other: Any) -> AddableDict:
         if not isinstance(other, dict):
             return NotImplemented
-        return AddableDict(add_chunks(dict(other), dict(self)))
+        return AddableDict(add_chunks(AddableDict(other), self))
 
 
 def add_chunks(left: Any, right: Any) -> Any:
-    """Combine two stream chunks: dicts merge key by key, other values use ``+``.
+    """Combine two stream chunks the way ``left + right`` does in LangChain.
 
-    Values that cannot be added (``+`` raises TypeError) are replaced by the newer one.
+    An :class:`AddableDict` on either side merges key by key (a ``None`` value never
+    overwrites, values are added with this function); other values use ``+``, and values
+    that cannot be added (``+`` raises TypeError, as for two plain dicts: a parser's
+    cumulative partial objects) are replaced by the newer one.
     """
     if left is None:
         return right
     if isinstance(left, dict) and isinstance(right, dict):
-        out = dict(left)
-        for key, value in right.items():
-            out[key] = add_chunks(out[key], value) if key in out else value
-        return (
-            AddableDict(out)
-            if isinstance(left, AddableDict) or isinstance(right, AddableDict)
-            else out
-        )
+        if isinstance(left, AddableDict) or isinstance(right, AddableDict):
+            out = AddableDict(left)
+            for key, value in right.items():
+                if out.get(key) is None:
+                    out[key] = value
+                elif value is not None:
+                    out[key] = add_chunks(out[key], value)
+            return out
+        return right
     try:
         return left + right
     except TypeError:

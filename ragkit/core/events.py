@@ -53,6 +53,8 @@ class EventStreamHandler(QueueHandler):
     def _input(run: Run) -> Any:
         if run.run_type == "chat_model":
             return {"messages": [run.inputs]}
+        if run.run_type == "llm":
+            return {"prompts": [run.inputs]}
         if run.run_type == "retriever":
             return {"query": run.inputs}
         return run.inputs

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError
 
@@ -83,6 +84,7 @@ class CacheBackedEmbeddings(Embeddings):
     ) -> None:
         if batch_size is not None and batch_size <= 0:
             raise ConfigurationError(f"batch_size must be positive or None, got {batch_size}")
+        underlying_embeddings = as_embeddings(underlying_embeddings, "underlying_embeddings")
         self.underlying_embeddings = underlying_embeddings
         self.document_embedding_store = document_embedding_store
         self.query_embedding_store = query_embedding_store

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError, RagkitError
 from ragkit.indexing import layout as L
 from ragkit.indexing.embedding_choice import make_embeddings, spec_of, worth_caching
@@ -187,6 +188,7 @@ class Index:
         if isinstance(embeddings, str):
             emb = make_embeddings(embeddings)
             return emb, spec_of(emb, embeddings)
+        embeddings = as_embeddings(embeddings, "embeddings")
         return embeddings, spec_of(embeddings)
 
     # -- properties ----------------------------------------------------------------------

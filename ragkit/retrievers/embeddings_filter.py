@@ -1,8 +1,10 @@
 """EmbeddingsFilter: keep the documents whose embedding is close enough to the query's.
 
 Cosine similarity of each document to the query goes in
-``metadata["query_similarity_score"]``; documents below ``similarity_threshold``
-are dropped and the rest sorted by similarity, at most ``k`` kept.
+``metadata["query_similarity_score"]``. As in LangChain, with ``k`` the ``k`` most similar
+documents are kept, most similar first (of equal scores, the later document first); then
+those not strictly above ``similarity_threshold`` are dropped. Without ``k`` the documents
+keep the order they came in.
 
 Example:
     >>> from ragkit.embeddings import HashEmbeddings
@@ -20,6 +22,7 @@ import numpy as np
 
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import ConfigurationError
 from ragkit.retrievers._util import with_score
 from ragkit.retrievers.contextual_compression import BaseDocumentCompressor
@@ -35,8 +38,10 @@ class EmbeddingsFilter(BaseDocumentCompressor):
 
     Args:
         embeddings: Embeds the query and the documents.
-        similarity_threshold: Minimum cosine similarity to keep a document (None: no threshold).
-        k: Keep at most this many, most similar first (None: no limit). One of the two is required.
+        similarity_threshold: Keep only documents whose cosine similarity is above this
+            (None: no threshold).
+        k: Keep at most this many, most similar first (None: no limit, input order). One
+            of the two is required.
     """
 
     def __init__(
@@ -52,7 +57,7 @@ class EmbeddingsFilter(BaseDocumentCompressor):
             raise ConfigurationError(
                 f"EmbeddingsFilter similarity_threshold is a cosine similarity in [-1, 1], got {similarity_threshold}"
             )
-        self.embeddings = embeddings
+        self.embeddings = as_embeddings(embeddings, "EmbeddingsFilter embeddings")
         self.similarity_threshold = similarity_threshold
         self.k = k
 
@@ -65,9 +70,12 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         q = self.embeddings.embed_query_array(query)
         norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(q))
         sims = (matrix @ q) / np.where(norms == 0, 1.0, norms)
-        order = np.argsort(-sims, kind="stable")
-        if self.similarity_threshold is not None:
-            order = order[sims[order] >= self.similarity_threshold]
+        # LangChain's selection, step for step: the k most similar (``argsort`` reversed, so
+        # of equal scores the later document comes first), then those strictly above the
+        # threshold; without k the documents keep their order.
+        order = np.arange(len(documents))
         if self.k is not None:
-            order = order[: self.k]
-        return [with_score(documents[i], float(sims[i]), SCORE_KEY) for i in order]
+            order = np.argsort(sims)[::-1][: self.k]
+        if self.similarity_threshold is not None:
+            order = order[sims[order] > self.similarity_threshold]
+        return [with_score(documents[int(i)], float(sims[i]), SCORE_KEY) for i in order]

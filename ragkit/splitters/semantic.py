@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError
 from ragkit.splitters.base import TextSplitter
@@ -60,7 +61,7 @@ class SemanticChunker(TextSplitter):
             raise ConfigurationError(f"number_of_chunks must be >= 1, got {number_of_chunks}")
         if buffer_size < 0:
             raise ConfigurationError(f"buffer_size must be >= 0, got {buffer_size}")
-        self.embeddings = embeddings
+        self.embeddings = as_embeddings(embeddings, "SemanticChunker embeddings")
         self.buffer_size = buffer_size
         self.breakpoint_threshold_type = breakpoint_threshold_type
         self.breakpoint_threshold_amount = (

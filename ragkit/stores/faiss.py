@@ -38,6 +38,7 @@ import numpy as np
 from typing_extensions import Self
 
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_optional_embeddings
 from ragkit.errors import (
     ConfigurationError,
     EmbeddingMismatchError,
@@ -91,6 +92,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         relevance_score_fn: Callable[[float], float] | None = None,
         dimension: int | None = None,
     ) -> None:
+        embedding = as_optional_embeddings(embedding, "embedding")
         self._embedding = embedding
         self.distance_strategy = fx.distance_strategy(distance_strategy)
         self._normalize_L2 = bool(normalize_L2)

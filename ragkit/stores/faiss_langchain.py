@@ -33,6 +33,7 @@ from typing import Any
 from typing_extensions import Self
 
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError, StoreInputError
 from ragkit.stores import _faiss_index as fx
@@ -115,6 +116,8 @@ class _FunctionEmbeddings(Embeddings):
 def _as_embeddings(value: Any) -> Embeddings | None:
     if value is None or isinstance(value, Embeddings):
         return value
+    if callable(getattr(value, "embed_documents", None)):
+        return as_embeddings(value, "embedding_function")
     if callable(value):
         return _FunctionEmbeddings(value)
     raise ConfigurationError(

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragkit.documents import Document
+from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import IndexCorruptedError, IndexNotFoundError, StoreInputError
 from ragkit.stores._atomic import write_bytes_atomic
 from ragkit.stores.base import VectorStore
@@ -51,7 +52,7 @@ class InMemoryVectorStore(VectorStore):
     returns_fresh_documents = True
 
     def __init__(self, embedding: Embeddings) -> None:
-        self.embedding = embedding
+        self.embedding = as_embeddings(embedding, "embedding")
         self._store: dict[str, dict[str, Any]] = {}
         self._matrix: np.ndarray | None = None  # unit rows, in the dict's order
         self._keys: list[str] = []

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import numpy as np
 
+from ragkit.embeddings.adapter import as_optional_embeddings
 from ragkit.errors import (
     ConfigurationError,
     EmbeddingMismatchError,
@@ -191,6 +192,7 @@ def load_store(
     cls: type[S], path: str | os.PathLike[str], embeddings: Embeddings | None, **kwargs: Any
 ) -> S:
     """Load and verify the store saved at ``path``."""
+    embeddings = as_optional_embeddings(embeddings, "embeddings")
     directory = Path(path)
     manifest_path = directory / MANIFEST
     if not directory.is_dir():

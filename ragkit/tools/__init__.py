@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "BaseToolkit",
     "Tool",
     "ToolException",
     "ToolTimeoutError",
@@ -37,6 +38,7 @@ _LAZY = {
     "ToolException": "ragkit.errors",
     "ToolTimeoutError": "ragkit.errors",
     "Tool": "ragkit.tools.base",
+    "BaseToolkit": "ragkit.tools.toolkit",
     "as_tool": "ragkit.tools.decorator",
     "tool": "ragkit.tools.decorator",
 }
@@ -45,5 +47,6 @@ if TYPE_CHECKING:
     from ragkit.errors import ToolException, ToolTimeoutError
     from ragkit.tools.base import Tool
     from ragkit.tools.decorator import as_tool, tool
+    from ragkit.tools.toolkit import BaseToolkit
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -103,7 +103,7 @@ def test_tool_round_trip_sends_calls_and_results(llm, emulator):
     assert call["name"] == "multiply" and call["args"] == {"a": 2, "b": 1.5}
     result = ToolMessage(content="3.0", tool_call_id=call["id"])
     final = bound.invoke([HumanMessage("please call multiply"), first, result])
-    assert final.content == "echo: multiply -> {'result': 3.0}"
+    assert final.content == "echo: multiply -> {'output': 3.0}"
     contents = emulator.requests()[-1].body["contents"]
     assert contents[1] == {
         "role": "model",
@@ -111,7 +111,7 @@ def test_tool_round_trip_sends_calls_and_results(llm, emulator):
     }
     assert contents[2] == {
         "role": "user",
-        "parts": [{"functionResponse": {"name": "multiply", "response": {"result": 3.0}}}],
+        "parts": [{"functionResponse": {"name": "multiply", "response": {"output": 3.0}}}],
     }
 
 
@@ -132,7 +132,7 @@ def test_parallel_tool_results_share_one_turn(llm, emulator):
     assert len(contents) == 3
     assert [p["functionResponse"]["response"] for p in contents[2]["parts"]] == [
         {"meaning": "first"},
-        {"result": "plain"},
+        {"output": "plain"},
     ]
 
 

@@ -103,7 +103,7 @@ def test_tool_loop_runs_the_function_call_and_sends_the_result_back(llm, emulato
     assert isinstance(ask, AIMessage) and isinstance(result, ToolMessage)
     assert result.tool_call_id == ask.tool_calls[0]["id"] and result.status == "success"
     # The emulator's default reply echoes the last user turn: the function response reached the model.
-    assert answer.content == "echo: lookup -> {'result': 'zephyr: a gentle wind'}"
+    assert answer.content == "echo: lookup -> {'output': 'zephyr: a gentle wind'}"
     first, second = emulator.requests("generateContent")
     for request in (first, second):
         names = [d["name"] for d in request.body["tools"][0]["functionDeclarations"]]
@@ -119,7 +119,7 @@ def test_tool_loop_runs_the_function_call_and_sends_the_result_back(llm, emulato
                 {
                     "functionResponse": {
                         "name": "lookup",
-                        "response": {"result": "zephyr: a gentle wind"},
+                        "response": {"output": "zephyr: a gentle wind"},
                     }
                 }
             ],
@@ -158,7 +158,7 @@ def test_until_success_sends_the_tool_error_back_and_reruns_only_the_failed_call
     assert done.current_failure_count == 0
     retry_turn = contents_of(emulator)[1][-1]["parts"]
     error = retry_turn[1]["functionResponse"]
-    assert error["name"] == "divide" and "ZeroDivisionError" in error["response"]["result"]
+    assert error["name"] == "divide" and "ZeroDivisionError" in error["response"]["output"]
     assert len(emulator.requests("generateContent")) == 2
 
 

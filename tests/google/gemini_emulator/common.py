@@ -85,3 +85,41 @@ def content_text(content: dict[str, Any] | None) -> str:
 def require(condition: bool, message: str, code: int = 400) -> None:
     if not condition:
         raise ApiError(code, message)
+
+
+# Enum names by field, for clients that do not ask for numbers (``google-genai``, the SDK
+# under ``langchain-google-genai``): the service answers with names then.
+ENUM_NAMES: dict[str, dict[int, str]] = {
+    "finishReason": {
+        1: "STOP",
+        2: "MAX_TOKENS",
+        3: "SAFETY",
+        4: "RECITATION",
+        5: "OTHER",
+    },
+    "blockReason": {1: "SAFETY", 2: "OTHER"},
+    "category": {
+        7: "HARM_CATEGORY_HARASSMENT",
+        8: "HARM_CATEGORY_HATE_SPEECH",
+        9: "HARM_CATEGORY_SEXUALLY_EXPLICIT",
+        10: "HARM_CATEGORY_DANGEROUS_CONTENT",
+    },
+    "probability": {1: "NEGLIGIBLE", 2: "LOW", 3: "MEDIUM", 4: "HIGH"},
+    "state": {1: "STATE_PENDING", 2: "STATE_ACTIVE", 3: "STATE_FAILED"},
+}
+
+
+def enum_names(value: Any) -> Any:
+    """``value`` (a response body) with the enum numbers of :data:`ENUM_NAMES` as names."""
+    if isinstance(value, list):
+        return [enum_names(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        names = ENUM_NAMES.get(key)
+        if names is not None and isinstance(item, int) and not isinstance(item, bool):
+            out[key] = names.get(item, item)
+        else:
+            out[key] = enum_names(item)
+    return out

@@ -10,7 +10,7 @@ Default behaviour (when no reply is scripted) is deterministic:
   allowed (else first) function with arguments made up from its schema; in mode
   AUTO a call happens when the last user text contains ``call <name>``;
 - with ``responseMimeType: application/json`` the reply is JSON: an instance made up
-  from ``responseSchema`` (as for function calls), or ``{"echo": <last user text>}``
+  from ``responseSchema`` or ``responseJsonSchema`` (as for function calls), or ``{"echo": <last user text>}``
   without a schema; a ``responseSchema`` without that MIME type is refused (400), as
   the service does;
 - a last user text containing ``BLOCK_ME`` is blocked (promptFeedback SAFETY).
@@ -54,8 +54,19 @@ def prompt_tokens(body: dict[str, Any]) -> int:
     return total + len(tokens(content_text(body.get("systemInstruction"))))
 
 
+def _kind(schema: dict[str, Any]) -> str:
+    """The schema's type as an OpenAPI name (``responseJsonSchema`` writes JSON Schema's
+    lower-case names, possibly as a list with ``"null"``)."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if isinstance(kind, str):
+        return kind.upper()
+    return TYPE_NAMES.get(enum(kind, TYPE_NAMES), "STRING")
+
+
 def _sample(schema: dict[str, Any]) -> Any:
-    kind = TYPE_NAMES.get(enum(schema.get("type"), TYPE_NAMES), "STRING")
+    kind = _kind(schema)
     if schema.get("enum"):
         return schema["enum"][0]
     if kind == "OBJECT":
@@ -89,7 +100,7 @@ def _function_call(body: dict[str, Any], last_user: str) -> dict[str, Any] | Non
 def _reply_text(body: dict[str, Any], last_user: str) -> tuple[str, int]:
     config = body.get("generationConfig") or {}
     mime = config.get("responseMimeType", "text/plain")
-    schema = config.get("responseSchema")
+    schema = config.get("responseSchema", config.get("responseJsonSchema"))
     require(
         schema is None or mime == "application/json",
         "* GenerateContentRequest.generation_config.response_schema: only supported with "

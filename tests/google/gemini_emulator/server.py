@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import answer, generative
-from .common import ApiError
+from .common import ApiError, enum_names
 from .corpora import CorpusState
 from .faults import Fault, FaultQueue
 
@@ -284,10 +284,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(e.code, json.dumps(e.body()).encode(), headers)
             return
         entry.status = 200
+        if "enum-encoding=int" not in entry.query:
+            result = enum_names(result)  # the service answers with names unless asked for numbers
         if rpc == "streamGenerateContent":
-            self._stream(
-                result if isinstance(result, list) else generative.stream_pieces(result), fault
-            )
+            pieces = result if isinstance(result, list) else generative.stream_pieces(result)
+            if entry.params.get("alt") == ["sse"]:
+                self._stream_sse(pieces)
+            else:
+                self._stream(pieces, fault)
         else:
             self._send(200, json.dumps(result).encode(), {})
 
@@ -299,6 +303,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(payload)
+
+    def _stream_sse(self, pieces: list[dict[str, Any]]) -> None:
+        """Server-sent events, one piece per ``data:`` line (``?alt=sse``, as google-genai asks)."""
+        payload = b"".join(b"data: " + json.dumps(p).encode() + b"\r\n\r\n" for p in pieces)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
 
     def _stream(self, pieces: list[dict[str, Any]], fault: Fault | None) -> None:
         """A streamed JSON array, one piece per HTTP chunk (how the service streams without SSE)."""

@@ -1,4 +1,4 @@
-"""What the ``score`` of a ``ragkit query`` result means, per retriever.
+"""What the ``score`` of a search result means, per retriever (``ragkit query``, ``ragkit serve``).
 
 Retrievers give numbers on unrelated scales: cosine similarity (vectors),
 BM25 (keywords), reciprocal-rank fusion (hybrid, multi-query) and a

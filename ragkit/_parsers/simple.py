@@ -1,0 +1,89 @@
+"""Parsers for one value: EnumOutputParser (one of a set of strings) and DatetimeOutputParser.
+
+Example:
+    >>> from enum import Enum
+    >>> class Colour(Enum):
+    ...     RED = "red"
+    ...     BLUE = "blue"
+    >>> EnumOutputParser(enum=Colour).invoke(" blue\\n")
+    <Colour.BLUE: 'blue'>
+    >>> DatetimeOutputParser(format="%Y-%m-%d").invoke("2024-03-01").isoformat()
+    '2024-03-01T00:00:00'
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from enum import Enum
+from typing import Any
+
+from ragkit.errors import ConfigurationError, OutputParserException
+from ragkit.parsers import BaseOutputParser
+
+
+class EnumOutputParser(BaseOutputParser):
+    """A member of ``enum`` (whose values must be strings) from the reply's text."""
+
+    def __init__(self, enum: type[Enum]) -> None:
+        if not all(isinstance(e.value, str) for e in enum):
+            raise ConfigurationError(
+                f"EnumOutputParser: the values of {enum.__name__} must be strings"
+            )
+        self.enum = enum
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
+        return self.enum
+
+    @property
+    def _valid_values(self) -> list[str]:
+        return [e.value for e in self.enum]
+
+    def parse(self, text: str) -> Enum:
+        try:
+            return self.enum(text.strip())
+        except ValueError as e:
+            raise OutputParserException(
+                f"Response {text!r:.200} is not one of the expected values: {self._valid_values}",
+                llm_output=text,
+            ) from e
+
+    def get_format_instructions(self) -> str:
+        return f"Select one of the following options: {', '.join(self._valid_values)}"
+
+
+ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+class DatetimeOutputParser(BaseOutputParser):
+    """A ``datetime`` from the reply, read with ``format`` (``strptime`` codes)."""
+
+    def __init__(self, format: str = ISO_FORMAT) -> None:
+        self.format = format
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
+        return datetime
+
+    def parse(self, text: str) -> datetime:
+        try:
+            return datetime.strptime(text.strip(), self.format)
+        except ValueError as e:
+            raise OutputParserException(
+                f"Could not parse a datetime in format {self.format!r} from {text!r:.200}",
+                llm_output=text,
+            ) from e
+
+    def get_format_instructions(self) -> str:
+        fixed = datetime(2023, 7, 4, 14, 30, tzinfo=timezone.utc)
+        try:
+            examples = [
+                d.strftime(self.format) for d in (fixed, fixed - timedelta(days=400), fixed)
+            ][:2]
+            shown = ", ".join(examples)
+        except ValueError:
+            shown = f"a string in the format {self.format}"
+        return (
+            f"Write a date and time in the format '{self.format}' (strptime codes), "
+            f"for example: {shown}. Answer with that string only."
+        )

@@ -1,0 +1,142 @@
+"""IndexService: the served index, its current generation, and reloading new snapshots.
+
+The service opens the index (a folder path or, with the PostgreSQL backend, a
+URL: whatever :meth:`ragkit.Index.open` takes), loads a
+:class:`~ragkit.serve.searcher.Generation` before the server accepts requests,
+and then checks every ``reload_interval`` seconds whether a newer snapshot was
+committed. A new one is loaded and warmed up beside the old; requests switch to
+it at once, and those in flight finish on the one they started with.
+
+Example:
+    >>> # service = IndexService("my-index", ServeSettings()); service.start()
+    >>> # service.generation.snapshot
+    >>> # 'snap-000003'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from ragkit.serve.searcher import Generation, build_generation
+from ragkit.serve.settings import ServeSettings
+
+log = logging.getLogger("ragkit.serve")
+
+
+class IndexService:
+    """One index served read-only by one worker process."""
+
+    def __init__(
+        self,
+        index: Any,
+        settings: ServeSettings,
+        *,
+        llm: Any = None,
+        roots: tuple[str, ...] = (),
+        name: str | None = None,
+    ) -> None:
+        self._index_arg = index
+        self.settings = settings
+        self.llm = llm
+        self.roots = tuple(roots)
+        self.name = name
+        self.index: Any = None
+        self._generation: Generation | None = None
+        self.reloads = 0
+        self._task: asyncio.Task[None] | None = None
+
+    # -- loading ----------------------------------------------------------------------------
+    def open(self) -> Any:
+        """The index, opened read-only; queries arriving together share embedding calls."""
+        if self.index is None:
+            arg = self._index_arg
+            if isinstance(arg, (str, os.PathLike)):
+                from ragkit.indexing.index_dir import Index
+                from ragkit.serve.batching import QueryBatcher
+
+                model = Index.open(arg).embeddings
+                if model.model_id.startswith("hash-"):  # instant: nothing to share
+                    self.index = Index.open(arg)
+                else:
+                    self.index = Index.open(arg, embeddings=QueryBatcher(model))
+            else:
+                self.index = arg
+            if self.name is None:
+                self.name = _display_name(arg)
+        return self.index
+
+    def start(self) -> Generation:
+        """Open the index and load its current snapshot (blocking; run before serving)."""
+        self._generation = build_generation(self.open(), self.roots, self.llm)
+        log.info("serving %s at snapshot %s", self.name, self._generation.snapshot)
+        return self._generation
+
+    @property
+    def generation(self) -> Generation:
+        if self._generation is None:
+            return self.start()
+        return self._generation
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The index's ``[defaults]`` (default retriever and k), when it has them."""
+        values = getattr(self.open(), "defaults", {})
+        return dict(values) if isinstance(values, dict) else {}
+
+    # -- reloading --------------------------------------------------------------------------
+    def check_for_new_snapshot(self) -> bool:
+        """Load a newly committed snapshot, if there is one (blocking); returns whether it did."""
+        index = self.open()
+        if not index.refresh():  # the index's reader moves to the newest committed snapshot
+            return False
+        # loaded and warmed up here, beside the generation requests are using
+        generation = build_generation(index, self.roots, self.llm)
+        self._generation = generation
+        self.reloads += 1
+        log.info("reloaded %s at snapshot %s", self.name, generation.snapshot)
+        return True
+
+    async def watch(self) -> None:
+        """Check for new snapshots every ``reload_interval`` seconds until cancelled."""
+        interval = self.settings.reload_interval
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await loop.run_in_executor(None, self.check_for_new_snapshot)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a damaged new snapshot: keep serving the loaded one
+                log.exception(
+                    "could not load a new snapshot of %s; still serving the old", self.name
+                )
+
+    def start_watching(self) -> None:
+        if self.settings.reload_interval > 0 and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self.watch())
+
+    async def stop_watching(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        for thing in (getattr(self.index, "embeddings", None), self.index):
+            close = getattr(thing, "close", None)
+            if close is not None:
+                close()
+
+
+def _display_name(arg: Any) -> str:
+    """A name for the index that tells nothing about the server's disk or a database password."""
+    if isinstance(arg, (str, os.PathLike)):
+        text = os.fspath(arg)
+        if "://" in text:  # a database URL: the database name only
+            return text.rsplit("/", 1)[-1].split("?", 1)[0] or "index"
+        return os.path.basename(os.path.normpath(text)) or "index"
+    return type(arg).__name__

@@ -1,0 +1,133 @@
+"""`ragkit serve` in a subprocess on a loopback port: every index route, as a client sees it."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from tests.serve.helpers import sse_events
+
+pytestmark = pytest.mark.integration
+
+RETRIEVERS = ["bm25", "hybrid", "mmr", "parent", "similarity"]
+
+
+def test_healthz_and_info(served, bike):
+    health = httpx.get(served + "/healthz").json()
+    assert health["status"] == "ok" and health["snapshot"] == "snap-000001"
+    assert health["active_requests"] == 0
+    info = httpx.get(served + "/info").json()
+    assert info["index"] == "index" and info["chunks"] == 50 and info["documents"] == 50
+    assert info["retrievers"] == RETRIEVERS and info["default_retriever"] == "hybrid"
+    assert info["metadata_keys"] == ["source", "start_index"]
+    assert info["answers"] is False and info["api_key_required"] is False
+    assert info["limits"]["max_k"] == 100
+    assert str(bike[1]) not in json.dumps(info)  # no server path
+
+
+@pytest.mark.parametrize("kind", RETRIEVERS)
+def test_query_every_retriever(served, bike, kind):
+    reply = httpx.post(
+        served + "/query", json={"query": "flat tyre puncture", "retriever": kind, "k": 3}
+    )
+    assert reply.status_code == 200, reply.text
+    data = reply.json()
+    assert data["retriever"] == kind and data["k"] == 3 and len(data["results"]) == 3
+    assert [r["rank"] for r in data["results"]] == [1, 2, 3]
+    assert data["terms"] == ["flat", "tyre", "puncture"]
+    for r in data["results"]:
+        assert r["source"].endswith(".md") and "/" not in r["source"]  # relative to the folder
+        assert r["text"] and r["snippet"]
+    assert str(bike[0]) not in reply.text and str(bike[1]) not in reply.text
+    if kind == "bm25":
+        assert data["results"][0]["source"] == "bc02.md"  # "Fixing a flat tyre"
+        assert data["score_kind"]["name"] == "bm25"
+        scores = [r["score"] for r in data["results"]]
+        assert scores == sorted(scores, reverse=True)
+    if kind == "mmr":
+        assert data["score_kind"]["name"] == "none"
+
+
+def test_query_filter_and_dedupe(served):
+    flt = {"source": "bc07.md"}
+    data = httpx.post(
+        served + "/query", json={"query": "chain", "retriever": "bm25", "k": 5, "filter": flt}
+    ).json()
+    assert [r["source"] for r in data["results"]] == ["bc07.md"]
+    data = httpx.post(
+        served + "/query",
+        json={
+            "query": "chain",
+            "retriever": "bm25",
+            "k": 2,
+            "filter": {"source": {"$in": ["bc07.md", "bc09.md"]}},
+        },
+    ).json()
+    assert {r["source"] for r in data["results"]} <= {"bc07.md", "bc09.md"}
+    data = httpx.post(served + "/query", json={"query": "brake", "k": 3, "dedupe": True}).json()
+    assert len(data["results"]) == 3
+
+
+def test_ask_streams_sources_then_a_notice_without_a_model(served):
+    with httpx.stream(
+        "POST", served + "/ask", json={"question": "How often do I oil the chain?", "k": 2}
+    ) as reply:
+        assert reply.status_code == 200
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        events = sse_events(reply)
+    names = [e for e, _ in events]
+    assert names == ["sources", "notice", "end"]
+    sources = events[0][1]
+    assert sources["retriever"] == "hybrid" and len(sources["results"]) == 2
+    assert "GOOGLE_API_KEY" in events[1][1]["message"]
+
+
+def test_ask_as_json(served):
+    reply = httpx.post(
+        served + "/ask", json={"question": "brake pads", "stream": False, "retriever": "bm25"}
+    )
+    data = reply.json()
+    assert reply.headers["content-type"] == "application/json"
+    assert data["answer"] is None and data["notice"] and len(data["sources"]) == 4
+    by_accept = httpx.post(
+        served + "/ask", json={"question": "brake pads"}, headers={"accept": "application/json"}
+    )
+    assert by_accept.headers["content-type"] == "application/json"
+    assert by_accept.json()["retriever"] == "hybrid" and len(by_accept.json()["sources"]) == 4
+
+
+def test_the_retriever_as_a_runnable(served):
+    reply = httpx.post(served + "/retriever/invoke", json={"input": "saddle height"})
+    data = reply.json()
+    assert set(data) == {"output", "metadata"} and data["metadata"]["run_id"]
+    docs = data["output"]
+    assert len(docs) == 4 and all(d["type"] == "Document" for d in docs)
+    assert all("/" not in d["metadata"]["source"] for d in docs)
+
+
+def test_openapi_docs_page_and_assets(served):
+    spec = httpx.get(served + "/openapi.json").json()
+    assert spec["openapi"] == "3.1.0"
+    for path in (
+        "/query",
+        "/ask",
+        "/info",
+        "/healthz",
+        "/retriever/invoke",
+        "/retriever/stream_events",
+    ):
+        assert path in spec["paths"], path
+    query = spec["components"]["schemas"]["QueryRequest"]
+    assert {"query", "retriever", "k", "filter"} <= set(query["properties"])
+    docs = httpx.get(served + "/docs")
+    assert docs.status_code == 200 and "/static/docs.js" in docs.text
+    page = httpx.get(served + "/")
+    assert (
+        page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    )
+    assert "http" not in page.text.replace("http-equiv", "")  # nothing from elsewhere
+    js = httpx.get(served + "/static/app.js")
+    assert js.headers["content-type"].startswith("text/javascript") and 'fetch("/ask"' in js.text
+    assert httpx.get(served + "/static/..%2Fsettings.py").status_code == 404
