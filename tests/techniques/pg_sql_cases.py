@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 
-import psycopg
 import pytest
 
 from ragkit.errors import QueryTimeoutError, SQLDatabaseError, UnsafeQueryError
@@ -21,6 +20,8 @@ from ragkit.techniques.sql import SQLDatabase, create_sql_query_chain
 
 @pytest.fixture(scope="module")
 def pg_parts(pg_dsn: str) -> str:
+    import psycopg  # the postgres extra; imported here so collecting this file needs nothing
+
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE IF EXISTS parts")
         conn.execute("CREATE TABLE parts (name TEXT PRIMARY KEY, grams INTEGER)")
@@ -29,6 +30,8 @@ def pg_parts(pg_dsn: str) -> str:
 
 
 def count(dsn: str) -> int:
+    import psycopg
+
     with psycopg.connect(dsn) as conn:
         return conn.execute("SELECT count(*) FROM parts").fetchone()[0]
 
