@@ -1,0 +1,147 @@
+"""The package layout is a map of the pipeline (DESIGN.md, "Layout").
+
+Data flows loaders → splitters → embeddings → stores → retrievers → chains, and a stage
+imports only ``core``, ``documents`` and the stages before it; nothing imports ``cli`` or
+``serve``. This test reads every module's imports (imports written under
+``if TYPE_CHECKING:`` are annotations only and do not count) and fails on an import that
+goes the wrong way, so a new module cannot quietly tie two stages into a cycle.
+
+The three exceptions LangChain's API makes are listed in ``EXCEPTIONS`` with the name that
+needs them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "ragkit"
+
+# Rank of each top-level module or folder: a module may import ranks lower or equal to its own.
+RANK: dict[str, int] = {
+    **dict.fromkeys(
+        ["errors", "_lazy", "_json", "_unicode", "_schema", "_templates", "_mustache"], 0
+    ),
+    **dict.fromkeys(["core", "documents"], 1),
+    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google"], 2),
+    **dict.fromkeys(["prompts", "_prompts"], 3),
+    **dict.fromkeys(["parsers", "_parsers"], 4),
+    **dict.fromkeys(["models", "tools"], 5),
+    **dict.fromkeys(["llms", "example_selectors"], 6),
+    "embeddings": 7,
+    "loaders": 8,
+    "splitters": 9,
+    "stores": 10,
+    "retrievers": 11,
+    "chains": 12,
+    **dict.fromkeys(["agents", "techniques", "indexing", "eval"], 13),
+    "serve": 14,
+    **dict.fromkeys(["cli", "_cli", "__main__", "demo", "__init__"], 15),
+}
+
+# (importer's top-level name, imported top-level name): why LangChain's API needs it.
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("stores", "retrievers"): "VectorStore.as_retriever (and the AQA retriever of Google's store)",
+    ("loaders", "splitters"): "BaseLoader.load_and_split",
+    ("splitters", "embeddings"): "SemanticChunker embeds",
+}
+
+
+def _top(path: Path, root: Path = PACKAGE) -> str:
+    return path.relative_to(root).parts[0].removesuffix(".py")
+
+
+def _module_parts(path: Path, root: Path) -> list[str]:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _is_module(root: Path, name: str) -> bool:
+    return (root / name).is_dir() or (root / f"{name}.py").is_file()
+
+
+def _runtime_imports(path: Path, root: Path) -> list[tuple[int, str]]:
+    """``(line, absolute module)`` of every ragkit import outside ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
+    here = _module_parts(path, root)
+    is_package = path.name == "__init__.py"
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("ragkit.")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here if is_package else here[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module == "ragkit":  # from ragkit import x: a submodule, or a name of __init__
+                found += [
+                    (
+                        node.lineno,
+                        f"ragkit.{a.name}" if _is_module(root, a.name) else "ragkit.__init__",
+                    )
+                    for a in node.names
+                    if not a.name.startswith("__")  # __version__: set before any import
+                ]
+            elif module.startswith("ragkit."):
+                found.append((node.lineno, module))
+    return found
+
+
+def _violations(root: Path = PACKAGE) -> list[str]:
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        source = _top(path, root)
+        for line, module in _runtime_imports(path, root):
+            target = module.split(".")[1]
+            if target == source or (source, target) in EXCEPTIONS:
+                continue
+            where = f"{path.relative_to(root.parent)}:{line} imports {module}"
+            if source not in RANK or target not in RANK:
+                bad.append(f"{where}: add {source if source not in RANK else target} to RANK")
+            elif RANK[target] > RANK[source]:
+                bad.append(f"{where}: a later stage")
+    return bad
+
+
+def test_every_top_level_module_has_a_place_in_the_pipeline() -> None:
+    names = {_top(p) for p in PACKAGE.rglob("*.py")}
+    assert sorted(names - set(RANK)) == []
+
+
+def test_no_stage_imports_a_later_one() -> None:
+    assert _violations() == []
+
+
+def test_the_check_sees_wrong_way_imports_and_not_annotations(tmp_path: Path) -> None:
+    root = tmp_path / "ragkit"
+    (root / "core").mkdir(parents=True)
+    (root / "retrievers").mkdir()
+    (root / "core" / "__init__.py").write_text("from .. import retrievers\n", encoding="utf-8")
+    (root / "core" / "run.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from ragkit.stores import FaissStore\n"
+        "def f():\n"
+        "    from ..retrievers.bm25 import BM25Retriever\n",
+        encoding="utf-8",
+    )
+    assert _violations(root) == [
+        "ragkit/core/__init__.py:1 imports ragkit.retrievers: a later stage",
+        "ragkit/core/run.py:5 imports ragkit.retrievers.bm25: a later stage",
+    ]
