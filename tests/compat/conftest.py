@@ -14,26 +14,18 @@ from tests.loaders.web_server import html, serve
 
 
 @pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """Snippets copied from LangChain's docs set log levels and call ``logging.basicConfig()``
-    (the multi-query page turns ``langchain.retrievers.multi_query`` to INFO); put every level
-    and the root handlers back so later tests see the logging they started with."""
-    manager = logging.Logger.manager
+def _logging_as_it_was() -> Iterator[None]:
+    """Snippets configure logging as the pages do (``logging.basicConfig()``, a logger at INFO);
+    put it back so no later test finds LangChain's multi-query logger enabled."""
     root = logging.getLogger()
-    levels = {
-        name: obj.level
-        for name, obj in manager.loggerDict.items()
-        if isinstance(obj, logging.Logger)
-    }
-    root_level, root_handlers = root.level, list(root.handlers)
+    handlers, level = list(root.handlers), root.level
+    named = {name: logging.getLogger(name).level for name in logging.root.manager.loggerDict}
     yield
-    for name, obj in list(manager.loggerDict.items()):
-        # loggers made during the test keep what their library gave them, except LangChain's
-        if isinstance(obj, logging.Logger) and (name in levels or name.startswith("langchain")):
-            obj.setLevel(levels.get(name, logging.NOTSET))
-    root.setLevel(root_level)
-    for handler in [h for h in root.handlers if h not in root_handlers]:
-        root.removeHandler(handler)
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger):
+            logger.setLevel(named.get(name, logging.NOTSET))
 
 
 @pytest.fixture(scope="session")
