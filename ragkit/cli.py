@@ -43,10 +43,11 @@ def cli() -> None:
 
 def _register() -> None:
     from ragkit._cli.eval_command import eval_cmd
+    from ragkit._cli.models import models_cmd
     from ragkit._cli.search import ask_cmd, query_cmd
     from ragkit._cli.serve_command import serve_cmd
 
-    for command in (query_cmd, ask_cmd, eval_cmd, serve_cmd):
+    for command in (query_cmd, ask_cmd, eval_cmd, models_cmd, serve_cmd):
         cli.add_command(command)
 
 
@@ -84,7 +85,8 @@ def _register() -> None:
 @click.option(
     "--embedding",
     envvar="RAGKIT_EMBEDDING",
-    help="local | google | hash[-N] [local; an existing index keeps its own].",
+    help="local | google | hash[-N] | onnx:DIR | onnx:OWNER/NAME (any sentence-transformers "
+    "model exported to ONNX) [local; an existing index keeps its own].",
 )
 @click.option(
     "--cleanup",
@@ -187,6 +189,7 @@ def index_cmd(
       ragkit index src/ --index code-index --splitter code --glob '**/*.py'
       ragkit index docs/ --index my-index --embedding hash --json
       ragkit index docs/ --index my-index --engine ray --address auto --actors 4
+      ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
     """
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
@@ -211,9 +214,13 @@ def index_cmd(
         chunk_size=int(resolve(chunk_size, {**recorded, **defaults}, "chunk_size", 1000)),
         chunk_overlap=int(resolve(chunk_overlap, {**recorded, **defaults}, "chunk_overlap", 200)),
     )
-    from ragkit._cli.progress import progress_view
+    import warnings
 
-    with progress_view(quiet) as view:
+    from ragkit._cli.progress import progress_view
+    from ragkit.embeddings.tokens import TruncationWarning
+
+    with warnings.catch_warnings(record=True) as caught, progress_view(quiet) as view:
+        warnings.simplefilter("always", TruncationWarning)
         report = idx.add(
             list(paths),
             glob=resolve(glob, defaults, "glob", ()),
@@ -226,13 +233,27 @@ def index_cmd(
             max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
             engine=chosen,
         )
+    cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
+    truncated = sum(w.count for w in cut)
+    for other in caught:
+        if not isinstance(other.message, TruncationWarning):
+            warnings.showwarning(
+                other.message, other.category, other.filename, other.lineno, other.file, other.line
+            )
     if as_json:
         data = report.to_dict()
         data["index"] = str(index_dir)
         data["timings"] = {"seconds": data.pop("seconds")}
+        data["truncated_chunks"] = truncated
         output.emit_json(data)
     else:
         print(output.report_summary(report, index_dir))
+        if truncated:
+            print(
+                f"  {truncated} chunks were longer than the model's maximum of "
+                f"{cut[0].max_length} tokens and were embedded truncated (a smaller "
+                "--chunk-size avoids it)"
+            )
     sys.exit(0 if report.ok else 1)
 
 
@@ -280,7 +301,10 @@ def _size(n: int) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @_guarded
 def info_cmd(index_dir: str, as_json: bool) -> None:
-    """What an index holds: model, dimension, documents, chunks, size (by part), last indexed.
+    """What an index holds: model, dimension, documents, chunks, size (by part), last indexed, device.
+
+    The device is where the index's embedding model runs: CUDA when onnxruntime-gpu finds a
+    GPU, else the CPU.
 
     \b
     Example:
@@ -288,7 +312,9 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
     """
     from ragkit.indexing.index_dir import Index
 
-    data = Index.open(index_dir).info()
+    idx = Index.open(index_dir)
+    data = idx.info()
+    data["runtime"] = _runtime(idx.embeddings)
     if as_json:
         output.emit_json(data)
         return
@@ -307,9 +333,36 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
         ),
         ("created", data["created"]),
         ("last indexed", data["last_indexed"] or "never"),
+        ("device", _device_text(data["runtime"])),
     ]
     for key, value in rows:
         print(f"{key:>13}: {value}")
+
+
+def _runtime(embeddings: Any) -> dict[str, Any]:
+    """Where ``embeddings`` runs: its providers and device, and what onnxruntime offers."""
+    from ragkit.errors import ConfigurationError
+
+    out: dict[str, Any] = {"device": None, "providers": []}
+    try:
+        from ragkit.embeddings.onnx_runtime import runtime_info
+
+        out.update(runtime_info())
+    except ConfigurationError:  # no onnxruntime: a model that does not need it
+        return out
+    if hasattr(embeddings, "execution_providers"):
+        out["providers"] = embeddings.execution_providers
+        out["device"] = embeddings.execution_device
+    return out
+
+
+def _device_text(runtime: dict[str, Any]) -> str:
+    if runtime.get("device") is None:
+        return "none (the embedding model does not run here)"
+    return (
+        f"{runtime['device']} ({', '.join(runtime['providers'])}; onnxruntime "
+        f"{runtime['onnxruntime']}, available: {', '.join(runtime['available_providers'])})"
+    )
 
 
 @cli.command("demo")

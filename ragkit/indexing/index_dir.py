@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.embeddings.adapter import as_embeddings
-from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError
+from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError, RagkitError
 from ragkit.indexing import layout as L
-from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
+from ragkit.indexing.embedding_choice import make_embeddings, spec_of, worth_caching
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
 from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
 from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
@@ -43,6 +43,16 @@ if TYPE_CHECKING:
     from ragkit.stores.sql_store import SQLStore
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
+#: How many candidates a cross-encoder reranks (``Index.retriever(rerank=...)``).
+RERANK_DEPTH = 50
+
+
+def _dimension_of(embeddings: Embeddings) -> str:
+    """The vector size of ``embeddings`` for a message ("unknown" if it cannot be had offline)."""
+    try:
+        return str(embeddings.dimension or "unknown")
+    except RagkitError:
+        return "unknown"
 
 
 def _now() -> str:
@@ -147,13 +157,22 @@ class Index:
                     f"{root} was built with a custom embedding model ({recorded}); "
                     "pass the same model: Index.open(path, embeddings=...)"
                 )
-            embeddings = name
-        emb, name = cls._resolve_embeddings(embeddings)
+            try:
+                emb, name = cls._resolve_embeddings(name)
+            except ConfigurationError as err:
+                raise ConfigurationError(
+                    f"{root} was built with the embedding model {name!r}, which cannot be "
+                    f"loaded: {err}. Pass the same model from where it is now: "
+                    "Index.open(path, embeddings=...) (--embedding on the command line)"
+                ) from err
+        else:
+            emb, name = cls._resolve_embeddings(embeddings)
         if emb.model_id != recorded:
             raise IndexMismatchError(
                 f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "
-                f"not {emb.model_id!r}. Use the same model (omit --embedding to use the recorded one), "
-                "or index into a new directory to switch models"
+                f"not {emb.model_id!r} (dimension {_dimension_of(emb)}). Use the same model (omit "
+                "--embedding to use the recorded one), or index into a new directory to switch "
+                "models; nothing was written"
             )
         # The live snapshot records what its chunks were made with; ragkit.toml keeps a copy.
         split, source = live_splitter(root) or (config.get(L.SECTION_SPLITTER, {}), root / L.CONFIG)
@@ -170,10 +189,10 @@ class Index:
     @staticmethod
     def _resolve_embeddings(embeddings: Embeddings | str) -> tuple[Embeddings, str]:
         if isinstance(embeddings, str):
-            return make_embeddings(embeddings), embeddings
+            emb = make_embeddings(embeddings)
+            return emb, spec_of(emb, embeddings)
         embeddings = as_embeddings(embeddings, "embeddings")
-        model_id = embeddings.model_id
-        return embeddings, model_id if model_id.startswith("hash-") else ""
+        return embeddings, spec_of(embeddings)
 
     # -- properties ----------------------------------------------------------------------
     @property
@@ -338,7 +357,13 @@ class Index:
         return self._bm25
 
     def retriever(
-        self, kind: str = "similarity", k: int = 4, *, dedupe: bool | float = False, **kwargs: Any
+        self,
+        kind: str = "similarity",
+        k: int = 4,
+        *,
+        dedupe: bool | float = False,
+        rerank: Any = None,
+        **kwargs: Any,
     ) -> BaseRetriever:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
         (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks).
@@ -347,6 +372,10 @@ class Index:
         same paragraph from several copies of a page: the retriever fetches ``3 * k`` results
         and returns the best ``k`` distinct ones, each listing its folded copies in
         ``metadata["duplicates"]`` (see :class:`ragkit.retrievers.NearDuplicateFilter`).
+
+        ``rerank=`` (a cross-encoder, or an ONNX cross-encoder's directory or repository
+        name) reorders the top ``RERANK_DEPTH`` (50, or ``k`` if larger) candidates with it
+        and returns the best ``k`` (see :class:`ragkit.retrievers.CrossEncoderReranker`).
         """
         from ragkit.retrievers.near_duplicates import dedupe_threshold
         from ragkit.stores.search_args import check_k
@@ -359,8 +388,10 @@ class Index:
 
             return ContextualCompressionRetriever(
                 base_compressor=NearDuplicateFilter(threshold, k=k),
-                base_retriever=self.retriever(kind, k=3 * k, **kwargs),
+                base_retriever=self.retriever(kind, k=3 * k, rerank=rerank, **kwargs),
             )
+        if rerank is not None and kind != "hybrid":
+            return self._reranked(kind, k, rerank, kwargs)
         if kind == "similarity":
             return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})
         if kind == "mmr":
@@ -372,12 +403,15 @@ class Index:
         if kind == "hybrid":
             from ragkit.retrievers.hybrid import HybridRetriever
 
-            fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
+            fetch_k = check_k(
+                kwargs.pop("fetch_k", max(RERANK_DEPTH if rerank else 20, k)), "fetch_k"
+            )
             return HybridRetriever(
                 bm25=self._bm25_retriever(fetch_k),
                 dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),
                 k=k,
                 fetch_k=fetch_k,
+                rerank=rerank,
                 **kwargs,
             )
         if kind == "multi-query":
@@ -397,6 +431,18 @@ class Index:
             return SourceParentRetriever(self.vectorstore, k=k, **kwargs)
         raise ConfigurationError(
             f"retriever kind must be one of {', '.join(RETRIEVERS)}; got {kind!r}"
+        )
+
+    def _reranked(self, kind: str, k: int, rerank: Any, kwargs: dict[str, Any]) -> BaseRetriever:
+        from ragkit.retrievers.cross_encoder_rerank import CrossEncoderReranker, as_cross_encoder
+
+        model = as_cross_encoder(rerank, "Index.retriever")
+        depth = max(RERANK_DEPTH, k)
+        from ragkit.retrievers.contextual_compression import ContextualCompressionRetriever
+
+        return ContextualCompressionRetriever(
+            base_compressor=CrossEncoderReranker(model, top_n=k),
+            base_retriever=self.retriever(kind, k=depth, **kwargs),
         )
 
     def search(
