@@ -24,8 +24,11 @@ BENCHMARKS: dict[str, list[str]] = {
     "guide": [],
     "split_load": [],
     "indexing": [],
+    "distributed": [],
     "store": [],
     "retrieval": [],
+    # Models you bring: OnnxEmbeddings / OnnxCrossEncoder speed (quality needs --model, see its docstring).
+    "models": [],
     "serve": [],
     # The notebook at full size (all 300 claims); ``make test`` runs it on 5 claims.
     "retrieval_notebook": ["--cache", str(Path.home() / ".cache" / "ragkit-bench" / "notebook")],

@@ -35,6 +35,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import socket
 import subprocess
@@ -390,7 +391,7 @@ def report(
         lines += ["", f"Errors: {errors}"]
     lines += [
         "",
-        "Reproduce: `.venv/bin/python benchmarks/serve.py --out benchmarks/results/serve.md`",
+        f"Reproduce: `{shlex.join(['.venv/bin/python', 'benchmarks/serve.py', *sys.argv[1:]])}`",
     ]
     return "\n".join(lines) + "\n"
 

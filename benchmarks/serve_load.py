@@ -3,7 +3,9 @@
 Each client holds one connection and sends POST requests back to back (bodies taken in
 turn), timing each from the first byte written to the last byte read. Plain asyncio
 streams instead of an HTTP library: a few tens of microseconds per request, so the
-clients measure the server, not themselves. Bounded by time and by a request budget.
+clients measure the server, not themselves. Bounded by time (warm-up + duration, and 30 s
+per reply at most) and by a request budget (measured requests, errors included, never more
+than ``max_requests``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ async def _client(
                 f"Content-Length: {len(body)}\r\n\r\n"
             ).encode() + body
             sent = time.perf_counter()
+            measured = sent >= measure_from
+            if measured:  # the slot is taken before sending: never more than the budget
+                budget[0] -= 1
             try:
                 writer.write(request)
                 status, reply = await asyncio.wait_for(_read_reply(reader), 30)
@@ -72,9 +77,8 @@ async def _client(
                 reader, writer = await asyncio.open_connection("127.0.0.1", port)
                 continue
             done = time.perf_counter()
-            if sent < measure_from:
+            if not measured:
                 continue  # warm-up
-            budget[0] -= 1
             if status != 200 or not reply:
                 load.error(f"HTTP {status}")
             else:

@@ -43,10 +43,11 @@ def cli() -> None:
 
 def _register() -> None:
     from ragkit._cli.eval_command import eval_cmd
+    from ragkit._cli.models import models_cmd
     from ragkit._cli.search import ask_cmd, query_cmd
     from ragkit._cli.serve_command import serve_cmd
 
-    for command in (query_cmd, ask_cmd, eval_cmd, serve_cmd):
+    for command in (query_cmd, ask_cmd, eval_cmd, models_cmd, serve_cmd):
         cli.add_command(command)
 
 
@@ -85,7 +86,8 @@ def _register() -> None:
 @click.option(
     "--embedding",
     envvar="RAGKIT_EMBEDDING",
-    help="local | google | hash[-N] [local; an existing index keeps its own].",
+    help="local | google | hash[-N] | onnx:DIR | onnx:OWNER/NAME (any sentence-transformers "
+    "model exported to ONNX) [local; an existing index keeps its own].",
 )
 @click.option(
     "--cleanup",
@@ -125,6 +127,33 @@ def _register() -> None:
     "is one transaction.",
 )
 @click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    envvar="RAGKIT_ENGINE",
+    help="Where files are read, split and embedded: this process [local] or a Ray cluster "
+    "(pip install 'ragkit[ray]'); the index is the same.",
+)
+@click.option(
+    "--address",
+    envvar="RAGKIT_RAY_ADDRESS",
+    help="With --engine ray: auto | host:port | ray://host:port [a new local cluster].",
+)
+@click.option(
+    "--actors",
+    type=click.IntRange(min=1),
+    default=1,
+    envvar="RAGKIT_RAY_ACTORS",
+    help="With --engine ray: embedding actors (model replicas) [1].",
+)
+@click.option(
+    "--gpus-per-actor",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    envvar="RAGKIT_RAY_GPUS_PER_ACTOR",
+    help="With --engine ray: GPUs per actor (CUDA with onnxruntime-gpu) [0].",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
@@ -150,10 +179,14 @@ def index_cmd(
     lock_timeout: float,
     max_file_size: str | None,
     batch_size: int | None,
+    engine: str,
+    address: str | None,
+    actors: int,
+    gpus_per_actor: float,
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Index files and folders into an index directory, incrementally.
+    """Index files and folders into an index directory or a PostgreSQL collection, incrementally.
 
     Unchanged files are skipped without being read; changed files are re-split and only their new chunks
     embedded; files deleted under PATHS lose their chunks. Interrupting leaves the previous index usable,
@@ -164,6 +197,9 @@ def index_cmd(
       ragkit index docs/ --index my-index
       ragkit index src/ --index code-index --splitter code --glob '**/*.py'
       ragkit index docs/ --index my-index --embedding hash --json
+      ragkit index docs/ --index my-index --engine ray --address auto --actors 4
+      ragkit index docs/ --index 'postgresql://app@db/rag?collection=manuals' --batch-size 256
+      ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
     """
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
@@ -175,6 +211,11 @@ def index_cmd(
             raise ConfigurationError(
                 f"{path}: no such file or folder; check the path (nothing was indexed)"
             )
+    chosen: Any = engine
+    if engine == "ray":
+        from ragkit.indexing.ray_engine import RayEngine
+
+        chosen = RayEngine(address, actors=actors, gpus_per_actor=gpus_per_actor)
     defaults = index_defaults(index_dir)
     recorded = _recorded(index_dir)
     idx = Index.create(
@@ -184,9 +225,13 @@ def index_cmd(
         chunk_size=int(resolve(chunk_size, {**recorded, **defaults}, "chunk_size", 1000)),
         chunk_overlap=int(resolve(chunk_overlap, {**recorded, **defaults}, "chunk_overlap", 200)),
     )
-    from ragkit._cli.progress import progress_view
+    import warnings
 
-    with progress_view(quiet) as view:
+    from ragkit._cli.progress import progress_view
+    from ragkit.embeddings.tokens import TruncationWarning
+
+    with warnings.catch_warnings(record=True) as caught, progress_view(quiet) as view:
+        warnings.simplefilter("always", TruncationWarning)
         report = idx.add(
             list(paths),
             glob=resolve(glob, defaults, "glob", ()),
@@ -198,14 +243,29 @@ def index_cmd(
             progress=view,
             max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
             batch_size=batch_size or 512,
+            engine=chosen,
         )
+    cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
+    truncated = sum(w.count for w in cut)
+    for other in caught:
+        if not isinstance(other.message, TruncationWarning):
+            warnings.showwarning(
+                other.message, other.category, other.filename, other.lineno, other.file, other.line
+            )
     if as_json:
         data = report.to_dict()
         data["index"] = shown(index_dir)
         data["timings"] = {"seconds": data.pop("seconds")}
+        data["truncated_chunks"] = truncated
         output.emit_json(data)
     else:
         print(output.report_summary(report, shown(index_dir)))
+        if truncated:
+            print(
+                f"  {truncated} chunks were longer than the model's maximum of "
+                f"{cut[0].max_length} tokens and were embedded truncated (a smaller "
+                "--chunk-size avoids it)"
+            )
     sys.exit(0 if report.ok else 1)
 
 
@@ -259,7 +319,10 @@ def _size(n: int) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @_guarded
 def info_cmd(index_dir: str, as_json: bool) -> None:
-    """What an index holds: model, dimension, documents, chunks, size (by part), last indexed.
+    """What an index holds: model, dimension, documents, chunks, size (by part), last indexed, device.
+
+    The device is where the index's embedding model runs: CUDA when onnxruntime-gpu finds a
+    GPU, else the CPU.
 
     \b
     Example:
@@ -267,7 +330,9 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
     """
     from ragkit.indexing.index_dir import Index
 
-    data = Index.open(index_dir).info()
+    idx = Index.open(index_dir)
+    data = idx.info()
+    data["runtime"] = _runtime(idx.embeddings)
     if as_json:
         output.emit_json(data)
         return
@@ -286,9 +351,36 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
         ),
         ("created", data["created"]),
         ("last indexed", data["last_indexed"] or "never"),
+        ("device", _device_text(data["runtime"])),
     ]
     for key, value in rows:
         print(f"{key:>13}: {value}")
+
+
+def _runtime(embeddings: Any) -> dict[str, Any]:
+    """Where ``embeddings`` runs: its providers and device, and what onnxruntime offers."""
+    from ragkit.errors import ConfigurationError
+
+    out: dict[str, Any] = {"device": None, "providers": []}
+    try:
+        from ragkit.embeddings.onnx_runtime import runtime_info
+
+        out.update(runtime_info())
+    except ConfigurationError:  # no onnxruntime: a model that does not need it
+        return out
+    if hasattr(embeddings, "execution_providers"):
+        out["providers"] = embeddings.execution_providers
+        out["device"] = embeddings.execution_device
+    return out
+
+
+def _device_text(runtime: dict[str, Any]) -> str:
+    if runtime.get("device") is None:
+        return "none (the embedding model does not run here)"
+    return (
+        f"{runtime['device']} ({', '.join(runtime['providers'])}; onnxruntime "
+        f"{runtime['onnxruntime']}, available: {', '.join(runtime['available_providers'])})"
+    )
 
 
 @cli.command("demo")

@@ -9,12 +9,16 @@ on it with the ``vector`` extension; ``pg_collection`` a fresh collection name p
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from tests.postgres_server import TestServer, running_server
+
+# No test may reach a model hub: huggingface_hub stays offline (it reads this when imported).
+os.environ["HF_HUB_OFFLINE"] = "1"
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from typing import Any
 from ragkit._cli.settings import matches
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.indexing.scores import ScoreKind, score_kind
+from ragkit.indexing.scores import SCORE_KINDS, ScoreKind, score_kind
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
 #: How many more candidates are fetched when results are filtered or de-duplicated afterwards.
@@ -29,15 +29,24 @@ def retrieve(
     *,
     dedupe: float | None = None,
     llm: Any = None,
+    rerank: str | None = None,
 ) -> tuple[list[Document], ScoreKind]:
-    """The best ``k`` passages for ``query`` and the kind of their scores."""
+    """The best ``k`` passages for ``query`` and the kind of their scores.
+
+    ``rerank`` (an ONNX cross-encoder's directory or repository name) reorders the top 50
+    candidates (see ``Index.retriever(rerank=...)``).
+    """
     from ragkit.indexing.index_dir import Index
 
     if not query.strip():
         raise ConfigurationError("the question is empty; pass some text to search for")
     idx = Index.open(index_dir, embeddings=embedding)
     depth = k * (DEDUPE_DEPTH if dedupe is not None else 1)
-    if kind == "similarity":
+    if rerank is not None and kind == "multi-query":
+        raise ConfigurationError(
+            "--rerank works with the similarity, mmr, bm25, hybrid and parent retrievers"
+        )
+    if kind == "similarity" and rerank is None:
         docs = idx.search(query, k=depth, filter=flt)
     else:
         if flt is not None:
@@ -51,7 +60,7 @@ def retrieve(
                 )
             retriever = idx.retriever("multi-query", k=depth, llm=llm, fusion="rrf")
         else:
-            retriever = idx.retriever(kind, k=depth)
+            retriever = idx.retriever(kind, k=depth, rerank=rerank)
         if kind == "mmr" and flt is not None:
             docs = retriever.invoke(query, filter=flt)
         else:
@@ -60,6 +69,8 @@ def retrieve(
         from ragkit.retrievers.near_duplicates import NearDuplicateFilter
 
         docs = NearDuplicateFilter(dedupe, k=k).transform_documents(docs)
+    if rerank is not None:
+        return docs[:k], SCORE_KINDS["rerank"]
     if kind in ("similarity", "parent"):
         return docs[:k], score_kind(kind, idx.vectorstore.distance_strategy)
     return docs[:k], score_kind(kind)

@@ -2,6 +2,7 @@
 
 Example:
     $ ragkit query my-index "how do I reset it?" --retriever bm25 -k 10 --dedupe
+    $ ragkit query my-index "how do I reset it?" --rerank models/ms-marco-MiniLM-L6-v2
     $ ragkit ask my-index "what does the warranty cover?" --model gemini-2.0-flash
 """
 
@@ -21,7 +22,14 @@ RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-q
 
 
 def _retrieval_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``--retriever``, ``-k``, ``--dedupe`` and ``--dedupe-threshold`` (query and ask)."""
+    """``--retriever``, ``-k``, ``--dedupe``, ``--dedupe-threshold``, ``--max-query-length``, ``--rerank``."""
+    fn = click.option(
+        "--rerank",
+        metavar="MODEL",
+        envvar="RAGKIT_RERANK",
+        help="Rerank the top 50 candidates with this ONNX cross-encoder (a model directory or "
+        "owner/name in the Hugging Face cache) and keep the best k [off].",
+    )(fn)
     fn = click.option(
         "--max-query-length",
         type=click.IntRange(min=1),
@@ -126,6 +134,7 @@ def query_cmd(
     dedupe: bool | None,
     dedupe_threshold: float | None,
     max_query_length: int | None,
+    rerank: str | None,
     filters: tuple[str, ...],
     model_name: str | None,
     endpoint: str | None,
@@ -135,15 +144,16 @@ def query_cmd(
 ) -> None:
     """Search an index: ranked passages with source, score and a highlighted snippet.
 
-    Each score is labelled with its kind: cosine similarity (similarity, parent), BM25 (bm25) or
-    reciprocal-rank fusion (hybrid, multi-query); MMR gives none. Scores of different kinds are not
-    comparable.
+    Each score is labelled with its kind: cosine similarity (similarity, parent), BM25 (bm25),
+    reciprocal-rank fusion (hybrid, multi-query) or the cross-encoder's relevance (--rerank); MMR
+    gives none. Scores of different kinds are not comparable.
 
     \b
     Examples:
       ragkit query my-index "how do I reset it?"
       ragkit query my-index "reset" --retriever bm25 -k 10 --filter source=/docs/manual.md --json
       ragkit query my-index "reset" --dedupe
+      ragkit query my-index "reset" --rerank models/ms-marco-MiniLM-L6-v2 -k 5
       GOOGLE_API_KEY=... ragkit query my-index "reset" --retriever multi-query --model gemini-2.0-flash
     """
     from ragkit._cli.retrieve import retrieve
@@ -152,7 +162,15 @@ def query_cmd(
     kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
     llm = _model(index_dir, model_name, endpoint, timeout) if kind == "multi-query" else None
     docs, scale = retrieve(
-        index_dir, question, kind, top, parse_filter(filters), embedding, dedupe=cut, llm=llm
+        index_dir,
+        question,
+        kind,
+        top,
+        parse_filter(filters),
+        embedding,
+        dedupe=cut,
+        llm=llm,
+        rerank=rerank,
     )
     if as_json:
         output.emit_json(
@@ -161,6 +179,7 @@ def query_cmd(
                 "retriever": kind,
                 "k": top,
                 "dedupe": cut,
+                "rerank": rerank,
                 "score_kind": scale.to_dict(),
                 "results": [output.result_json(d, i, scale) for i, d in enumerate(docs, 1)],
             }
@@ -183,6 +202,7 @@ def ask_cmd(
     dedupe: bool | None,
     dedupe_threshold: float | None,
     max_query_length: int | None,
+    rerank: str | None,
     model_name: str | None,
     endpoint: str | None,
     timeout: float | None,
@@ -205,7 +225,7 @@ def ask_cmd(
     _query_limit(index_dir, max_query_length)
     kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
     model = _model(index_dir, model_name, endpoint, timeout)
-    docs, scale = retrieve(index_dir, question, kind, top, dedupe=cut, llm=model)
+    docs, scale = retrieve(index_dir, question, kind, top, dedupe=cut, llm=model, rerank=rerank)
     text = answer(question, docs, model=model) if model is not None else None
     if text is None:
         output.err(

@@ -155,6 +155,13 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         # the consumer: a branch only continues once its last chunk went out.
         configs = self._stream_configs(config)
         keys = list(self.steps__)
+        if len(keys) == 1:
+            # one branch (``RunnablePassthrough.assign(x=...)``): pulled in this thread, as
+            # invoke runs a single branch; a worker thread per chunk only adds hand-offs
+            (key,) = keys
+            for chunk in self.steps__[key].transform(inputs, configs[key]):
+                yield AddableDict({key: chunk})
+            return
         sources = safe_tee(inputs, len(keys))
         iterators = {k: self.steps__[k].transform(src, configs[k]) for k, src in zip(keys, sources)}
         pool = shared_pool()

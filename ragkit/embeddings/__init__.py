@@ -1,7 +1,8 @@
-"""Embeddings: the base class, the local default model, Google's, and a caching wrapper.
+"""Embeddings: the base class, the local default model, any ONNX model, Google's, and a cache.
 
-``LocalEmbeddings`` (onnxruntime) and ``GoogleGenerativeAIEmbeddings`` (the
-Google SDK) are imported lazily, so ``import ragkit.embeddings`` stays light.
+``LocalEmbeddings`` and ``OnnxEmbeddings`` (onnxruntime) and
+``GoogleGenerativeAIEmbeddings`` (the Google SDK) are imported lazily, so
+``import ragkit.embeddings`` stays light.
 
 Example:
     >>> from ragkit.embeddings import CacheBackedEmbeddings, HashEmbeddings
@@ -23,6 +24,8 @@ __all__ = [
     "GoogleGenerativeAIEmbeddings",
     "HashEmbeddings",
     "LocalEmbeddings",
+    "OnnxEmbeddings",
+    "TruncationWarning",
 ]
 
 _LAZY = {
@@ -31,6 +34,8 @@ _LAZY = {
     "GoogleGenerativeAIEmbeddings": "ragkit.embeddings.google",
     "HashEmbeddings": "ragkit.embeddings.hash",
     "LocalEmbeddings": "ragkit.embeddings.local",
+    "OnnxEmbeddings": "ragkit.embeddings.onnx",
+    "TruncationWarning": "ragkit.embeddings.tokens",
 }
 
 if TYPE_CHECKING:
@@ -39,5 +44,7 @@ if TYPE_CHECKING:
     from ragkit.embeddings.google import GoogleGenerativeAIEmbeddings
     from ragkit.embeddings.hash import HashEmbeddings
     from ragkit.embeddings.local import LocalEmbeddings
+    from ragkit.embeddings.onnx import OnnxEmbeddings
+    from ragkit.embeddings.tokens import TruncationWarning
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -14,15 +14,21 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "Engine",
     "Index",
     "apply_batch",
     "IndexingResult",
+    "LocalEngine",
+    "RayEngine",
     "SQLRecordManager",
     "document_key",
     "index",
 ]
 
 _LAZY = {
+    "Engine": "ragkit.indexing.engine",
+    "LocalEngine": "ragkit.indexing.engine",
+    "RayEngine": "ragkit.indexing.ray_engine",
     "IndexingResult": "ragkit.indexing.api",
     "document_key": "ragkit.indexing.api",
     "index": "ragkit.indexing.api",
@@ -33,8 +39,10 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult, document_key, index
+    from ragkit.indexing.engine import Engine, LocalEngine
     from ragkit.indexing.index_dir import Index
     from ragkit.indexing.pg_batch import apply_batch
+    from ragkit.indexing.ray_engine import RayEngine
     from ragkit.indexing.record_manager import SQLRecordManager
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

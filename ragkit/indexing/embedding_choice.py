@@ -2,7 +2,10 @@
 
 ``local`` is the offline default (all-MiniLM-L6-v2 on onnxruntime), ``google``
 Google's embedding API (needs ``GOOGLE_API_KEY``), ``hash`` or ``hash-N``
-deterministic test vectors of size N (256 by default).
+deterministic test vectors of size N (256 by default), and ``onnx:DIR`` or
+``onnx:OWNER/NAME[@REVISION]`` any sentence-transformers model exported to ONNX
+(:class:`~ragkit.embeddings.OnnxEmbeddings`; a directory is recorded by its absolute
+path, see :func:`spec_of`).
 
 Example:
     >>> make_embeddings("hash-32").model_id
@@ -18,7 +21,7 @@ from ragkit.errors import ConfigurationError
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
 
-EMBEDDINGS = ("local", "google", "hash")
+EMBEDDINGS = ("local", "google", "hash", "onnx:DIR|REPO")
 LOCAL_BATCH_SIZE = 8
 
 
@@ -43,9 +46,29 @@ def make_embeddings(name: str) -> Embeddings:
         from ragkit.embeddings import GoogleGenerativeAIEmbeddings
 
         return GoogleGenerativeAIEmbeddings()
+    if name.startswith("onnx:") and name[5:].strip():
+        from ragkit.embeddings import OnnxEmbeddings
+
+        return OnnxEmbeddings(name[5:].strip(), batch_size=LOCAL_BATCH_SIZE)
     raise ConfigurationError(
-        f"embedding must be one of local, google, hash or hash-N; got {name!r}"
+        "embedding must be one of local, google, hash, hash-N, onnx:DIR (a model directory) "
+        f"or onnx:OWNER/NAME (a model repository); got {name!r}"
     )
+
+
+def spec_of(embeddings: Embeddings, name: str | None = None) -> str:
+    """The name an index records for ``embeddings`` ("" for a model it cannot re-create by name).
+
+    ``onnx:`` models are recorded by absolute directory (or repository), so the index opens
+    from any working directory.
+    """
+    spec = getattr(embeddings, "spec", None)
+    if isinstance(spec, str) and spec:
+        return spec
+    if name is not None and not name.startswith("onnx:"):
+        return name
+    model_id = embeddings.model_id
+    return model_id if model_id.startswith("hash-") else ""
 
 
 def worth_caching(embeddings: Embeddings) -> bool:

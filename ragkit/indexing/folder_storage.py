@@ -31,7 +31,7 @@ from ragkit.indexing.storage import Session, Storage
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
     from ragkit.indexing.report import IndexReport
-    from ragkit.indexing.writer import WriteTarget
+    from ragkit.indexing.target import WriteTarget
 
 
 class FolderStorage(Storage):

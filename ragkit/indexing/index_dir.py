@@ -4,7 +4,12 @@ An index directory holds ``ragkit.toml`` (model, dimension, splitter settings,
 times, your defaults), the live snapshot (FAISS store, BM25 index, SQLite record
 manager; see :mod:`ragkit.indexing.snapshot`), the embedding cache and a writer
 lock. ``Index.open`` re-creates the embedding model recorded there (or checks
-the one you pass), and refuses a model that did not build the index.
+the one you pass; see :mod:`ragkit.indexing.index_config`), and refuses a model
+that did not build the index. A ``postgresql://`` URL opens a
+:class:`~ragkit.indexing.pg_index.PGIndex` instead (same methods). Writing goes
+through :mod:`ragkit.indexing.writer` (an engine reads, splits and embeds; the
+index's storage receives the results); the retrievers are built by
+:mod:`ragkit.indexing.index_retrievers`.
 
 Example:
     >>> # idx = Index.create("my-index", embeddings="local")
@@ -24,11 +29,18 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
-from ragkit.embeddings.adapter import as_embeddings
-from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError
+from ragkit.errors import ConfigurationError, IndexDamagedError
 from ragkit.indexing import layout as L
-from ragkit.indexing.embedding_choice import make_embeddings, worth_caching
+from ragkit.indexing.embedding_choice import worth_caching
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
+from ragkit.indexing.index_config import (
+    new_config,
+    now,
+    recorded_model,
+    resolve_embeddings,
+    split_settings,
+)
+from ragkit.indexing.index_retrievers import make_retriever
 from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
 from ragkit.indexing.pg_location import is_index_url
 from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
@@ -37,14 +49,12 @@ from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.writer import IndexReport, Progress, WriteTarget
+    from ragkit.indexing.engine import Engine
+    from ragkit.indexing.target import WriteTarget
+    from ragkit.indexing.writer import IndexReport, Progress
     from ragkit.retrievers.base import BaseRetriever
-
-RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    from ragkit.stores.kv import ByteStore
+    from ragkit.stores.sql_store import SQLStore
 
 
 class Index:
@@ -113,18 +123,9 @@ class Index:
                 f"{root} is a non-empty directory without {L.CONFIG}; it is not a ragkit "
                 "index. Choose an empty or new directory for the index"
             )
-        emb, name = cls._resolve_embeddings(embeddings)
+        emb, name = resolve_embeddings(embeddings)
         settings = SplitSettings(splitter, chunk_size, chunk_overlap)
-        config = {
-            L.SECTION_INDEX: {
-                "format": L.CONFIG_FORMAT,
-                "embedding": name,
-                "model_id": emb.model_id,
-                "dimension": emb.dimension,
-                "created": _now(),
-            },
-            L.SECTION_SPLITTER: settings.to_dict(),
-        }
+        config = new_config(emb, name, settings)
         try:
             root.mkdir(parents=True, exist_ok=True)
             write_toml(root / L.CONFIG, config)
@@ -158,39 +159,10 @@ class Index:
                 f"{root / L.CONFIG} has no valid [index] model_id and embedding; restore the file "
                 "from a copy, or re-index into a new directory"
             )
-        if embeddings is None:
-            if not name:
-                raise IndexMismatchError(
-                    f"{root} was built with a custom embedding model ({recorded}); "
-                    "pass the same model: Index.open(path, embeddings=...)"
-                )
-            embeddings = name
-        emb, name = cls._resolve_embeddings(embeddings)
-        if emb.model_id != recorded:
-            raise IndexMismatchError(
-                f"{root} was built with the embedding model {recorded!r} (dimension {meta.get('dimension')}), "
-                f"not {emb.model_id!r}. Use the same model (omit --embedding to use the recorded one), "
-                "or index into a new directory to switch models"
-            )
+        emb, name = recorded_model(str(root), meta, embeddings)
         # The live snapshot records what its chunks were made with; ragkit.toml keeps a copy.
         split, source = live_splitter(root) or (config.get(L.SECTION_SPLITTER, {}), root / L.CONFIG)
-        try:
-            settings = SplitSettings(
-                split.get("name", "recursive"),
-                int(split.get("chunk_size", 1000)),
-                int(split.get("chunk_overlap", 200)),
-            )
-        except (ConfigurationError, TypeError, ValueError) as err:
-            raise IndexDamagedError(f"{source} [splitter]: {err}") from err
-        return cls(root, emb, name or meta.get("embedding", ""), settings, config)
-
-    @staticmethod
-    def _resolve_embeddings(embeddings: Embeddings | str) -> tuple[Embeddings, str]:
-        if isinstance(embeddings, str):
-            return make_embeddings(embeddings), embeddings
-        embeddings = as_embeddings(embeddings, "embeddings")
-        model_id = embeddings.model_id
-        return embeddings, model_id if model_id.startswith("hash-") else ""
+        return cls(root, emb, name, split_settings(split, f"{source} [splitter]"), config)
 
     # -- properties ----------------------------------------------------------------------
     @property
@@ -221,12 +193,16 @@ class Index:
         lock_timeout: float | None = 30.0,
         progress: Callable[[Progress], None] | None = None,
         max_file_size: int | str | None = "100MiB",
+        engine: str | Engine = "local",
     ) -> IndexReport:
         """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`.
 
         Files over ``max_file_size`` (bytes, or a size such as ``"1GiB"``; ``0``/``None``: no
         limit) fail with a clear error in the report before they are read; every file and
         folder that is not indexed is in the report's ``failures`` or ``ignored``.
+        ``engine``: ``"local"`` (this process) or ``"ray"`` / a
+        :class:`~ragkit.indexing.RayEngine` (files read, split and embedded on a Ray cluster;
+        see :mod:`ragkit.indexing.engine`); the index is the same either way.
         Afterwards this ``Index`` reads the snapshot it committed (or the newest one).
         """
         from ragkit.indexing.writer import write
@@ -237,55 +213,60 @@ class Index:
             if isinstance(paths_or_documents, (str, os.PathLike))
             else paths_or_documents
         )
-        report = write(
-            self._write_target(),
-            list(items),
-            glob=glob,
-            exclude=exclude,
-            cleanup=cleanup,
-            workers=workers,
-            batch_size=batch_size,
-            force_update=force_update,
-            rebuild=rebuild,
-            lock_timeout=lock_timeout,
-            progress=progress,
-            max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
-        )
+        cache = self._cache()
+        try:
+            report = write(
+                self._write_target(cache),
+                list(items),
+                glob=glob,
+                exclude=exclude,
+                cleanup=cleanup,
+                workers=workers,
+                batch_size=batch_size,
+                force_update=force_update,
+                rebuild=rebuild,
+                lock_timeout=lock_timeout,
+                progress=progress,
+                max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
+                engine=engine,
+            )
+        finally:
+            if cache is not None:
+                cache.close()
         self.close()
         return report
 
-    def _write_target(self) -> WriteTarget:
+    def _write_target(self, cache: ByteStore | None) -> WriteTarget:
+        """The write job's view of this index: its folder storage, model, splitter, cache."""
+        from ragkit.indexing.embedding_cache import cached
         from ragkit.indexing.folder_storage import FolderStorage
-        from ragkit.indexing.writer import WriteTarget
+        from ragkit.indexing.target import WriteTarget
 
         return WriteTarget(
             storage=FolderStorage(self.path),
             model_id=self.model_id,
             dimension=self.dimension,
             settings=self.settings,
-            embeddings=self._write_embeddings(),
+            embeddings=cached(self.embeddings, cache),
             split_for=make_splitter(self.settings, self.embeddings),
             on_commit=self._record_commit,
+            model=self.embeddings,
+            model_name=self.embedding_name,
+            cache=cache,
         )
 
-    def _write_embeddings(self) -> Embeddings:
+    def _cache(self) -> SQLStore | None:
+        """The index's embedding cache (``cache.sqlite``; an old ``cache/`` folder is moved in)."""
         if not worth_caching(self.embeddings):
-            return self.embeddings
-        from ragkit.embeddings.cache import CacheBackedEmbeddings
-        from ragkit.stores.file_store import LocalFileStore
+            return None
+        from ragkit.indexing.embedding_cache import open_cache
 
-        # Each write batch (512 chunks) is embedded in one call, so the model sorts the whole
-        # batch by length (less padding), and is cached as soon as it is done.
-        # A lost or damaged entry is just recomputed: no fsync, and a checksum on every value.
-        store = LocalFileStore(self.path / L.CACHE, fsync=False, checksum=True)
-        # the default namespace is the model id made safe for file names ("google:models/x" has
-        # characters LocalFileStore refuses)
-        return CacheBackedEmbeddings.from_bytes_store(self.embeddings, store)
+        return open_cache(self.path)
 
     def _record_commit(self) -> None:
         """After a commit: record the splitter settings and the time in ``ragkit.toml``."""
         self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
-        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = _now()
+        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = now()
         write_toml(self.path / L.CONFIG, self.config)
 
     # -- reading ----------------------------------------------------------------------------
@@ -343,7 +324,13 @@ class Index:
         return self._bm25
 
     def retriever(
-        self, kind: str = "similarity", k: int = 4, *, dedupe: bool | float = False, **kwargs: Any
+        self,
+        kind: str = "similarity",
+        k: int = 4,
+        *,
+        dedupe: bool | float = False,
+        rerank: Any = None,
+        **kwargs: Any,
     ) -> BaseRetriever:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
         (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks).
@@ -352,57 +339,12 @@ class Index:
         same paragraph from several copies of a page: the retriever fetches ``3 * k`` results
         and returns the best ``k`` distinct ones, each listing its folded copies in
         ``metadata["duplicates"]`` (see :class:`ragkit.retrievers.NearDuplicateFilter`).
+
+        ``rerank=`` (a cross-encoder, or an ONNX cross-encoder's directory or repository
+        name) reorders the top ``RERANK_DEPTH`` (50, or ``k`` if larger) candidates with it
+        and returns the best ``k`` (see :class:`ragkit.retrievers.CrossEncoderReranker`).
         """
-        from ragkit.retrievers.near_duplicates import dedupe_threshold
-        from ragkit.stores.search_args import check_k
-
-        k = check_k(k)
-        threshold = dedupe_threshold(dedupe)
-        if threshold is not None:
-            from ragkit.retrievers.contextual_compression import ContextualCompressionRetriever
-            from ragkit.retrievers.near_duplicates import NearDuplicateFilter
-
-            return ContextualCompressionRetriever(
-                base_compressor=NearDuplicateFilter(threshold, k=k),
-                base_retriever=self.retriever(kind, k=3 * k, **kwargs),
-            )
-        if kind == "similarity":
-            return self.vectorstore.as_retriever(search_kwargs={"k": k, **kwargs})
-        if kind == "mmr":
-            return self.vectorstore.as_retriever(
-                search_type="mmr", search_kwargs={"k": k, **kwargs}
-            )
-        if kind == "bm25":
-            return self._bm25_retriever(k)
-        if kind == "hybrid":
-            from ragkit.retrievers.hybrid import HybridRetriever
-
-            fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
-            return HybridRetriever(
-                bm25=self._bm25_retriever(fetch_k),
-                dense=self.vectorstore.as_retriever(search_kwargs={"k": fetch_k}),
-                k=k,
-                fetch_k=fetch_k,
-                **kwargs,
-            )
-        if kind == "multi-query":
-            llm = kwargs.pop("llm", None)
-            if llm is None:
-                raise ConfigurationError(
-                    "retriever('multi-query') needs llm= (a chat model that writes the "
-                    "rephrasings), e.g. ChatGoogleGenerativeAI() or FakeChatModel(...)"
-                )
-            from ragkit.retrievers import MultiQueryRetriever
-
-            base = self.retriever(kwargs.pop("base", "hybrid"), k=k)
-            return MultiQueryRetriever.from_llm(retriever=base, llm=llm, **kwargs)
-        if kind == "parent":
-            from ragkit.indexing.parent import SourceParentRetriever
-
-            return SourceParentRetriever(self.vectorstore, k=k, **kwargs)
-        raise ConfigurationError(
-            f"retriever kind must be one of {', '.join(RETRIEVERS)}; got {kind!r}"
-        )
+        return make_retriever(self, kind, k, dedupe=dedupe, rerank=rerank, **kwargs)
 
     def search(
         self, query: str, k: int = 4, filter: dict[str, Any] | Callable[..., bool] | None = None

@@ -55,7 +55,7 @@ def size_breakdown(root: Path, snapshot: Path | None) -> dict[str, int]:
             sizes["lexical"] += _tree_size(entry / L.BM25)
             sizes["records"] += _tree_size(entry / L.RECORDS)
             sizes["other"] += _tree_size(entry / L.MANIFEST) + _tree_size(entry / L.READERS)
-        elif entry.name == L.CACHE:
+        elif entry.name == L.CACHE or entry.name.startswith(L.CACHE_DB):  # -wal, -shm too
             sizes["cache"] += _tree_size(entry)
         elif L.snapshot_number(entry.name) is not None or entry.name.startswith(
             (L.STAGING_PREFIX, L.TRASH_PREFIX)

@@ -5,7 +5,7 @@ An index directory::
     ragkit.toml            what the index is and how it was built, plus your [defaults]
     CURRENT                the name of the live snapshot (the commit point)
     index.lock             the writer lock
-    cache/                 the embedding cache (a lost entry is just recomputed)
+    cache.sqlite           the embedding cache (a lost entry is just recomputed)
     snap-000007/           one snapshot: everything a query needs
         manifest.json      counts, model, splitter, and the size and sha256 of every file below
         READERS            readers hold a shared lock on it; a snapshot is pruned only when none do
@@ -28,6 +28,8 @@ import re
 CONFIG = "ragkit.toml"
 CURRENT = "CURRENT"
 LOCK = "index.lock"
+CACHE_DB = "cache.sqlite"
+#: The embedding cache of older indexes (one file per vector), migrated into ``CACHE_DB``.
 CACHE = "cache"
 SNAPSHOT_PREFIX = "snap-"
 STAGING_PREFIX = ".staging-"

@@ -24,12 +24,18 @@ Example:
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError
+from ragkit.errors import ConfigurationError, IndexDamagedError
 from ragkit.indexing import layout as L
 from ragkit.indexing import pg_config
+from ragkit.indexing.index_config import (
+    new_config,
+    now,
+    recorded_model,
+    resolve_embeddings,
+    split_settings,
+)
 from ragkit.indexing.index_dir import Index
 from ragkit.indexing.manifest import check_defaults
 from ragkit.indexing.pg_location import PGLocation
@@ -37,13 +43,10 @@ from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.writer import WriteTarget
+    from ragkit.indexing.target import WriteTarget
     from ragkit.retrievers.base import BaseRetriever
+    from ragkit.stores.kv import ByteStore
     from ragkit.stores.pgvector.client import PGClient
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def connect(location: PGLocation) -> PGClient:
@@ -94,18 +97,9 @@ class PGIndex(Index):
                 idx = cls._open(location, client, embeddings)
                 idx.settings = SplitSettings(splitter, chunk_size, chunk_overlap)
                 return idx
-            emb, name = cls._resolve_embeddings(embeddings)
+            emb, name = resolve_embeddings(embeddings)
             settings = SplitSettings(splitter, chunk_size, chunk_overlap)
-            config = {
-                L.SECTION_INDEX: {
-                    "format": L.CONFIG_FORMAT,
-                    "embedding": name,
-                    "model_id": emb.model_id,
-                    "dimension": emb.dimension,
-                    "created": _now(),
-                },
-                L.SECTION_SPLITTER: settings.to_dict(),
-            }
+            config = new_config(emb, name, settings)
             from ragkit.indexing.pg_storage import open_store
 
             open_store(location, client, emb)  # refuses a collection built otherwise
@@ -149,30 +143,10 @@ class PGIndex(Index):
                 f"{where}: table {pg_config.TABLE} has no valid index.model_id and embedding; "
                 "re-index into a new collection"
             )
-        if embeddings is None:
-            if not name:
-                raise IndexMismatchError(
-                    f"{where} was built with a custom embedding model ({recorded}); "
-                    "pass the same model: Index.open(url, embeddings=...)"
-                )
-            embeddings = name
-        emb, name = cls._resolve_embeddings(embeddings)
-        if emb.model_id != recorded:
-            raise IndexMismatchError(
-                f"{where} was built with the embedding model {recorded!r} (dimension "
-                f"{meta.get('dimension')}), not {emb.model_id!r}. Use the same model (omit "
-                "--embedding to use the recorded one), or index into a new collection"
-            )
+        emb, name = recorded_model(where, meta, embeddings, home="collection", arg="url")
         split = config.get(L.SECTION_SPLITTER, {})
-        try:
-            settings = SplitSettings(
-                split.get("name", "recursive"),
-                int(split.get("chunk_size", 1000)),
-                int(split.get("chunk_overlap", 200)),
-            )
-        except (ConfigurationError, TypeError, ValueError) as err:
-            raise IndexDamagedError(f"{where} splitter settings: {err}") from err
-        return cls(location, client, emb, name or meta.get("embedding", ""), settings, config)
+        settings = split_settings(split, f"{where} splitter settings")
+        return cls(location, client, emb, name, settings, config)
 
     # -- properties ----------------------------------------------------------------------
     @property
@@ -186,9 +160,14 @@ class PGIndex(Index):
         return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.display)  # type: ignore[arg-type]
 
     # -- writing -------------------------------------------------------------------------
-    def _write_target(self) -> WriteTarget:
+    def _cache(self) -> None:
+        """No embedding cache: a batch the database committed is never embedded again."""
+        return None
+
+    def _write_target(self, cache: ByteStore | None) -> WriteTarget:
+        """The write job's view of this index: its collection, model and splitter."""
         from ragkit.indexing.pg_storage import PGStorage
-        from ragkit.indexing.writer import WriteTarget
+        from ragkit.indexing.target import WriteTarget
 
         return WriteTarget(
             storage=PGStorage(self.location, self.client),
@@ -198,11 +177,13 @@ class PGIndex(Index):
             embeddings=self.embeddings,
             split_for=make_splitter(self.settings, self.embeddings),
             on_commit=self._record_commit,
+            model=self.embeddings,
+            model_name=self.embedding_name,
         )
 
     def _record_commit(self) -> None:
         self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
-        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = _now()
+        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = now()
         pg_config.write(self.client, self.location.collection, self.config)
 
     # -- reading -------------------------------------------------------------------------
@@ -234,16 +215,27 @@ class PGIndex(Index):
         return PGLexicalRetriever(self.vectorstore, k=k)
 
     def retriever(
-        self, kind: str = "similarity", k: int = 4, *, dedupe: bool | float = False, **kwargs: Any
+        self,
+        kind: str = "similarity",
+        k: int = 4,
+        *,
+        dedupe: bool | float = False,
+        rerank: Any = None,
+        **kwargs: Any,
     ) -> BaseRetriever:
-        """As :meth:`Index.retriever`; ``hybrid`` is fused inside the database."""
+        """As :meth:`Index.retriever`; ``hybrid`` is fused inside the database (with
+        ``rerank=``, the database's fused top ``RERANK_DEPTH`` are reranked here)."""
         if kind == "hybrid" and dedupe is False:
             from ragkit.stores.search_args import check_k
 
+            if rerank is not None:
+                from ragkit.indexing.index_retrievers import reranked
+
+                return reranked(self, kind, check_k(k), rerank, kwargs)
             k = check_k(k)
             fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
             return self.vectorstore.as_hybrid_retriever(k=k, fetch_k=fetch_k, **kwargs)
-        return super().retriever(kind, k, dedupe=dedupe, **kwargs)
+        return super().retriever(kind, k, dedupe=dedupe, rerank=rerank, **kwargs)
 
     def info(self) -> dict[str, Any]:
         """As :meth:`Index.info`; ``size_bytes`` is what the collection's tables take."""

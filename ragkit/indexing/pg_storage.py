@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
     from ragkit.indexing.pg_location import PGLocation
     from ragkit.indexing.report import IndexReport
-    from ragkit.indexing.writer import WriteTarget
+    from ragkit.indexing.target import WriteTarget
     from ragkit.stores.pgvector.client import PGClient
 
 #: The lexical index of a PostgreSQL index (BM25 in SQL: the default chosen on SciFact).

@@ -1,7 +1,8 @@
 """What the ``score`` of a search result means, per retriever (``ragkit query``, ``ragkit serve``).
 
-Three retrievers give numbers on three unrelated scales: cosine similarity
-(vectors), BM25 (keywords) and reciprocal-rank fusion (hybrid, multi-query).
+Retrievers give numbers on unrelated scales: cosine similarity (vectors),
+BM25 (keywords), reciprocal-rank fusion (hybrid, multi-query) and a
+cross-encoder's relevance (``--rerank``).
 The command names the kind next to every score, in text and in ``--json``.
 
 Example:
@@ -77,6 +78,14 @@ SCORE_KINDS = {
         "sum over the fused rankings of weight / (c + rank): only the ranks count, not the "
         "members' own scores; compare scores only within one query",
         "only the ranks in the fused lists count; compare within one query only",
+    ),
+    "rerank": ScoreKind(
+        "rerank",
+        "cross-encoder relevance",
+        True,
+        "the reranking model's score of the (question, passage) pair, read together: from 0 to "
+        "1 for a model with a sigmoid output, raw logits otherwise; compare within one query",
+        "the reranker's judgement of each pair; compare within one query only",
     ),
     "none": ScoreKind(
         "none",

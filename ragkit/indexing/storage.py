@@ -1,8 +1,10 @@
 """The storage seam of a write job: where an index keeps its chunks, records and file rows.
 
 The writer (:mod:`ragkit.indexing.writer`) decides *what* changes: which files are unchanged,
-which are loaded, split and embedded, what is cleaned up. A :class:`Storage` decides *where*
-and *how it becomes visible*:
+which are loaded, split and embedded, what is cleaned up. The engine
+(:mod:`ragkit.indexing.engine`) decides *who* reads, splits and embeds (this process, or a Ray
+cluster). A :class:`Storage` decides *where* the results land and *how they become visible*,
+whatever the engine:
 
 - :class:`~ragkit.indexing.folder_storage.FolderStorage`: an index directory. The job builds
   the next snapshot in a staging folder and :meth:`Session.commit` makes it live at once;
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult
     from ragkit.indexing.file_table import FileRow
     from ragkit.indexing.report import IndexReport
-    from ragkit.indexing.writer import WriteTarget
+    from ragkit.indexing.target import WriteTarget
 
 #: Keys deleted per statement (and per transaction) when cleaning up.
 DELETE_CHUNK = 1000

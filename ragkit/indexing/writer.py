@@ -1,13 +1,20 @@
 """One write to an index: walk, skip unchanged files, load, split, embed, clean up, commit.
 
 Used by :meth:`ragkit.Index.add` (and so by ``ragkit index``). The whole job
-holds the index's writer lock. Where the results go is the target's
-:class:`~ragkit.indexing.storage.Storage`: an index directory (the next snapshot
-is built in a staging folder and goes live at the end, so an interrupted job
-leaves the previous index as it was, and the embedding cache makes the rerun
-cheap) or a PostgreSQL collection (each batch of whole files is one
-transaction, so readers see every file as it was or as it is now, and a rerun
-continues from the last committed batch).
+holds the index's writer lock. Two independent choices shape it:
+
+- the **engine** (:mod:`ragkit.indexing.engine`) reads, splits and embeds the changed
+  files: in this process (``"local"``) or on a Ray cluster (``"ray"``);
+- the **storage** (the target's :class:`~ragkit.indexing.storage.Storage`) is where the
+  results land: an index directory (the next snapshot is built in a staging folder and
+  goes live at the end, so an interrupted job leaves the previous index as it was, and
+  the embedding cache makes the rerun cheap) or a PostgreSQL collection (each batch of
+  whole files is one transaction, so readers see every file as it was or as it is now,
+  and a rerun continues from the last committed batch).
+
+The writer itself lists the files, diffs them against the record manager (unchanged files
+are never read), feeds the changed ones to the engine's run and applies what comes back,
+file by file as it arrives, to the storage's session in batches of whole files.
 
 Cleanup modes (``ragkit index --cleanup``):
 
@@ -23,45 +30,21 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ragkit.documents import Document
-from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError
+from ragkit.indexing.engine import Engine, EngineRun, LoadJob, engine_from
 from ragkit.indexing.file_table import FileRow
 from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
-from ragkit.indexing.loading import CountingEmbeddings, Progress, SplitFor, describe, load_all
+from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
 from ragkit.indexing.report import IndexReport
-from ragkit.indexing.storage import Session, Storage
+from ragkit.indexing.storage import Session
+from ragkit.indexing.target import WriteTarget
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-
-if TYPE_CHECKING:
-    from ragkit.indexing.splitting import SplitSettings
 
 CLEANUPS = ("incremental", "full", "none")
 COUNTS = ("num_added", "num_updated", "num_skipped", "num_deleted")
 __all__ = ["CLEANUPS", "IndexReport", "Progress", "WriteTarget", "Writer", "write"]
-
-
-@dataclass(frozen=True)
-class WriteTarget:
-    """Everything a write job needs from an index, given explicitly (the writer uses nothing else).
-
-    ``storage`` is where the index lives (:class:`~ragkit.indexing.folder_storage.FolderStorage`
-    or :class:`~ragkit.indexing.pg_storage.PGStorage`); ``embeddings`` embeds new chunks (the
-    cache-backed model when caching is worth it); ``split_for(source)`` returns the splitter
-    for one source; ``on_commit`` runs after the job's result is live (``Index`` records the
-    settings and time).
-    """
-
-    storage: Storage
-    model_id: str
-    dimension: int | None
-    settings: SplitSettings
-    embeddings: Embeddings
-    split_for: SplitFor
-    on_commit: Callable[[], None] = lambda: None
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -77,16 +60,22 @@ class _Batch:
 
 
 class Writer:
-    """One write job into ``session`` (create with the storage's lock held)."""
+    """One write job into ``session`` (create with the storage's lock held).
+
+    ``run`` is the engine's run that reads, splits and embeds the changed files (see
+    :mod:`ragkit.indexing.engine`); the session's store embeds with ``run.embeddings``.
+    """
 
     def __init__(
         self,
         target: WriteTarget,
         session: Session,
+        run: EngineRun,
         progress: Progress,
         notify: Callable[[], None],
     ) -> None:
         self.target, self.session, self.progress, self.notify = target, session, progress, notify
+        self.run = run
         self.report = IndexReport()
         self.rm, self.files, self.store = session.rm, session.files, session.store
 
@@ -153,9 +142,11 @@ class Writer:
         wrote = False
         batch = _Batch()
         keep_old = cleanup == "none"
-        loaded = load_all(
-            to_load, self.target.split_for, workers, max_file_size, self.target.settings.chunk_size
+        job = LoadJob(
+            self.target.split_for, workers, max_file_size, self.target.settings.chunk_size
         )
+        # the engine yields each file with its chunks as it is done, in the order given
+        loaded = self.run.load(to_load, job) if to_load else iter(())
         for item, result in loaded:
             self.progress.files_done += 1
             problem = result if isinstance(result, BaseException) else unsaveable(result.docs)
@@ -239,8 +230,13 @@ def write(
     lock_timeout: float | None = 30.0,
     progress: Callable[[Progress], None] | None = None,
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    engine: str | Engine | None = None,
 ) -> IndexReport:
-    """Run one write job into ``target`` (see :meth:`ragkit.Index.add`)."""
+    """Run one write job into ``target`` (see :meth:`ragkit.Index.add`).
+
+    ``engine``: who reads, splits and embeds (``"local"``, ``"ray"`` or an
+    :class:`~ragkit.indexing.engine.Engine`; ``None``: local).
+    """
 
     if cleanup not in CLEANUPS:
         raise ConfigurationError(f"cleanup must be one of {', '.join(CLEANUPS)}; got {cleanup!r}")
@@ -251,6 +247,7 @@ def write(
             raise ConfigurationError(
                 f"{p}: no such file or folder; check the path (nothing was indexed)"
             )
+    chosen = engine_from(engine)
     began = time.monotonic()
     state = Progress()
     notify = (lambda: progress(state)) if progress is not None else (lambda: None)
@@ -270,6 +267,7 @@ def write(
             max_file_size,
             state,
             notify,
+            chosen,
         )
     except Exception as err:  # DiskFullError too: it is an OSError
         better = target.storage.translate(err)
@@ -295,13 +293,19 @@ def _write(
     max_file_size: int | None,
     state: Progress,
     notify: Callable[[], None],
+    engine: Engine,
 ) -> IndexReport:
     storage = target.storage
     with storage.lock(lock_timeout):
-        embeddings = CountingEmbeddings(target.embeddings, state, notify)
-        session = storage.session(target, rebuild, embeddings)
+        run = engine.start(target, state, notify)
         try:
-            job = Writer(target, session, state, notify)
+            embeddings = CountingEmbeddings(run.embeddings, state, notify)
+            session = storage.session(target, rebuild, embeddings)
+        except BaseException:
+            run.close()
+            raise
+        try:
+            job = Writer(target, session, run, state, notify)
             changed = (
                 job.add_paths(
                     paths,
@@ -328,5 +332,8 @@ def _write(
             else:
                 job.report.chunks = len(session.store)
         finally:
-            session.close()
+            try:
+                session.close()
+            finally:
+                run.close()
     return job.report

@@ -20,9 +20,11 @@ __all__ = [
     "AqaOutput",
     "AttributeInfo",
     "BM25Retriever",
+    "BaseCrossEncoder",
     "BaseDocumentCompressor",
     "BaseRetriever",
     "ContextualCompressionRetriever",
+    "CrossEncoderReranker",
     "DocumentCompressorPipeline",
     "EmbeddingsFilter",
     "EmbeddingsRedundantFilter",
@@ -38,6 +40,7 @@ __all__ = [
     "NearDuplicateFilter",
     "PGHybridRetriever",
     "PGLexicalRetriever",
+    "OnnxCrossEncoder",
     "ParentDocumentRetriever",
     "SearchType",
     "SelfQueryRetriever",
@@ -52,6 +55,9 @@ _LAZY = {
     "BM25Retriever": "ragkit.retrievers.bm25",
     "BaseDocumentCompressor": "ragkit.retrievers.contextual_compression",
     "ContextualCompressionRetriever": "ragkit.retrievers.contextual_compression",
+    "BaseCrossEncoder": "ragkit.retrievers.cross_encoder",
+    "OnnxCrossEncoder": "ragkit.retrievers.cross_encoder",
+    "CrossEncoderReranker": "ragkit.retrievers.cross_encoder_rerank",
     "DocumentCompressorPipeline": "ragkit.retrievers.compressor_pipeline",
     "EmbeddingsFilter": "ragkit.retrievers.embeddings_filter",
     "EnsembleRetriever": "ragkit.retrievers.ensemble",
@@ -86,6 +92,8 @@ if TYPE_CHECKING:
         BaseDocumentCompressor,
         ContextualCompressionRetriever,
     )
+    from ragkit.retrievers.cross_encoder import BaseCrossEncoder, OnnxCrossEncoder
+    from ragkit.retrievers.cross_encoder_rerank import CrossEncoderReranker
     from ragkit.retrievers.embeddings_filter import EmbeddingsFilter
     from ragkit.retrievers.ensemble import EnsembleRetriever
     from ragkit.retrievers.fusion import reciprocal_rank_fusion

@@ -6,10 +6,16 @@ with RRF (constant ``c``) and the best ``k`` returned. The defaults
 (nDCG@10 0.725; 0.721 on the test split, above BM25 0.695 and dense 0.647):
 see ``benchmarks/results/retrieval.md``. ``EnsembleRetriever`` keeps LangChain's ``c=60``.
 
+``rerank=`` adds the usual next quality step: the fused top ``fetch_k`` are
+reordered by a cross-encoder (:class:`~ragkit.retrievers.OnnxCrossEncoder`, or its
+directory / repository name) and the best ``k`` returned, with the cross-encoder's
+score in ``metadata["score"]`` and ``metadata["relevance_score"]``.
+
 Example:
     >>> # hybrid = HybridRetriever.from_documents(docs, LocalEmbeddings(), k=4)
     >>> # hybrid.invoke("does vitamin D prevent fractures?")
     >>> # or wrap existing retrievers: HybridRetriever(bm25=bm25_retriever, dense=store.as_retriever())
+    >>> # with reranking: HybridRetriever(bm25=..., dense=..., rerank="models/ms-marco-MiniLM-L6-v2")
 """
 
 from __future__ import annotations
@@ -63,6 +69,9 @@ class HybridRetriever(CompositeRetriever):
         c: The RRF constant.
         id_key: Metadata key identifying a document in both rankings (default: ``Document.id``,
             else the text).
+        rerank: A cross-encoder (``score(text_pairs)``), or an ONNX cross-encoder's directory
+            or repository name: the fused top ``fetch_k`` are reordered by it before the best
+            ``k`` are returned. Not saved by :meth:`save`; pass it again to :meth:`load`.
     """
 
     def __init__(
@@ -76,6 +85,7 @@ class HybridRetriever(CompositeRetriever):
         id_key: str | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        rerank: Any = None,
     ) -> None:
         from ragkit.stores.base import VectorStore
 
@@ -91,6 +101,11 @@ class HybridRetriever(CompositeRetriever):
         self.fetch_k = check_k(fetch_k, "fetch_k")
         self.c = check_c(c, "HybridRetriever")
         self.id_key = id_key
+        self.reranker: Any = None
+        if rerank is not None:
+            from ragkit.retrievers.cross_encoder_rerank import as_cross_encoder
+
+            self.reranker = as_cross_encoder(rerank, "HybridRetriever")
 
     @classmethod
     def from_documents(
@@ -173,7 +188,9 @@ class HybridRetriever(CompositeRetriever):
         write_bytes_atomic(folder / "hybrid.json", json.dumps(settings).encode("utf-8"))
 
     @classmethod
-    def load(cls, path: str | Path, embedding: Embeddings | None = None) -> HybridRetriever:
+    def load(
+        cls, path: str | Path, embedding: Embeddings | None = None, rerank: Any = None
+    ) -> HybridRetriever:
         """Read a retriever written by :meth:`save` (``embedding`` embeds queries; it must be the indexing model)."""
         from ragkit.retrievers.bm25 import BM25Retriever
         from ragkit.stores.faiss import FaissStore
@@ -205,6 +222,7 @@ class HybridRetriever(CompositeRetriever):
                 fetch_k=settings["fetch_k"],
                 c=settings["c"],
                 id_key=settings["id_key"],
+                rerank=rerank,
             )
         except (ValueError, KeyError, TypeError) as err:
             if isinstance(err, RagkitError):
@@ -229,10 +247,19 @@ class HybridRetriever(CompositeRetriever):
         )
         return max(depth, top_n)
 
-    def _fuse(self, lists: Sequence[Sequence[Document]], top_n: int) -> list[Document]:
-        return reciprocal_rank_fusion(
-            lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=top_n
+    def _fuse(
+        self, lists: Sequence[Sequence[Document]], top_n: int, depth: int, query: str
+    ) -> list[Document]:
+        if self.reranker is None:
+            return reciprocal_rank_fusion(
+                lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=top_n
+            )
+        from ragkit.retrievers.cross_encoder_rerank import rerank
+
+        fused = reciprocal_rank_fusion(
+            lists, k=self.c, weights=self.weights, id_key=self.id_key, top_n=depth
         )
+        return rerank(self.reranker, fused, query, top_n)
 
     def _retrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
         top_n = self._top_n(query, kwargs)
@@ -244,7 +271,7 @@ class HybridRetriever(CompositeRetriever):
             return lambda: member.invoke(query, config, k=depth)
 
         lists = run_all([search(self.bm25), search(self.dense)], config.get("max_concurrency"))
-        return self._fuse(lists, top_n)
+        return self._fuse(lists, top_n, depth, query)
 
     async def _aretrieve(self, query: str, config: RunnableConfig, **kwargs: Any) -> list[Document]:
         top_n = self._top_n(query, kwargs)
@@ -254,4 +281,8 @@ class HybridRetriever(CompositeRetriever):
         lists = await asyncio.gather(
             self.bm25.ainvoke(query, config, k=depth), self.dense.ainvoke(query, config, k=depth)
         )
-        return self._fuse(lists, top_n)
+        if self.reranker is None:
+            return self._fuse(lists, top_n, depth, query)
+        from ragkit.core.base import run_in_executor
+
+        return await run_in_executor(self._fuse, lists, top_n, depth, query)

@@ -33,6 +33,7 @@ __all__ = [
     "InMemoryVectorStore",
     "LocalFileStore",
     "PGVectorStore",
+    "SQLStore",
     "VectorStore",
     "create_kv_docstore",
 ]
@@ -45,6 +46,7 @@ _LAZY = {
     "DistanceStrategy": "ragkit.stores.distance",
     "InMemoryVectorStore": "ragkit.stores.in_memory",
     "LocalFileStore": "ragkit.stores.file_store",
+    "SQLStore": "ragkit.stores.sql_store",
     "GoogleVectorStore": "ragkit.stores.google_vectorstore",
     "PGVectorStore": "ragkit.stores.pgvector.store",
     "BaseStore": "ragkit.stores.kv",
@@ -72,5 +74,6 @@ if TYPE_CHECKING:
     )
     from ragkit.stores.kv_docstore import create_kv_docstore
     from ragkit.stores.pgvector.store import PGVectorStore
+    from ragkit.stores.sql_store import SQLStore
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

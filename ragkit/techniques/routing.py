@@ -101,6 +101,13 @@ def create_logical_router(
     )
     choose = prompt.partial(destinations=listing) | llm.with_structured_output(schema)
 
+    def resolve(name: Any) -> str | None:
+        """The route ``name`` means, forgiving stray spaces and quotes; None if none."""
+        if name in routes:
+            return str(name)
+        stripped = str(name).strip().strip("'\"").strip() if name is not None else None
+        return stripped if stripped in routes else None
+
     def classify(value: Any, config: RunnableConfig) -> str:
         try:
             choice = choose.invoke({"question": _question(value)}, config)
@@ -108,18 +115,19 @@ def create_logical_router(
             named = _named_destination(e.llm_output)
             if named is None:
                 raise
-            raise _unknown(named, routes) from e
+            resolved = resolve(named)
+            if resolved is None:
+                raise _unknown(named, routes) from e
+            return resolved
         name = (
             choice.get("destination")
             if isinstance(choice, dict)
             else getattr(choice, "destination", None)
         )
-        if name not in routes:
-            stripped = str(name).strip().strip("'\"").strip() if name is not None else None
-            if stripped not in routes:
-                raise _unknown(name, routes)
-            name = stripped
-        return str(name)
+        resolved = resolve(name)
+        if resolved is None:
+            raise _unknown(name, routes)
+        return resolved
 
     classifier = RunnableLambda(classify, name="RouteQuery")
     branches = [

@@ -140,6 +140,22 @@ OWN_PROMPT = Snippet(
 LOGGERS = ("langchain.retrievers.multi_query", "langchain_classic.retrievers.multi_query")
 
 
+@pytest.fixture(autouse=True)
+def _restore_logging():
+    """The page's ``setLevel(logging.INFO)`` and ``basicConfig()`` are process-wide: undone
+    after each test, so later tests see the loggers as they were (the multi-query retriever
+    picks its logger by which one is enabled)."""
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    levels = {name: logging.getLogger(name).level for name in LOGGERS}
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+    for handler in root.handlers[:]:
+        if handler not in handlers:
+            root.removeHandler(handler)
+
+
 def _generated(caplog: pytest.LogCaptureFixture) -> list[str]:
     found = [r.getMessage() for r in caplog.records if r.name in LOGGERS]
     caplog.clear()

@@ -11,10 +11,19 @@ format (a JSON block with ``query`` and ``filter``); ``Chroma`` is ``InMemoryVec
 the shared local model.
 
 Run on both: the query constructor; the two structured queries must be the same tree.
-Run on ragkit only: ``SelfQueryRetriever.from_llm`` over a vector store. LangChain's retriever
-needs a translator for the store, and it has none for any store that runs here (its
-``InMemoryVectorStore`` and ``FAISS`` are not supported; Chroma is not installed); ragkit's
-translates to its filter language, which every ragkit store takes.
+``SelfQueryRetriever.from_llm`` as the page writes it runs on ragkit only, and the test shows
+that LangChain's run of the same code fails: ``from_llm`` looks the store's translator up in
+``_get_builtin_translator``, which imports ``DatabricksVectorSearch`` from
+langchain-community, and langchain-community 0.4 no longer has it, so the lookup raises
+``ImportError`` for every store (and LangChain has no translator for ``InMemoryVectorStore``
+or ``FAISS`` anyway; Chroma is not installed). What ragkit returns is compared instead with
+LangChain's retriever given its translator by hand: the page's movies in LangChain's
+``FAISS`` with ``structured_query_translator=PineconeTranslator()`` (whose filters LangChain's
+FAISS reads), the same model replies and the same local model: the same movie for the
+director's filter. The rating filter cannot be compared: LangChain's FAISS raises
+``TypeError`` on the movie that has no rating (``None > 8.5``), where ragkit leaves it out; its
+result is checked against the two movies the page prints. ragkit translates to its own filter
+language, which every ragkit store takes.
 
 Deliberate difference (docs/migration.md, "Retrievers"): the prompt's wording is ragkit's own,
 so only the parsed query is compared, not the prompt text.
@@ -22,9 +31,12 @@ so only the parsed query is compared, not the prompt text.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from tests.compat.snippet import Snippet
+import pytest
+
+from tests.compat.snippet import Snippet, plain
 
 MOVIES = """
     docs = [
@@ -121,7 +133,13 @@ CONSTRUCTOR = Snippet(
 )
 
 RETRIEVER = Snippet(
-    langchain="",  # see the module docstring: LangChain has no translator for these stores
+    langchain="""
+        from langchain_classic.chains.query_constructor.schema import AttributeInfo
+        from langchain_classic.retrievers.self_query.base import SelfQueryRetriever
+        from langchain_core.documents import Document
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel as FakeChat
+        from langchain_core.vectorstores import InMemoryVectorStore
+    """,
     ragkit="""
         from ragkit.retrievers import AttributeInfo, SelfQueryRetriever
         from ragkit import Document
@@ -203,3 +221,28 @@ def test_self_query_retriever_filters_the_movies(local_model) -> None:
     rk = RETRIEVER.run("ragkit", embeddings=local_model, **REPLIES)
     assert sorted(d.metadata["rating"] for d in rk["high_rated"]) == [8.6, 9.9]
     assert [d.metadata["director"] for d in rk["greta"]] == ["Greta Gerwig"]
+    # LangChain cannot run the page's code here (see the module docstring); when it can, this
+    # fails, and the two runs should then be compared directly
+    with pytest.raises(ImportError, match="DatabricksVectorSearch"):
+        RETRIEVER.run("langchain", embeddings=local_model, **REPLIES)
+    # LangChain's retriever with its translator given by hand returns the same movies
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.retrievers.self_query.base import SelfQueryRetriever
+        from langchain_community.query_constructors.pinecone import PineconeTranslator
+        from langchain_community.vectorstores import FAISS
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    lc = CONSTRUCTOR.run("langchain", **REPLIES)  # the page's docs and fields, LangChain's types
+    retriever = SelfQueryRetriever.from_llm(
+        FakeListChatModel(responses=[RATING_REPLY, DREAMS_REPLY]),
+        FAISS.from_documents(lc["docs"], local_model),
+        lc["document_content_description"],
+        lc["metadata_field_info"],
+        structured_query_translator=PineconeTranslator(),
+    )
+    # LangChain's FAISS filter compares None > 8.5 for the movie without a rating
+    with pytest.raises(TypeError, match="NoneType"):
+        retriever.invoke("I want to watch a movie rated higher than 8.5")
+    greta = retriever.invoke("Has Greta Gerwig directed any movies about women")
+    assert plain(rk["greta"]) == plain(greta)

@@ -190,6 +190,30 @@ def test_assign_streams_passthrough_keys_first() -> None:
     assert chain_.invoke({"question": "q"}) == {"question": "q", "answer": "Paris"}
 
 
+def test_a_single_branch_streams_in_the_calling_thread_and_multiple_branches_concurrently() -> None:
+    """A one-branch parallel (what ``assign(x=...)`` holds) needs no worker thread per chunk,
+    which cost the RAG chain's stream ~3x (benchmarks/chains.py); invoke runs a single
+    branch inline too. Two branches still run in worker threads, in lock-step."""
+    import threading
+
+    seen: list[int] = []
+
+    def answer(d: dict[str, Any]) -> Iterator[str]:
+        for word in ["Par", "is"]:
+            seen.append(threading.get_ident())
+            yield word
+
+    chunks = list(RunnableParallel(answer=RunnableLambda(answer)).stream({"q": "?"}))
+    assert chunks == [{"answer": "Par"}, {"answer": "is"}]
+    assert seen == [threading.get_ident()] * 2
+    seen.clear()
+    two = RunnableParallel(a=RunnableLambda(answer), b=RunnableLambda(answer))
+    assert sorted(map(repr, two.stream({}))) == sorted(
+        map(repr, [{"a": "Par"}, {"a": "is"}, {"b": "Par"}, {"b": "is"}])
+    )
+    assert len(seen) == 4 and threading.get_ident() not in seen
+
+
 def test_assign_and_pick_on_any_runnable() -> None:
     r = RunnableLambda(lambda x: {"x": x}).assign(y=lambda d: d["x"] * 2).pick(["y"])
     assert r.invoke(3) == {"y": 6}

@@ -85,8 +85,29 @@ def test_runnable_examples(page: Path, tmp_path: Path) -> None:
 
 def test_every_guide_has_runnable_examples() -> None:
     """A guide runs its examples, or says why it cannot (``<!-- not runnable: REASON -->``)."""
-    guides = sorted((REPO / "docs" / "guides").glob("*.md"))
+    guides = sorted((REPO / "docs" / "guides").rglob("*.md"))
     assert len(guides) >= 10
     for guide in guides:
         excuse = re.search(r"<!-- not runnable: (\S.*?) -->", guide.read_text(encoding="utf-8"))
         assert blocks(guide) or excuse, f"{guide.name} has no runnable example and no reason"
+
+
+def test_each_retrieval_technique_has_a_how_to_page_that_runs() -> None:
+    """Issue 20: every technique of ragkit.techniques has its own how-to page with examples."""
+    folder = REPO / "docs" / "guides" / "techniques"
+    pages = {
+        "decomposition.md": "DecompositionRetriever",
+        "step-back.md": "StepBackRetriever",
+        "hyde.md": "HypotheticalDocumentEmbedder",
+        "logical-routing.md": "create_logical_router",
+        "semantic-routing.md": "SemanticRouter",
+        "text-to-sql.md": "create_sql_query_chain",
+        "corrective-rag.md": "CorrectiveRAG",
+        "self-rag.md": "SelfRAG",
+    }
+    index = (folder / "index.md").read_text(encoding="utf-8")
+    for name, cls in pages.items():
+        page = folder / name
+        assert page.is_file() and f"]({name})" in index, name
+        code = "\n".join(code for _, code in blocks(page))
+        assert cls in code, f"{name}: no runnable example uses {cls}"

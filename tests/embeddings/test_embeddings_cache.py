@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragkit.embeddings import CacheBackedEmbeddings, HashEmbeddings
-from ragkit.stores import InMemoryByteStore, LocalFileStore
+from ragkit.stores import InMemoryByteStore, LocalFileStore, SQLStore
 
 
 class CountingEmbeddings(HashEmbeddings):
@@ -34,8 +34,10 @@ class CountingEmbeddings(HashEmbeddings):
         return self.embed_query_array(text).tolist()
 
 
-@pytest.fixture(params=["memory", "file"])
+@pytest.fixture(params=["memory", "file", "sql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path):
+    if request.param == "sql":
+        return SQLStore(namespace="t", db_url=f"sqlite:///{tmp_path / 'cache.sqlite'}")
     return InMemoryByteStore() if request.param == "memory" else LocalFileStore(tmp_path / "cache")
 
 

@@ -53,3 +53,12 @@ def test_the_techniques_notebook_runs_and_reports_every_technique(monkeypatch):
     assert scores["hybrid (baseline)"] > 0.7
     # With grades equal to the judgements, CRAG only drops irrelevant documents: never worse.
     assert scores["CRAG (grades from qrels)"] >= scores["hybrid (baseline)"]
+
+
+def test_the_notebook_says_how_to_rerun_it_with_a_real_model():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    prose = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    code = "".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "Rerunning with a real model" in prose and "RAGKIT_TECHNIQUES_MODEL=gemini" in prose
+    assert 'os.environ.get("RAGKIT_TECHNIQUES_MODEL", "fake")' in code  # what the note promises
+    assert "ChatGoogleGenerativeAI" in code

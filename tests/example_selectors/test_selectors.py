@@ -42,7 +42,7 @@ from ragkit.prompts import (
     FewShotPromptTemplate,
     PromptTemplate,
 )
-from ragkit.stores import FaissStore
+from ragkit.stores import FaissStore, InMemoryVectorStore
 
 EXAMPLES = [
     {"input": "my tyre went flat on the road", "output": "patch or swap the inner tube"},
@@ -88,10 +88,14 @@ def test_length_based_selects_like_langchain(max_length, question):
     assert ours.example_text_lengths == theirs.example_text_lengths
 
 
+STORES = [FaissStore, InMemoryVectorStore]  # every local vector store class ragkit has
+
+
+@pytest.mark.parametrize("store_class", STORES, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("question", [e["input"] for e in EXAMPLES] + ["rusty chain squeaks"])
-def test_semantic_similarity_selects_like_langchain(question):
+def test_semantic_similarity_selects_like_langchain(question, store_class):
     ours = SemanticSimilarityExampleSelector.from_examples(
-        EXAMPLES, HashEmbeddings(128), FaissStore, k=2, input_keys=["input"]
+        EXAMPLES, HashEmbeddings(128), store_class, k=2, input_keys=["input"]
     )
     theirs = LcSemantic.from_examples(EXAMPLES, LcHash(), LcInMemory, k=2, input_keys=["input"])
     ours_pick = ours.select_examples({"input": question})
@@ -99,16 +103,37 @@ def test_semantic_similarity_selects_like_langchain(question):
     assert len(ours_pick) == 2
 
 
-def test_mmr_selects_like_langchain_and_differs_from_plain_similarity():
+@pytest.mark.parametrize("store_class", STORES, ids=lambda c: c.__name__)
+def test_mmr_selects_like_langchain_and_differs_from_plain_similarity(store_class):
     question = {"input": "the chain is dirty and squeaks"}
     ours = MaxMarginalRelevanceExampleSelector.from_examples(
-        EXAMPLES, HashEmbeddings(128), FaissStore, k=3, input_keys=["input"], fetch_k=6
+        EXAMPLES, HashEmbeddings(128), store_class, k=3, input_keys=["input"], fetch_k=6
     )
     theirs = LcMMR.from_examples(
         EXAMPLES, LcHash(), LcInMemory, k=3, input_keys=["input"], fetch_k=6
     )
     assert ours.select_examples(question) == theirs.select_examples(question)
     assert ours.fetch_k == 6
+    # near-duplicate examples: similarity takes both, MMR trades the second for a different one
+    near = [
+        {"input": "the chain squeaks", "output": "lube it"},
+        {"input": "the chain squeaks loudly", "output": "lube it now"},
+        {"input": "the chain is rusty", "output": "degrease it"},
+        {"input": "flat tyre", "output": "patch"},
+    ]
+    question = {"input": "chain squeaks rusty"}
+    args = {"k": 2, "input_keys": ["input"]}
+    mmr = MaxMarginalRelevanceExampleSelector.from_examples(
+        near, HashEmbeddings(128), store_class, fetch_k=4, **args
+    ).select_examples(question)
+    similar = SemanticSimilarityExampleSelector.from_examples(
+        near, HashEmbeddings(128), store_class, **args
+    ).select_examples(question)
+    assert [e["input"] for e in similar] == ["the chain squeaks", "the chain squeaks loudly"]
+    assert mmr != similar and mmr[0] == similar[0]
+    assert mmr == LcMMR.from_examples(
+        near, LcHash(), LcInMemory, fetch_k=4, **args
+    ).select_examples(question)
 
 
 def test_semantic_selector_example_keys_add_example_and_async():

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from gemini_testing import API_KEY
 
 from ragkit.embeddings import GoogleGenerativeAIEmbeddings
 from ragkit.indexing.index_dir import Index
+from tests.google.gemini_testing import API_KEY
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,8 +33,9 @@ def test_index_create_with_google_embeddings(tmp_path, google_kwargs, emulator):
     idx = Index.create(tmp_path / "idx", emb)
     report = idx.add(docs)
     assert report.committed and report.failures == [] and report.num_added == 2
-    cached = [p for p in (idx.path / "cache").rglob("*") if p.is_file()]
-    assert len(cached) == 2 and all(":" not in str(p.relative_to(idx.path)) for p in cached)
+    with sqlite3.connect(idx.path / "cache.sqlite") as conn:  # the index's embedding cache
+        cached = [k for (k,) in conn.execute("SELECT key FROM langchain_key_value_stores")]
+    assert len(cached) == 2 and all(":" not in k for k in cached)  # keys stay file-name safe
     calls = len(emulator.requests("batchEmbedContents"))
     again = Index.create(tmp_path / "idx", emb).add(docs, rebuild=True)
     assert again.num_added == 2 and len(emulator.requests("batchEmbedContents")) == calls  # cache

@@ -53,3 +53,58 @@ def test_api_errors_are_google_errors_after_retries(llm, emulator):
         llm.invoke("x")
     assert isinstance(info.value, GoogleAPIError) and info.value.status_code == 400
     assert emulator.api_key not in str(info.value)
+
+
+def test_num_tokens_come_from_count_tokens(llm, emulator):
+    assert llm.get_num_tokens("one two three four") == 4
+    [request] = emulator.requests("countTokens")
+    assert request.body["contents"][0]["parts"] == [{"text": "one two three four"}]
+
+
+def test_same_text_and_same_requests_as_langchain_google_genai(emulator, monkeypatch):
+    """Differential: LangChain's GoogleGenerativeAI and ours, each with the same settings, both
+    finding the emulator from the environment (GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL)."""
+    import warnings
+
+    from langchain_core.prompts import PromptTemplate as LcPromptTemplate
+    from langchain_google_genai import GoogleGenerativeAI as LcGoogleGenerativeAI
+
+    from tests.google.gemini_testing import API_KEY
+
+    monkeypatch.setenv("GOOGLE_API_KEY", API_KEY)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", emulator.url)
+
+    def run(llm_class, prompt_class):
+        emulator.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            llm = llm_class(model="gemini-2.0-flash", temperature=0)
+            out = {
+                "invoke": llm.invoke("hello there"),
+                "stream": "".join(llm.stream("one two three", stop=["END"])),
+                "batch": llm.batch(["a", "b"]),
+                "chain": (prompt_class.from_template("Say {word}") | llm).invoke({"word": "hi"}),
+                "tokens": llm.get_num_tokens("one two three four"),
+            }
+        return out, emulator.requests()
+
+    theirs, their_requests = run(LcGoogleGenerativeAI, LcPromptTemplate)
+    ours, our_requests = run(GoogleGenerativeAI, PromptTemplate)
+    assert ours == theirs
+    assert ours["invoke"] == "echo: hello there" and ours["chain"] == "echo: Say hi"
+    assert sorted(r.path for r in our_requests) == sorted(r.path for r in their_requests)
+
+    def sent(requests):  # what each generation request asked for, in a stable order
+        return sorted(
+            (
+                r.path,
+                str(r.body["contents"]),
+                r.body["generationConfig"].get("temperature"),
+                r.body["generationConfig"].get("stopSequences"),
+            )
+            for r in requests
+            if r.path.endswith("generateContent") or r.path.endswith("streamGenerateContent")
+        )
+
+    assert len(sent(our_requests)) == 5  # invoke, stream, two of batch, chain
+    assert sent(our_requests) == sent(their_requests)

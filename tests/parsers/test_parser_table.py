@@ -285,3 +285,28 @@ def test_non_streaming_parsers_yield_once_at_the_end(parser):
     }[type(parser).__name__]
     chunks = list(FakeChatModel([good]).pipe(parser).stream("q"))
     assert chunks == [parser.parse(good)]
+
+
+def test_enum_bad_text_raises_with_it_and_names_the_values():
+    with pytest.raises(OutputParserException) as info:
+        EnumOutputParser(Colour).parse("green")
+    assert info.value.llm_output == "green" and "red" in str(info.value)
+
+
+def test_pandas_is_optional_and_its_absence_is_a_clear_error(monkeypatch):
+    import sys
+    from pathlib import Path
+
+    import tomllib
+
+    project = tomllib.loads(
+        (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    )["project"]
+    needed = [*project["dependencies"]]
+    for extra, packages in project["optional-dependencies"].items():
+        if extra != "dev":
+            needed += packages
+    assert not [p for p in needed if p.lower().startswith("pandas")]  # only a dev dependency
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now fails
+    with pytest.raises(ConfigurationError, match="needs pandas.*pip install pandas"):
+        PandasDataFrameOutputParser({"price": [1]})

@@ -1,9 +1,11 @@
-"""The embedding cache of an index directory: a damaged entry is recomputed, never served, and
-a FIFO or a link to /dev/zero in place of an entry neither hangs nor fills memory."""
+"""The embedding cache of an index directory (cache.sqlite): a damaged entry is recomputed,
+never served; a damaged database is a clear error that leaves the index as it was; and
+LocalFileStore (the old one-file-per-vector cache) never blocks on a FIFO."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 
 import numpy as np
 import pytest
@@ -43,8 +45,24 @@ class CountingEmbeddings(Embeddings):
         return self.inner.embed_query(text)
 
 
-def cache_files(index_dir):
-    return sorted(p for p in (index_dir / "cache").rglob("*") if p.is_file())
+def cache_rows(index_dir):
+    """(rowid, key) of every vector in the index's cache database."""
+    with sqlite3.connect(index_dir / "cache.sqlite") as conn:
+        return conn.execute(
+            "SELECT rowid, key FROM langchain_key_value_stores ORDER BY key"
+        ).fetchall()
+
+
+def flip_bit(index_dir, rowid, byte):
+    with sqlite3.connect(index_dir / "cache.sqlite") as conn:
+        (value,) = conn.execute(
+            "SELECT value FROM langchain_key_value_stores WHERE rowid = ?", (rowid,)
+        ).fetchone()
+        data = bytearray(value)
+        data[byte] ^= 0x01
+        conn.execute(
+            "UPDATE langchain_key_value_stores SET value = ? WHERE rowid = ?", (bytes(data), rowid)
+        )
 
 
 def vectors(index_dir, model):
@@ -66,49 +84,37 @@ def cached_index(tmp_path):
     idx = Index.create(tmp_path / "idx", model, chunk_size=200, chunk_overlap=0)
     idx.add([docs])
     idx.close()
-    assert model.embedded == 4 and len(cache_files(tmp_path / "idx")) == 4
+    assert model.embedded == 4 and len(cache_rows(tmp_path / "idx")) == 4
     return tmp_path / "idx", docs, model
 
 
 def test_a_bit_flip_in_a_cached_vector_is_recomputed_not_served(cached_index):
     index_dir, docs, model = cached_index
     before = vectors(index_dir, model)
-    entry = cache_files(index_dir)[0]
-    data = bytearray(entry.read_bytes())
-    data[5] ^= 0x01  # a low mantissa bit: still a finite float of the right length
-    entry.write_bytes(bytes(data))
+    rowid, _key = cache_rows(index_dir)[0]
+    flip_bit(index_dir, rowid, 5)  # a low mantissa bit: still a finite float of the right length
     model.embedded = 0
     rebuild_with(index_dir, docs, model)
     assert model.embedded == 1  # the damaged entry, and only it, was embedded again
     assert np.array_equal(vectors(index_dir, model), before)
-
-
-@pytest.mark.parametrize("kind", ["fifo", "dev_zero"])
-def test_non_regular_cache_entries_are_recomputed_without_reading(cached_index, kind):
-    index_dir, docs, model = cached_index
-    before = vectors(index_dir, model)
-    entry = cache_files(index_dir)[0]
-    entry.unlink()
-    if kind == "fifo":
-        os.mkfifo(entry)
-    else:
-        os.symlink("/dev/zero", entry)
     model.embedded = 0
     rebuild_with(index_dir, docs, model)
-    assert model.embedded == 1
-    assert np.array_equal(vectors(index_dir, model), before)
-    assert entry.is_file() and not entry.is_symlink()  # replaced by the recomputed value
+    assert model.embedded == 0  # the recomputed value replaced the damaged one
 
 
-def test_a_directory_in_place_of_a_cache_entry_is_a_clear_error(cached_index):
+def test_a_damaged_cache_database_is_a_clear_error_and_the_index_stays(cached_index):
     index_dir, docs, model = cached_index
     before = vectors(index_dir, model)
-    entry = cache_files(index_dir)[0]
-    entry.unlink()
-    entry.mkdir()
-    with pytest.raises(StoreError, match=entry.name):
+    for extra in ("cache.sqlite-wal", "cache.sqlite-shm"):
+        (index_dir / extra).unlink(missing_ok=True)
+    (index_dir / "cache.sqlite").write_bytes(b"not a database at all" * 200)
+    with pytest.raises(StoreError, match=r"cache\.sqlite.*delete the file"):
         rebuild_with(index_dir, docs, model)
     assert np.array_equal(vectors(index_dir, model), before)  # the index is as it was
+    (index_dir / "cache.sqlite").unlink()  # what the message says to do
+    model.embedded = 0
+    rebuild_with(index_dir, docs, model)
+    assert model.embedded == 4 and np.array_equal(vectors(index_dir, model), before)
 
 
 def test_local_file_store_never_blocks_on_a_fifo(tmp_path):
@@ -116,3 +122,61 @@ def test_local_file_store_never_blocks_on_a_fifo(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     os.symlink("/dev/zero", tmp_path / "zero")
     assert store.mget(["pipe", "zero"]) == [None, None]
+
+
+def legacy_cache(index_dir):
+    """Turn the index's cache back into the old layout: cache/<key> files written by
+    LocalFileStore (checksummed), cache.sqlite gone. Returns the keys."""
+    rows = cache_rows(index_dir)
+    from ragkit.indexing.embedding_cache import open_cache
+
+    store = open_cache(index_dir)
+    keys = [key for _rowid, key in rows]
+    values = store.mget(keys)
+    store.close()
+    for name in ("cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm"):
+        (index_dir / name).unlink(missing_ok=True)
+    old = LocalFileStore(index_dir / "cache", fsync=False, checksum=True)
+    old.mset([(k, v) for k, v in zip(keys, values) if v is not None])
+    return keys
+
+
+def test_an_old_file_cache_is_migrated_on_open_and_nothing_is_recomputed(cached_index):
+    index_dir, docs, model = cached_index
+    before = vectors(index_dir, model)
+    keys = legacy_cache(index_dir)
+    assert len([p for p in (index_dir / "cache").rglob("*") if p.is_file()]) == len(keys) == 4
+    model.embedded = 0
+    rebuild_with(index_dir, docs, model)
+    assert model.embedded == 0  # every vector came from the migrated cache
+    assert not (index_dir / "cache").exists()
+    assert sorted(k for _r, k in cache_rows(index_dir)) == sorted(keys)  # the same keys
+    assert np.array_equal(vectors(index_dir, model), before)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "bit_flip", "directory"])
+def test_damaged_entries_of_an_old_file_cache_are_dropped_by_the_migration(cached_index, kind):
+    index_dir, docs, model = cached_index
+    before = vectors(index_dir, model)
+    keys = legacy_cache(index_dir)
+    entry = index_dir / "cache" / keys[0]
+    assert entry.is_file()
+    if kind == "bit_flip":
+        data = bytearray(entry.read_bytes())
+        data[5] ^= 0x01
+        entry.write_bytes(bytes(data))
+    else:
+        entry.unlink()
+        if kind == "fifo":
+            os.mkfifo(entry)
+        elif kind == "dev_zero":
+            os.symlink("/dev/zero", entry)
+        else:
+            entry.mkdir()
+            (entry / "stray").write_bytes(b"x")
+    model.embedded = 0
+    rebuild_with(index_dir, docs, model)  # neither hangs nor fills memory
+    assert model.embedded == 1  # the damaged entry, and only it, was embedded again
+    assert not (index_dir / "cache").exists()
+    assert sorted(k for _r, k in cache_rows(index_dir)) == sorted(keys)
+    assert np.array_equal(vectors(index_dir, model), before)

@@ -131,3 +131,88 @@ def test_openapi_docs_page_and_assets(served):
     js = httpx.get(served + "/static/app.js")
     assert js.headers["content-type"].startswith("text/javascript") and 'fetch("/ask"' in js.text
     assert httpx.get(served + "/static/..%2Fsettings.py").status_code == 404
+
+
+def test_every_route_answers_on_the_real_server(served, bike):
+    """Every route the app has, called over loopback on `ragkit serve`: the table must name each
+    one, so a route added without a test here fails this test."""
+    from ragkit.serve import create_app
+    from ragkit.serve.page import ASSETS
+
+    app = create_app(bike[1])
+    routes = {(m, r.path) for r in app.routes for m in r.methods - {"HEAD"}}  # type: ignore[attr-defined]
+    ask = {"question": "brake pads", "stream": False, "retriever": "bm25", "k": 2}
+    calls: dict[tuple[str, str], list[tuple[str, dict | None]]] = {
+        ("GET", "/"): [("/", None)],
+        ("GET", "/docs"): [("/docs", None)],
+        ("GET", "/static/{name}"): [(f"/static/{name}", None) for name in sorted(ASSETS)],
+        ("GET", "/favicon.ico"): [("/favicon.ico", None)],
+        ("GET", "/openapi.json"): [("/openapi.json", None)],
+        ("GET", "/info"): [("/info", None)],
+        ("GET", "/healthz"): [("/healthz", None)],
+        ("POST", "/query"): [("/query", {"query": "brake pads", "retriever": "bm25", "k": 2})],
+        ("POST", "/ask"): [("/ask", ask)],
+        ("POST", "/retriever/invoke"): [("/retriever/invoke", {"input": "brake pads"})],
+        ("POST", "/retriever/batch"): [
+            ("/retriever/batch", {"inputs": ["brake pads", "saddle height"]})
+        ],
+        ("POST", "/retriever/stream"): [("/retriever/stream", {"input": "brake pads"})],
+        ("POST", "/retriever/stream_log"): [("/retriever/stream_log", {"input": "brake pads"})],
+        ("POST", "/retriever/stream_events"): [
+            ("/retriever/stream_events", {"input": "brake pads", "version": "v2"})
+        ],
+        ("GET", "/retriever/input_schema"): [("/retriever/input_schema", None)],
+        ("GET", "/retriever/output_schema"): [("/retriever/output_schema", None)],
+        ("GET", "/retriever/config_schema"): [("/retriever/config_schema", None)],
+    }
+    assert set(calls) == routes
+    replies: dict[str, httpx.Response] = {}
+    for (method, _), requests in calls.items():
+        for path, body in requests:
+            if method == "GET":
+                reply = httpx.get(served + path)
+            else:
+                reply = httpx.post(served + path, json=body)
+            assert reply.status_code in (200, 204), (path, reply.text[:300])
+            replies[path] = reply
+    assert 'id="q"' in replies["/"].text and replies["/favicon.ico"].status_code == 204
+    for name, media in ASSETS.items():  # everything the page needs, served here: no CDN
+        asset = replies[f"/static/{name}"]
+        assert asset.headers["content-type"] == media
+        assert "http://" not in asset.text and "https://" not in asset.text, name
+    spec = replies["/openapi.json"].json()
+    for method, path in routes:  # the API routes are all described
+        if path.startswith(("/query", "/ask", "/info", "/healthz", "/retriever")):
+            assert method.lower() in spec["paths"][path], (method, path)
+    assert replies["/healthz"].json()["status"] == "ok"
+    assert replies["/info"].json()["chunks"] == 50
+    assert replies["/query"].json()["results"][0]["source"] == "bc08.md"
+    assert [s["source"] for s in replies["/ask"].json()["sources"]][0] == "bc08.md"
+    assert replies["/retriever/invoke"].json()["output"][0]["type"] == "Document"
+    batch = replies["/retriever/batch"].json()["output"]
+    assert len(batch) == 2 and batch[0] != batch[1] and all(len(b) == 4 for b in batch)
+    for path in ("/retriever/stream", "/retriever/stream_log", "/retriever/stream_events"):
+        assert replies[path].headers["content-type"].startswith("text/event-stream"), path
+    stream = parse_sse(replies["/retriever/stream"].text)
+    assert [e for e, _ in stream] == ["metadata", "data", "end"]
+    assert stream[1][1] == replies["/retriever/invoke"].json()["output"]
+    log = parse_sse(replies["/retriever/stream_log"].text)
+    assert log[-1][0] == "end" and all("ops" in d for e, d in log if e == "data")
+    events = [d["event"] for e, d in parse_sse(replies["/retriever/stream_events"].text) if d]
+    assert events[0] == "on_retriever_start" and events[-1] == "on_retriever_end"
+    assert replies["/retriever/input_schema"].json()["type"] == "string"
+    assert replies["/retriever/output_schema"].json()["type"] == "array"
+    assert replies["/retriever/config_schema"].json()["type"] == "object"
+
+
+def parse_sse(text: str) -> list[tuple[str, object]]:
+    """(event, decoded data) pairs of an SSE body already read."""
+    out: list[tuple[str, object]] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        lines = [line for line in block.split("\n") if line]
+        if not lines:
+            continue
+        name = next((ln[6:].strip() for ln in lines if ln.startswith("event:")), "message")
+        data = "\n".join(ln[5:].lstrip(" ") for ln in lines if ln.startswith("data:"))
+        out.append((name, json.loads(data) if data else None))
+    return out

@@ -1,5 +1,6 @@
 """The web page in a real headless browser: Debian's chromium driven by Playwright (no browser
-is downloaded). Screenshots go to tests/artifacts/serve/ (git-ignored).
+is downloaded). Screenshots go to tests/artifacts/serve/ (git-ignored); the README's picture,
+docs/images/serve-page.png, is page-answer.png from a run of these tests (copy it to refresh it).
 
 The page runs under its own Content-Security-Policy (no inline or eval'd script), so the tests
 wait with selectors, which Playwright evaluates outside the page's script world."""
@@ -17,7 +18,7 @@ import pytest
 from ragkit.models import FakeChatModel
 from ragkit.serve import ServeSettings, create_app
 from ragkit.serve.settings import hash_keys
-from tests.serve.helpers import ARTIFACTS, ServerThread
+from tests.serve.helpers import ARTIFACTS, REPO, ServerThread
 
 pytestmark = pytest.mark.integration
 
@@ -186,3 +187,15 @@ def test_the_api_docs_page_renders_offline(browser, bike):
             assert route in titles
         assert all(u.startswith(server.url + "/") for u in requests)
         page.close()
+
+
+def test_the_readme_shows_a_screenshot_of_the_page():
+    import struct
+
+    assert "![ragkit serve: the search page](docs/images/serve-page.png)" in (
+        REPO / "README.md"
+    ).read_text(encoding="utf-8")
+    data = (REPO / "docs" / "images" / "serve-page.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    width, height = struct.unpack(">II", data[16:24])
+    assert width == 1100 and height >= 1000  # shot at the viewport these tests use

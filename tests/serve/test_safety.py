@@ -70,6 +70,33 @@ def test_keys_guard_the_data_routes_and_never_reach_the_log(bike, key_file, tmp_
     assert "API key required" in text  # the start-up line says so, without the key
 
 
+def test_workers_get_no_key_in_their_log_environment_or_command_line(bike, key_file, tmp_path):
+    log = tmp_path / "workers.log"
+    args = [bike[1], "--workers", "2", "--api-key-file", key_file, "--log-level", "debug"]
+    with cli_server(*args, log=log) as (url, proc):
+        pids = {proc.pid}
+        for _ in range(300):  # new connections reach either worker
+            pids.add(httpx.get(url + "/healthz").json()["pid"])
+            if len(pids) == 3:
+                break
+        assert len(pids) == 3
+        body = {"query": "brake pads", "k": 1}
+        for key in (KEY, WRONG, OTHER):
+            httpx.post(url + "/query", json=body, headers={"x-api-key": key})
+        ok = httpx.post(url + "/query", json=body, headers={"authorization": f"Bearer {OTHER}"})
+        assert ok.status_code == 200
+        for pid in pids:  # what other local users' tools (ps, /proc) could see
+            for part in ("environ", "cmdline"):
+                seen = Path(f"/proc/{pid}/{part}").read_bytes()
+                assert seen, (pid, part)
+                for secret in (KEY, OTHER):
+                    assert secret.encode() not in seen, (pid, part)
+    text = log.read_text(errors="replace")
+    assert text.count('"POST /query HTTP/1.1" 401') == 1
+    for secret in (KEY, OTHER, WRONG):
+        assert secret not in text
+
+
 def test_cors_is_off_by_default_and_on_for_named_origins(bike):
     preflight = {
         "origin": "http://example.test",
@@ -111,6 +138,26 @@ def test_key_files_are_checked_without_showing_keys(tmp_path):
     # the command says the same and exits 2, before opening a port
     proc = ragkit("serve", str(tmp_path), "--api-key-file", short)
     assert proc.returncode == 2 and "line 2" in proc.stderr and "abc123" not in proc.stderr
+
+
+def test_every_key_is_compared_in_constant_time(monkeypatch):
+    """hmac.compare_digest on equal-length digests, once per key, whichever key matches."""
+    import hmac
+
+    calls: list[tuple[int, int]] = []
+    real = hmac.compare_digest
+
+    def counting(a: bytes, b: bytes) -> bool:
+        calls.append((len(a), len(b)))
+        return real(a, b)
+
+    monkeypatch.setattr(hmac, "compare_digest", counting)
+    keys = [KEY, OTHER, "third-key-" + "d" * 20]
+    settings = ServeSettings(api_keys=hash_keys(keys))
+    for presented, expected in ((KEY, True), (keys[-1], True), (WRONG, False), ("x", False)):
+        calls.clear()
+        assert settings.key_matches(presented) is expected
+        assert calls == [(32, 32)] * 3, presented  # no early exit, no length leak
 
 
 def test_settings_keep_only_digests_and_compare_every_key():

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import signal
+import socket
+from pathlib import Path
 
 import httpx
 import pytest
@@ -49,8 +52,24 @@ def test_a_damaged_store_fails_with_its_message_not_a_traceback(bike, tmp_path, 
     assert "Traceback" not in proc.stderr
 
 
-def test_several_workers_serve_one_index(bike):
-    with cli_server(bike[1], "--workers", "2") as (url, proc):
+def tree(root: Path) -> dict[str, tuple[int, int, str]]:
+    """Every file and folder under ``root``: (size, mtime in ns, SHA-256 of the content)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        stat = path.lstat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        out[str(path.relative_to(root))] = (stat.st_size, stat.st_mtime_ns, digest)
+    return out
+
+
+def test_several_workers_serve_one_index(bike, tmp_path):
+    import shutil
+
+    index = tmp_path / "index"
+    shutil.copytree(bike[1], index)
+    before = tree(index)
+    args = [index, "--workers", "2", "--header-timeout", "1"]
+    with cli_server(*args) as (url, proc):
         pids = set()
         for _ in range(300):  # new connections; the kernel hands them to either worker
             pids.add(httpx.get(url + "/healthz").json()["pid"])
@@ -62,5 +81,14 @@ def test_several_workers_serve_one_index(bike):
                 url + "/query", json={"query": "brake pads", "retriever": "bm25", "k": 1}
             )
             assert reply.json()["results"][0]["source"] == "bc08.md"  # "Adjusting rim brakes"
+            ask = {"question": "brake pads", "stream": False}
+            assert httpx.post(url + "/ask", json=ask).status_code == 200
+        # --header-timeout reaches the workers too: a client that sends nothing is cut off after
+        # 1 s, well before the default 10 s (a recv timeout of 6 s would fail the test)
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=6) as idle:
+            assert idle.recv(1024) == b""
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
+    # read-only: no file of the index was written, touched, added or removed by the workers
+    assert tree(index) == before

@@ -103,6 +103,39 @@ def test_self_rag_gives_up_at_the_bound(local):
         SelfRAG(local, llm, max_retries=-1)
 
 
+def test_self_rag_gives_up_at_the_bound_when_answers_keep_missing_the_question(local):
+    # Grounded every time, never relevant: each retry searches again; the last attempt does not.
+    replies = ["Wax lasts.", "yes", "no", "chain wax", "Wax lasts.", "yes", "no"]
+    llm = FakeChatModel(replies)
+    out = SelfRAG(local, llm, max_retries=1).invoke("why does my chain skip")
+    assert out["gave_up"] is True and out["attempts"] == 2
+    assert out["grounded"] is True and out["relevant"] is False
+    assert out["search_query"] == "chain wax"  # one rewrite, none after the bound
+    assert llm.call_count == len(replies)  # 2 answers, 4 grades, 1 rewrite: nothing more
+
+
+def test_self_rag_keeps_the_question_when_the_rewrite_is_empty(local):
+    llm = FakeChatModel(["A.", "yes", "no", "   ", "It is worn.", "yes", "yes"])
+    out = SelfRAG(local, llm, max_retries=1).invoke("why does my chain skip")
+    assert out["search_query"] == "why does my chain skip" and not out["gave_up"]
+
+
+def test_nothing_retrieved_falls_back_without_grading(remote):
+    from ragkit.core import RunnableLambda
+
+    empty = RunnableLambda(lambda q: [])
+    llm = FakeChatModel(["e-bike battery", "20 to 80 %."])
+    out = CorrectiveRAG(empty, llm, remote).invoke("battery?")
+    assert out["grades"] == [] and out["fallback_used"] is True
+    assert [d.id for d in out["documents"]] == ["r0"] and llm.call_count == 2  # rewrite, answer
+
+
+def test_an_empty_rewrite_searches_the_fallback_with_the_question(local, remote):
+    llm = FakeChatModel(["no", "no", "no", "", "I do not know."])
+    out = CorrectiveRAG(local, llm, remote).invoke("chain battery percent")
+    assert out["fallback_used"] and out["search_query"] == "chain battery percent"
+
+
 def test_a_dict_without_a_question_is_refused(local, remote):
     from ragkit.errors import InvalidInputError
 

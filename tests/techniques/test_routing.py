@@ -7,7 +7,7 @@ import pytest
 
 from ragkit.core import RunnableLambda
 from ragkit.embeddings import HashEmbeddings
-from ragkit.errors import ConfigurationError, RoutingError
+from ragkit.errors import ConfigurationError, OutputParserException, RoutingError
 from ragkit.messages import AIMessage
 from ragkit.models import FakeChatModel
 from ragkit.prompts import PromptTemplate
@@ -46,6 +46,34 @@ def test_a_made_up_route_is_a_clear_error_listing_the_routes():
     message = str(info.value)
     assert "'saddles'" in message and "tyres, brakes, ebikes" in message
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("named", [" brakes ", "'brakes'", '"brakes"\n'])
+def test_stray_spaces_and_quotes_around_a_route_name_are_forgiven(named):
+    router = create_logical_router(FakeChatModel([choose(named)]), ROUTES)
+    assert router.invoke({"question": "squeal"}) == "brake desk: squeal"
+
+
+def test_a_reply_naming_no_destination_raises_with_the_models_text():
+    no_call = create_logical_router(FakeChatModel(["brakes, I think"]), ROUTES)
+    with pytest.raises(OutputParserException) as info:
+        no_call.invoke({"question": "squeal"})
+    assert info.value.llm_output == "brakes, I think"
+    other_key = AIMessage(
+        content="", tool_calls=[{"name": "RouteQuery", "args": {"where": "brakes"}, "id": "r1"}]
+    )
+    with pytest.raises(OutputParserException, match="destination") as info:
+        create_logical_router(FakeChatModel([other_key]), ROUTES).invoke({"question": "squeal"})
+    assert "brakes" in info.value.llm_output
+
+
+def test_the_logical_router_needs_a_question_in_a_dict():
+    llm = FakeChatModel([choose("tyres")])
+    with pytest.raises(RoutingError, match="'question', 'input' or 'query'.*\\['text'\\]"):
+        create_logical_router(llm, ROUTES).invoke({"text": "flat"})
+    assert llm.call_count == 0  # refused before the model is asked
+    routed = create_logical_router(FakeChatModel([choose("tyres")]), ROUTES)
+    assert routed.invoke({"input": "flat", "question": "flat?"}) == "tyre desk: flat?"
 
 
 def test_the_classifier_alone_names_the_route():

@@ -125,6 +125,32 @@ def test_rows_are_limited_and_formatted_like_langchain(db, shop):
     assert sorted(db.get_usable_table_names()) == sorted(theirs.get_usable_table_names())
 
 
+@pytest.mark.parametrize(
+    ("reply", "same"),
+    [
+        ("SELECT grams FROM parts WHERE name = 'chain'", True),
+        ("  SELECT grams FROM parts WHERE name = 'chain'  \n", True),
+        # deliberate difference (docs/migration.md): ragkit takes the SQL out of a "SQLQuery:"
+        # prefix or a code fence so it can be checked; LangChain returns the reply as it is
+        ("SQLQuery: SELECT grams FROM parts WHERE name = 'chain'", False),
+        ("```sql\nSELECT grams FROM parts WHERE name = 'chain'\n```", False),
+    ],
+)
+def test_the_query_chain_returns_what_langchains_does(db, shop, reply, same):
+    from langchain_classic.chains import create_sql_query_chain as lc_create_sql_query_chain
+    from langchain_community.utilities import SQLDatabase as LcSQLDatabase
+    from langchain_core.language_models import FakeListChatModel
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lc_db = LcSQLDatabase.from_uri(f"sqlite:///{shop}")
+        theirs = lc_create_sql_query_chain(FakeListChatModel(responses=[reply]), lc_db)
+        their_sql = theirs.invoke({"question": "chain weight?"})
+    ours = create_sql_query_chain(FakeChatModel([reply]), db).invoke({"question": "chain weight?"})
+    assert ours == "SELECT grams FROM parts WHERE name = 'chain'"
+    assert (ours == their_sql) is same
+
+
 def test_schema_and_sample_rows_go_into_the_prompt(db):
     llm = FakeChatModel(["SELECT grams FROM parts WHERE name = 'chain'"])
     chain = create_sql_query_chain(llm, db, k=7)

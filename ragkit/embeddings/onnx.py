@@ -1,0 +1,420 @@
+"""OnnxEmbeddings: any sentence-transformers model exported to ONNX, on onnxruntime, no PyTorch.
+
+Point it at a model directory (``model.onnx`` or ``onnx/model*.onnx`` beside
+``tokenizer.json``, ``config.json``, ``modules.json``, ``1_Pooling/config.json``; see
+:mod:`ragkit.embeddings.model_dir`) or at a repository name, fetched once into the
+Hugging Face cache (:mod:`ragkit.embeddings.hub`, the ``hub`` extra). The pooling
+(mean, CLS, last token, ...), normalisation, maximum length and query/document
+prompts come from the model's own files; each can be set explicitly instead:
+
+- e5: ``query_prompt="query: ", document_prompt="passage: "``;
+- bge (English v1.5): ``query_prompt="Represent this sentence for searching relevant passages: "``;
+- nomic-embed-text: ``search_query: `` / ``search_document: `` (in its config already).
+
+Texts are sorted by length and run in batches padded only to their longest member
+(as :class:`~ragkit.embeddings.LocalEmbeddings`, which is this class on the bundled
+MiniLM). Texts over the maximum length are truncated and counted in a
+:class:`~ragkit.embeddings.TruncationWarning`. ``model_id`` holds the hash of the
+``.onnx`` file and of every setting that changes the vectors, so indexes and caches
+never mix two models. ``device=`` / ``providers=`` choose where it runs
+(:mod:`ragkit.embeddings.onnx_runtime`): CUDA when ``onnxruntime-gpu`` finds a GPU,
+else the CPU.
+
+Example:
+    >>> # emb = OnnxEmbeddings("models/bge-small-en-v1.5",
+    >>> #                      query_prompt="Represent this sentence for searching relevant passages: ")
+    >>> # emb = OnnxEmbeddings("intfloat/e5-small-v2", query_prompt="query: ", document_prompt="passage: ")
+    >>> # emb.embed_query("what is rust?"), emb.model_id, emb.execution_providers
+    >>> OnnxEmbeddings.__mro__[1].__name__
+    'Embeddings'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.model_dir import file_sha256, model_sha256
+from ragkit.embeddings.onnx_runtime import Provider, create_session
+from ragkit.embeddings.pooling import normalize, pool, pooling_modes
+from ragkit.errors import ConfigurationError
+
+_TOKEN_OUTPUTS = ("last_hidden_state", "token_embeddings")
+_KNOWN_INPUTS = {"input_ids", "attention_mask", "token_type_ids", "position_ids"}
+
+
+def check_positive(value: Any, name: str, *, none_ok: bool = False) -> None:
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        allowed = "a positive int or None" if none_ok else "a positive int"
+        raise ConfigurationError(f"{name} must be {allowed}, got {value!r}")
+
+
+class OnnxEmbeddings(Embeddings):
+    """Sentence embeddings from an ONNX model directory or repository (see the module docstring).
+
+    Args:
+        model_name_or_path: a local model directory, or a repository name (``owner/name``,
+            optionally ``@revision``) fetched with ``huggingface_hub`` into its cache.
+        file_name: which ``.onnx`` file of the directory to run (e.g. ``"onnx/model_quantized.onnx"``).
+        revision: the repository revision (branch, tag or commit) to fetch.
+        download: fetch a repository missing from the cache (``False``: the cache only).
+        cache_folder: the Hugging Face cache to use (default: ``HF_HUB_CACHE`` / ``HF_HOME``).
+        pooling: override the pooling: ``"mean"``, ``"cls"``, ``"lasttoken"``, ``"max"``,
+            ``"mean_sqrt_len_tokens"``, ``"weightedmean"`` (or a sequence of them, concatenated).
+        normalize: override the normalisation (L2, unit vectors).
+        max_seq_length: truncate at this many tokens (default: the model's own setting).
+        query_prompt: text put before each query (default: the ``query`` prompt of
+            ``config_sentence_transformers.json``).
+        document_prompt: text put before each document (default: its ``document``,
+            ``passage`` or ``corpus`` prompt).
+        batch_size: texts per model call (sorted by length first).
+        threads: onnxruntime intra-op threads (``None``: one per core).
+        providers: onnxruntime execution providers, passed through (default: from ``device``).
+        device: ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``
+            (see :mod:`ragkit.embeddings.onnx_runtime`).
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str | os.PathLike[str],
+        *,
+        file_name: str | None = None,
+        revision: str | None = None,
+        download: bool = True,
+        cache_folder: str | None = None,
+        pooling: str | Sequence[str] | None = None,
+        normalize: bool | None = None,
+        max_seq_length: int | None = None,
+        query_prompt: str | None = None,
+        document_prompt: str | None = None,
+        batch_size: int = 32,
+        threads: int | None = None,
+        providers: Sequence[Provider] | None = None,
+        device: str = "auto",
+    ) -> None:
+        from ragkit.embeddings.model_dir import (
+            check_max_length,
+            default_max_length,
+            find_onnx,
+            read_layout,
+            resolve_dir,
+        )
+        from ragkit.embeddings.tokens import load_tokenizer, pad_id
+
+        check_positive(batch_size, "batch_size")
+        check_positive(threads, "threads", none_ok=True)
+        for name, value in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
+            if value is not None and not isinstance(value, str):
+                raise ConfigurationError(f"{name} must be a string, got {type(value).__name__}")
+        root = resolve_dir(
+            model_name_or_path,
+            revision=revision,
+            file_name=file_name,
+            download=download,
+            cache_folder=cache_folder,
+        )
+        layout = read_layout(root, pooling=pooling is None)
+        modes = layout.pooling if pooling is None else pooling_modes(pooling)
+        length = (
+            default_max_length(root, layout.max_seq_length)
+            if max_seq_length is None
+            else check_max_length(root, max_seq_length, "OnnxEmbeddings")
+        )
+        tokenizer_path = root / "tokenizer.json"
+        tokenizer = load_tokenizer(tokenizer_path, length)
+        self.root: Path | None = root
+        self.source = str(model_name_or_path)
+        self.revision: str | None = revision
+        self._explicit = any(
+            v is not None
+            for v in (file_name, pooling, normalize, max_seq_length, query_prompt, document_prompt)
+        )
+        self._configure(
+            model_file=find_onnx(root, file_name),
+            tokenizer=tokenizer,
+            tokenizer_file=tokenizer_path,
+            pad=pad_id(tokenizer, tokenizer_path),
+            pooling=modes,
+            normalize=layout.normalize if normalize is None else bool(normalize),
+            max_seq_length=length,
+            lower=layout.do_lower_case,
+            query_prompt=layout.query_prompt if query_prompt is None else query_prompt,
+            document_prompt=layout.document_prompt if document_prompt is None else document_prompt,
+            include_prompt=layout.include_prompt,
+            dimension=layout.dimension if pooling is None else None,
+            batch_size=batch_size,
+            threads=threads,
+            providers=providers,
+            device=device,
+        )
+
+    def _configure(
+        self,
+        *,
+        model_file: Path | None,
+        tokenizer: Any,
+        tokenizer_file: Path | None,
+        pad: int,
+        pooling: tuple[str, ...],
+        normalize: bool,
+        max_seq_length: int,
+        lower: bool,
+        query_prompt: str,
+        document_prompt: str,
+        include_prompt: bool,
+        dimension: int | None,
+        batch_size: int,
+        threads: int | None,
+        providers: Sequence[Provider] | None,
+        device: str,
+    ) -> None:
+        """Set every field (shared with LocalEmbeddings, which is one such configuration)."""
+        self.model_file = model_file
+        self._tokenizer = tokenizer
+        self.tokenizer_file = tokenizer_file
+        self._pad = pad
+        self.pooling = pooling
+        self.normalize = normalize
+        self.max_seq_length = max_seq_length
+        self.do_lower_case = lower
+        self.query_prompt = query_prompt
+        self.document_prompt = document_prompt
+        self.include_prompt = include_prompt
+        self.batch_size = batch_size
+        self.threads = threads
+        self.providers = None if providers is None else list(providers)
+        self.device = device
+        self._dimension = dimension
+        self._session: Any = None
+        self._lock = threading.Lock()
+        self._model_id: str | None = None
+        self._prompt_tokens: dict[str, int] = {}
+        from ragkit.embeddings.onnx_runtime import choose_providers
+
+        choose_providers(self.providers, device)  # a bad device fails now, not at first use
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.source!r}, model_id={self.model_id!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy sent to another process (a Ray worker) carries the settings, not the session
+        return {k: v for k, v in self.__dict__.items() if k not in ("_session", "_lock")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._session = None
+        self._lock = threading.Lock()
+
+    # -- identity -----------------------------------------------------------------------
+    @property
+    def spec(self) -> str | None:
+        """``onnx:<directory or repository>``: how an index records this model (``None`` when
+        explicit settings, or a subclass, make it not re-creatable from the name alone: a
+        subclass may override ``embed_documents``/``embed_query``, which the name would lose)."""
+        if self._explicit or type(self) is not OnnxEmbeddings:
+            return None
+        from ragkit.embeddings.hub import looks_like_repo_id, split_revision
+
+        source = self.source
+        repo, revision = split_revision(source)
+        if not Path(source).expanduser().is_dir() and looks_like_repo_id(repo):
+            revision = self.revision or revision
+            return f"onnx:{repo}" + (f"@{revision}" if revision else "")
+        return f"onnx:{self.root}"
+
+    @property
+    def model_id(self) -> str:
+        """``onnx-<file hash>.<pooling>.seq<N>.<settings hash>``."""
+        if self._model_id is None:
+            assert self.model_file is not None
+            settings = {
+                "tokenizer": file_sha256(self.tokenizer_file) if self.tokenizer_file else None,
+                "pooling": list(self.pooling),
+                "normalize": self.normalize,
+                "lower": self.do_lower_case,
+                "prompts": [self.query_prompt, self.document_prompt],
+                "include_prompt": self.include_prompt,
+            }
+            digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+            self._model_id = (
+                f"onnx-{model_sha256(self.model_file)[:16]}.{'+'.join(self.pooling)}"
+                f".seq{self.max_seq_length}.{digest[:8]}"
+            )
+        return self._model_id
+
+    @property
+    def dimension(self) -> int | None:
+        if self._dimension is None:
+            self._ensure_session()
+            if self._dimension is None:
+                self._dimension = int(self.embed_documents_array(["dimension"]).shape[1])
+        return self._dimension
+
+    @property
+    def execution_providers(self) -> list[str]:
+        """The providers the session runs on (``["CPUExecutionProvider"]`` on a machine without GPU)."""
+        return list(self._ensure_session().get_providers())
+
+    @property
+    def execution_device(self) -> str:
+        """``"cuda"`` or ``"cpu"``: where the session runs (what ``ragkit info`` reports)."""
+        from ragkit.embeddings.onnx_runtime import device_of
+
+        return device_of(self._ensure_session())
+
+    # -- the session --------------------------------------------------------------------
+    def _resolve_model(self) -> Path:
+        assert self.model_file is not None
+        return self.model_file
+
+    def _ensure_session(self) -> Any:
+        if self._session is not None:
+            return self._session
+        with self._lock:
+            if self._session is None:
+                path = self._resolve_model()
+                session = create_session(
+                    path,
+                    providers=self.providers,
+                    device=self.device,
+                    threads=self.threads,
+                    owner=type(self).__name__,
+                )
+                self._check_signature(session, path)
+                self._session = session
+        return self._session
+
+    def _check_signature(self, session: Any, path: Path) -> None:
+        inputs = {i.name for i in session.get_inputs()}
+        outputs = {o.name: o for o in session.get_outputs()}
+        shapes = {name: list(o.shape) for name, o in outputs.items()}
+        unknown = sorted(inputs - _KNOWN_INPUTS)
+        if not {"input_ids", "attention_mask"} <= inputs or unknown:
+            raise ConfigurationError(
+                f"{str(path)!r} has inputs {sorted(inputs)}; {type(self).__name__} feeds "
+                "input_ids and attention_mask (token_type_ids and position_ids when present) "
+                "and nothing else"
+            )
+        self._feeds = inputs
+        token = [n for n in _TOKEN_OUTPUTS if n in outputs] or [
+            n for n, s in shapes.items() if len(s) == 3
+        ]
+        if token and len(shapes[token[0]]) == 3:
+            self._output, self._pooled = token[0], False
+        elif "sentence_embedding" in outputs and len(shapes["sentence_embedding"]) == 2:
+            self._output, self._pooled = "sentence_embedding", True
+        else:
+            raise ConfigurationError(
+                f"{str(path)!r} has outputs {shapes}; {type(self).__name__} needs token vectors "
+                "(last_hidden_state or token_embeddings, shape [batch, tokens, dim]) or a "
+                "sentence_embedding of shape [batch, dim]. Is this an embedding model?"
+            )
+        width = shapes[self._output][-1]
+        self.output_width = width if isinstance(width, int) else None
+        if self.output_width is not None:
+            self._dimension = self.output_width * (1 if self._pooled else len(self.pooling))
+        self._checked_path = path
+
+    # -- tokens ---------------------------------------------------------------------------
+    def tokenize(self, texts: list[str]) -> list[list[int]]:
+        """Token ids per text (the model's special tokens included, truncated at ``max_seq_length``)."""
+        from ragkit.embeddings.tokens import encode
+
+        if self.do_lower_case:
+            texts = [t.lower() if isinstance(t, str) else t for t in texts]
+        rows = encode(
+            self._tokenizer, texts, max_length=self.max_seq_length, owner=type(self).__name__
+        )
+        return [e.ids for e in rows]
+
+    def _prompt_length(self, prompt: str) -> int:
+        """Tokens of ``prompt`` at the start of a text (its special start token included)."""
+        if prompt not in self._prompt_tokens:
+            ids = self._tokenizer.encode(prompt.lower() if self.do_lower_case else prompt).ids
+            self._prompt_tokens[prompt] = max(len(ids) - 1, 0)
+        return self._prompt_tokens[prompt]
+
+    # -- embedding --------------------------------------------------------------------------
+    def run_batch(self, ids: list[list[int]], skip: int = 0) -> np.ndarray:
+        """Embed one batch of token-id lists (padded here to the longest): ``(len(ids), dim)``.
+
+        ``skip`` leaves that many leading tokens out of the pooling (a prompt the model's
+        pooling config excludes).
+        """
+        session = self._ensure_session()
+        longest = max(len(row) for row in ids)
+        input_ids = np.full((len(ids), longest), self._pad, dtype=np.int64)
+        mask = np.zeros((len(ids), longest), dtype=np.int64)
+        for j, row in enumerate(ids):
+            input_ids[j, : len(row)] = row
+            mask[j, : len(row)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._feeds:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        if "position_ids" in self._feeds:
+            feeds["position_ids"] = np.broadcast_to(
+                np.arange(longest, dtype=np.int64), input_ids.shape
+            ).copy()
+        out = session.run([self._output], feeds)[0]
+        expected = 2 if self._pooled else 3
+        if out.ndim != expected or out.shape[0] != len(ids):
+            raise ConfigurationError(
+                f"{str(self._checked_path)!r} returned {self._output} of shape {out.shape} for a "
+                f"batch of {len(ids)} texts of {longest} tokens; expected "
+                + ("[batch, dim]" if self._pooled else "[batch, tokens, dim]")
+            )
+        if self._pooled:
+            vectors = np.asarray(out, dtype=np.float32)
+        else:
+            if skip:
+                mask = mask.copy()
+                mask[:, :skip] = 0
+            vectors = pool(np.asarray(out, dtype=np.float32), mask, self.pooling)
+        return normalize(vectors) if self.normalize else vectors
+
+    def _embed(self, texts: list[str], prompt: str) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension or 0), dtype=np.float32)
+        if prompt:
+            texts = [prompt + t if isinstance(t, str) else t for t in texts]
+        ids = self.tokenize(texts)
+        skip = self._prompt_length(prompt) if prompt and not self.include_prompt else 0
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
+        out: np.ndarray | None = None
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            vectors = self.run_batch([ids[i] for i in batch], skip)
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+                self._dimension = vectors.shape[1]
+            out[batch] = vectors
+        assert out is not None
+        return out
+
+    def embed_documents_array(self, texts: list[str]) -> np.ndarray:
+        """Embed ``texts`` (with the document prompt) into a float32 ``(n, dim)`` matrix, in order."""
+        return self._embed(texts, self.document_prompt)
+
+    def embed_queries_array(self, texts: list[str]) -> np.ndarray:
+        """Embed queries (with the query prompt) into a float32 ``(n, dim)`` matrix, in one pass."""
+        return self._embed(texts, self.query_prompt)
+
+    def embed_query_array(self, text: str) -> np.ndarray:
+        return self._embed([text], self.query_prompt)[0]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_query_array(text).tolist()

@@ -1,0 +1,122 @@
+"""Engines: what runs the read-split-embed part of a write job, here or on a Ray cluster.
+
+The driver (the process running ``ragkit index`` / :meth:`ragkit.Index.add`) always walks
+the paths, diffs the files against the record manager (unchanged files are never read),
+and applies the results to the index's storage (:mod:`ragkit.indexing.storage`: a folder
+snapshot committed at the end, or a PostgreSQL collection, one transaction per batch of
+whole files). An engine turns the changed files into chunks and vectors; it does not know
+where they land:
+
+- :class:`LocalEngine` (``engine="local"``, the default): files are read and split by
+  ``workers`` threads of this process, and chunks embedded here by the write batch;
+- :class:`~ragkit.indexing.ray_engine.RayEngine` (``engine="ray"``): files are read and split
+  by Ray tasks and embedded by a pool of Ray actors (one model session each); the driver
+  receives chunks and their vectors in file order and writes them as the local engine does.
+
+Both give the same index: same chunk ids, contents, vectors (to float rounding) and answers.
+
+Example:
+    >>> engine_from("local").name, engine_from(None).name
+    ('local', 'local')
+    >>> engine_from("spark")
+    Traceback (most recent call last):
+    ...
+    ragkit.errors.ConfigurationError: engine must be 'local', 'ray' or an Engine; got 'spark'
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ragkit.errors import ConfigurationError
+from ragkit.indexing.loading import SplitFor, load_all
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+    from ragkit.indexing.files import FoundFile, LoadedFile
+    from ragkit.indexing.loading import Progress
+    from ragkit.indexing.target import WriteTarget
+
+ENGINES = ("local", "ray")
+Loaded = Iterator[tuple["FoundFile", "LoadedFile | BaseException"]]
+"""Each changed file with its chunks (or why it failed), in the order the files were given."""
+
+
+@dataclass(frozen=True)
+class LoadJob:
+    """How to turn files into chunks: the splitter, the loading limits, the look-ahead."""
+
+    split_for: SplitFor
+    workers: int = 1
+    max_file_size: int | None = None
+    pack_to: int | None = None
+
+
+class EngineRun(ABC):
+    """One write job's use of an engine (created by :meth:`Engine.start`, closed after)."""
+
+    #: What the driver's store embeds new chunks with (it may find them ready-made).
+    embeddings: Embeddings
+
+    @abstractmethod
+    def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
+        """Read, split (and maybe embed) ``files``; yield each with its chunks, in order."""
+
+    def close(self) -> None:
+        """Let go of what the run holds (worker pools, connections)."""
+        return None
+
+
+class Engine(ABC):
+    """Runs the read-split-embed part of write jobs (see the module docstring)."""
+
+    name: str = ""
+
+    @abstractmethod
+    def start(
+        self, target: WriteTarget, progress: Progress, notify: Callable[[], None]
+    ) -> EngineRun:
+        """Begin one write job into ``target`` (called with the index's writer lock held)."""
+
+
+class _LocalRun(EngineRun):
+    def __init__(self, embeddings: Embeddings) -> None:
+        self.embeddings = embeddings
+
+    def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
+        return load_all(files, job.split_for, job.workers, job.max_file_size, job.pack_to)
+
+
+class LocalEngine(Engine):
+    """Read and split with threads of this process, embed here (``engine="local"``).
+
+    Example:
+        >>> LocalEngine()
+        LocalEngine()
+    """
+
+    name = "local"
+
+    def start(
+        self, target: WriteTarget, progress: Progress, notify: Callable[[], None]
+    ) -> EngineRun:
+        return _LocalRun(target.embeddings)
+
+    def __repr__(self) -> str:
+        return "LocalEngine()"
+
+
+def engine_from(value: str | Engine | None) -> Engine:
+    """The engine ``value`` names (``None``: local)."""
+    if value is None or value == "local":
+        return LocalEngine()
+    if isinstance(value, Engine):
+        return value
+    if value == "ray":
+        from ragkit.indexing.ray_engine import RayEngine
+
+        return RayEngine()
+    raise ConfigurationError(f"engine must be 'local', 'ray' or an Engine; got {value!r}")

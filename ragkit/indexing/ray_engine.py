@@ -1,0 +1,360 @@
+"""RayEngine: read, split and embed the changed files of a write job on a Ray cluster.
+
+The driver lists the files and diffs them against the record manager as the local engine
+does (unchanged files are never read); the changed files go through Ray Data:
+
+1. read + split, one Ray task per block of files (:class:`_ReadSplit`);
+2. embed, in a pool of ``actors`` Ray actors, each holding one model session for the whole
+   run (:class:`_Embed`); a batch is embedded in one call, so ``LocalEmbeddings`` sorts it by
+   length and pads each sub-batch only to its longest text. With ``gpus_per_actor`` > 0 and
+   onnxruntime-gpu on a GPU node, the session runs on the CUDA execution provider;
+3. the chunks and their vectors come back to the driver in file order, and the driver applies
+   them, batch by batch as they arrive, to the index's storage: a folder's atomic snapshot, or
+   a PostgreSQL collection one transaction per batch (the vectors are looked up, not
+   recomputed).
+
+When the index caches vectors (``cache.sqlite``, see :mod:`ragkit.indexing.embedding_cache`),
+every actor reads and adds to that cache: a batch retried after a worker died, or a run
+started again after the driver died, finds the finished vectors there. A PostgreSQL index
+has no cache: a rerun after the driver died keeps the batches already committed and embeds
+only the files after them.
+
+Example:
+    >>> RayEngine(actors=2)
+    RayEngine(address=None, actors=2, gpus_per_actor=0.0)
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import socket
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragkit.documents import Document
+from ragkit.embeddings.base import Embeddings
+from ragkit.errors import ConfigurationError, IndexingError, LoaderError
+from ragkit.indexing.engine import Engine, EngineRun, Loaded, LoadJob
+from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
+from ragkit.indexing.loading import describe
+
+if TYPE_CHECKING:
+    from ragkit.indexing.loading import Progress
+    from ragkit.indexing.splitting import SplitSettings
+    from ragkit.indexing.target import WriteTarget
+
+EMBED_BATCH = 256
+"""Chunks per embedding call of an actor (the model sorts each by length)."""
+KEEP_VECTORS = 200_000
+"""How many received vectors the driver keeps for lookup (oldest dropped first; a dropped one
+is read from the cache or embedded again on the driver, never lost)."""
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a clear error naming the extra to install."""
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as err:
+        raise ConfigurationError(
+            "engine 'ray' needs Ray Data: pip install 'ragkit[ray]' (ray[data])"
+        ) from err
+    return ray
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """Fail within ``timeout`` seconds when ``host:port`` (or ``ray://host:port``) is not there."""
+    hostport = address.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigurationError(
+            f"--address {address!r}: expected 'auto', 'host:port' or 'ray://host:port'"
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise ConfigurationError(
+            f"cannot reach the Ray cluster at {address!r} ({err}); check --address and that "
+            "the cluster is running (ray start --head)"
+        ) from None
+
+
+class RayEngine(Engine):
+    """Run read + split as Ray tasks and embedding in a Ray actor pool (``engine="ray"``).
+
+    Args:
+        address: the cluster (``"auto"``, ``"host:port"``, ``"ray://host:port"``); ``None``
+            uses the cluster this process is already connected to, or starts a local one.
+        actors: how many embedding actors (model replicas).
+        gpus_per_actor: GPUs each actor asks for (``0``: CPU only).
+        connect_timeout: seconds to wait for an explicit ``address`` to answer.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        actors: int = 1,
+        gpus_per_actor: float = 0.0,
+        connect_timeout: float = 5.0,
+        batch_size: int = EMBED_BATCH,
+    ) -> None:
+        if not isinstance(actors, int) or actors < 1:
+            raise ConfigurationError(f"actors must be a positive int, got {actors!r}")
+        if not isinstance(gpus_per_actor, (int, float)) or gpus_per_actor < 0:
+            raise ConfigurationError(f"gpus_per_actor must be >= 0, got {gpus_per_actor!r}")
+        self.address, self.actors, self.gpus_per_actor = address, actors, float(gpus_per_actor)
+        self.connect_timeout, self.batch_size = connect_timeout, batch_size
+
+    def __repr__(self) -> str:
+        return (
+            f"RayEngine(address={self.address!r}, actors={self.actors}, "
+            f"gpus_per_actor={self.gpus_per_actor})"
+        )
+
+    def connect(self) -> bool:
+        """Connect to the cluster; returns whether this call started Ray (then close stops it)."""
+        ray = import_ray()
+        if self.address not in (None, "auto"):
+            _check_reachable(self.address, self.connect_timeout)
+        if ray.is_initialized():
+            return False
+        try:
+            ray.init(address=self.address, log_to_driver=False, include_dashboard=False)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise ConfigurationError(
+                f"cannot connect to the Ray cluster at {self.address or 'a new local cluster'!r}"
+                f": {err}"
+            ) from None
+        return True
+
+    def start(
+        self, target: WriteTarget, progress: Progress, notify: Callable[[], None]
+    ) -> EngineRun:
+        started = self.connect()
+        return _RayRun(self, target, started)
+
+
+class _Received(Embeddings):
+    """The driver's embeddings: vectors the actors sent, else ``fallback`` (the cached model)."""
+
+    def __init__(self, fallback: Embeddings) -> None:
+        self.fallback = fallback
+        self.vectors: collections.OrderedDict[str, np.ndarray] = collections.OrderedDict()
+        self.recomputed = 0
+
+    @property
+    def model_id(self) -> str:
+        return self.fallback.model_id
+
+    @property
+    def dimension(self) -> int | None:
+        return self.fallback.dimension
+
+    def keep(self, text: str, vector: np.ndarray) -> None:
+        self.vectors[text] = vector
+        self.vectors.move_to_end(text)
+        while len(self.vectors) > KEEP_VECTORS:
+            self.vectors.popitem(last=False)
+
+    def embed_documents_array(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            self.recomputed += len(missing)
+            for text, vector in zip(missing, self.fallback.embed_documents_array(missing)):
+                self.vectors[text] = np.asarray(vector, dtype=np.float32)
+        return np.stack([self.vectors[t] for t in texts]).astype(np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.fallback.embed_query(text)
+
+
+class _ReadSplit:
+    """Ray task body: one file in, its rows out (a header row, then one row per chunk)."""
+
+    def __init__(
+        self,
+        settings: SplitSettings,
+        max_file_size: int | None,
+        pack_to: int | None,
+        model: Callable[[], Embeddings] | None,
+    ) -> None:
+        self.settings, self.max_file_size, self.pack_to, self.model = (
+            settings,
+            max_file_size,
+            pack_to,
+            model,
+        )
+        self._split_for: Any = None
+
+    def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        from ragkit.indexing.splitting import make_splitter
+
+        if self._split_for is None:
+            model = self.model if self.settings.name == "semantic" else None
+            self._split_for = make_splitter(self.settings, model() if model is not None else None)
+        path = str(row["path"])
+        head = {"i": int(row["i"]), "n": -1, "text": "", "meta": "", "error": "", "problems": ""}
+        head.update(count=0, id="")
+        try:
+            size = self.max_file_size
+            loaded = load_file(path, lambda p: loader_for(p, size or None), pack_to=self.pack_to)
+            docs = self._split_for(path)(loaded.docs)
+        except Exception as err:  # reported per file, as the local engine does
+            return [{**head, "error": describe(err)}]
+        head["problems"] = json.dumps(loaded.problems)
+        head["count"] = len(docs)
+        rows = [head]
+        for n, doc in enumerate(docs):
+            rows.append(
+                {
+                    **head,
+                    "n": n,
+                    "text": doc.page_content,
+                    "meta": json.dumps(doc.metadata),
+                    "problems": "",
+                    "id": doc.id or "",
+                }
+            )
+        return rows
+
+
+class _Embed:
+    """Ray actor: one model session for the whole run, batches of chunks in, vectors out."""
+
+    def __init__(
+        self, model: Callable[[], Embeddings], cache_url: str, dimension: int, gpu: bool
+    ) -> None:
+        embeddings = model()
+        if gpu:
+            _use_cuda(embeddings)
+        # load the model now, once per actor: a worker that cannot load it fails the run
+        # with its error at start-up (Ray Data does not retry a failed actor start)
+        embeddings.embed_query("warm-up")
+        if cache_url:
+            from ragkit.embeddings.cache import CacheBackedEmbeddings
+            from ragkit.indexing.embedding_cache import cache_store
+
+            embeddings = CacheBackedEmbeddings.from_bytes_store(embeddings, cache_store(cache_url))
+        self.embeddings, self.dimension = embeddings, dimension
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        chunk = np.asarray(batch["n"]) >= 0
+        vectors = np.zeros((len(chunk), self.dimension), dtype=np.float32)
+        texts = [str(t) for t, keep in zip(batch["text"], chunk) if keep]
+        if texts:
+            vectors[chunk] = np.asarray(
+                self.embeddings.embed_documents_array(texts), dtype=np.float32
+            )
+        return {**batch, "vector": vectors}
+
+
+def _use_cuda(embeddings: Embeddings) -> None:
+    """Put a LocalEmbeddings session on CUDA when onnxruntime-gpu sees a GPU (else CPU)."""
+    import onnxruntime as ort
+
+    from ragkit.embeddings.local import LocalEmbeddings
+
+    if isinstance(embeddings, LocalEmbeddings):
+        if "CUDAExecutionProvider" in ort.get_available_providers():
+            embeddings.providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
+
+
+def _model_factory(target: WriteTarget) -> Callable[[], Embeddings]:
+    """How a worker gets the index's model: by its name, or a copy of the object itself."""
+    from functools import partial
+
+    from ragkit.indexing.embedding_choice import make_embeddings
+
+    if target.model_name:
+        return partial(make_embeddings, target.model_name)
+    model = target.base_model
+    return lambda: model
+
+
+class _RayRun(EngineRun):
+    def __init__(self, engine: RayEngine, target: WriteTarget, started: bool) -> None:
+        self.engine, self.target, self.started = engine, target, started
+        self.received = _Received(target.embeddings)
+        self.embeddings = self.received
+
+    def _dataset(self, files: Sequence[FoundFile], job: LoadJob) -> Any:
+        ray = import_ray()
+        ctx = ray.data.DataContext.get_current()
+        ctx.execution_options.preserve_order = True  # files come back in the order given
+        ctx.enable_progress_bars = False
+        target, engine = self.target, self.engine
+        model = _model_factory(target)
+        dimension = target.dimension or target.base_model.dimension
+        if not dimension:
+            raise ConfigurationError("engine 'ray' needs a model with a known dimension")
+        cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
+        items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
+        read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model)
+        ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
+        # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
+        # would wait for ever on a cluster the actors fill; at most 2 per actor run at once
+        ds = ds.flat_map(
+            read_split,
+            compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
+            num_cpus=0,
+        )
+        return ds.map_batches(
+            _Embed,
+            fn_constructor_kwargs={
+                "model": model,
+                "cache_url": cache,
+                "dimension": int(dimension),
+                "gpu": engine.gpus_per_actor > 0,
+            },
+            batch_size=engine.batch_size,
+            compute=ray.data.ActorPoolStrategy(size=engine.actors),
+            num_gpus=engine.gpus_per_actor or None,
+            batch_format="numpy",
+        )
+
+    def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
+        return self._collect(files, self._dataset(files, job))
+
+    def _collect(self, files: Sequence[FoundFile], ds: Any) -> Iterator[Any]:
+        current: LoadedFile | None = None
+        expected = 0
+        index = -1
+        try:
+            rows = ds.iter_rows()
+            for row in rows:
+                n = int(row["n"])
+                if n < 0:
+                    index = int(row["i"])
+                    if row["error"]:
+                        yield files[index], LoaderError(str(row["error"]))
+                        continue
+                    current = LoadedFile([], json.loads(row["problems"]))
+                    expected = int(row["count"])
+                else:
+                    assert current is not None and int(row["i"]) == index
+                    text = str(row["text"])
+                    meta = json.loads(row["meta"])
+                    current.docs.append(
+                        Document(page_content=text, metadata=meta, id=str(row["id"]) or None)
+                    )
+                    self.received.keep(text, np.asarray(row["vector"], dtype=np.float32))
+                if current is not None and len(current.docs) == expected:
+                    yield files[index], current
+                    current = None
+        except Exception as err:  # the cluster's error, named (a file's errors are above)
+            if isinstance(err, (ConfigurationError, IndexingError)):
+                raise
+            raise IndexingError(f"the Ray indexing run failed: {describe(err)}") from err
+
+    def close(self) -> None:
+        if self.started:
+            import_ray().shutdown()
