@@ -328,11 +328,12 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
     Example:
       ragkit info my-index --json
     """
+    from ragkit._cli.device import device_text, runtime
     from ragkit.indexing.index_dir import Index
 
     idx = Index.open(index_dir)
     data = idx.info()
-    data["runtime"] = _runtime(idx.embeddings)
+    data["runtime"] = runtime(idx.embeddings)
     if as_json:
         output.emit_json(data)
         return
@@ -351,36 +352,10 @@ def info_cmd(index_dir: str, as_json: bool) -> None:
         ),
         ("created", data["created"]),
         ("last indexed", data["last_indexed"] or "never"),
-        ("device", _device_text(data["runtime"])),
+        ("device", device_text(data["runtime"])),
     ]
     for key, value in rows:
         print(f"{key:>13}: {value}")
-
-
-def _runtime(embeddings: Any) -> dict[str, Any]:
-    """Where ``embeddings`` runs: its providers and device, and what onnxruntime offers."""
-    from ragkit.errors import ConfigurationError
-
-    out: dict[str, Any] = {"device": None, "providers": []}
-    try:
-        from ragkit.embeddings.onnx_runtime import runtime_info
-
-        out.update(runtime_info())
-    except ConfigurationError:  # no onnxruntime: a model that does not need it
-        return out
-    if hasattr(embeddings, "execution_providers"):
-        out["providers"] = embeddings.execution_providers
-        out["device"] = embeddings.execution_device
-    return out
-
-
-def _device_text(runtime: dict[str, Any]) -> str:
-    if runtime.get("device") is None:
-        return "none (the embedding model does not run here)"
-    return (
-        f"{runtime['device']} ({', '.join(runtime['providers'])}; onnxruntime "
-        f"{runtime['onnxruntime']}, available: {', '.join(runtime['available_providers'])})"
-    )
 
 
 @cli.command("demo")
