@@ -3,13 +3,17 @@ storage (where the chunks land) are independent, so the Ray engine on the sessio
 cluster, writing through the driver into a real PostgreSQL collection (one transaction per
 batch, applied as the files come back), gives the same collection as the local engine: the
 same chunk ids, texts, metadata, vectors (to float tolerance), answers and reports, for a
-first build and for edits and deletes; and ``ragkit index --engine ray`` takes a URL."""
+first build and for edits and deletes; ``ragkit index --engine ray`` takes a URL; and a driver
+killed mid-run leaves whole files committed, which the rerun neither reads nor embeds again."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -17,14 +21,18 @@ from ragkit import Index
 from ragkit.indexing import RayEngine
 from ragkit.indexing.pg_index import PGIndex
 from ragkit.indexing.pg_location import PGLocation
+from tests.distributed.conftest import REPO
+from tests.distributed.models import LoggingEmbeddings, logged
 from tests.distributed.test_ray_engine import QUERIES, report_view, write_corpus
+from tests.distributed.test_ray_faults import wait_until
+from tests.distributed.test_ray_faults import write_corpus as write_fault_corpus
 
 
-def collection_rows(url: str):
+def collection_rows(url: str, model=None):
     """{id: (text, metadata, vector)} of a PostgreSQL index, and its answers to QUERIES."""
     from psycopg import sql
 
-    idx = Index.open(url)
+    idx = Index.open(url, embeddings=model)
     assert isinstance(idx, PGIndex)
     try:
         store = idx.vectorstore
@@ -108,3 +116,102 @@ def test_the_command_indexes_into_postgres_with_ray(
         )
     finally:
         idx.shutdown()
+
+
+DRIVER = """
+import os, sys
+from ragkit import Index
+from ragkit.indexing import RayEngine
+from tests.distributed.models import LoggingEmbeddings
+
+docs, log, address = sys.argv[1:]
+idx = Index.open(os.environ["RAGKIT_TEST_INDEX_URL"], embeddings=LoggingEmbeddings(log, delay=0.3))
+idx.add([docs], engine=RayEngine(address, batch_size=4), batch_size=4)
+"""
+
+
+def committed_per_source(client, collection: str) -> dict[str, int]:
+    """Chunks per source in the collection now (nothing yet: empty)."""
+    from psycopg import sql
+
+    query = sql.SQL("SELECT metadata->>'source', count(*) FROM {}.documents GROUP BY 1").format(
+        sql.Identifier(collection)
+    )
+    try:
+        rows = client.run(lambda c: c.execute(query, ()).fetchall(), what="count")
+    except Exception:  # the table is not there yet
+        return {}
+    return {str(source): int(n) for source, n in rows}
+
+
+def test_a_driver_killed_mid_run_into_postgres_keeps_whole_files_and_the_rerun_converges(
+    ray_cluster, tmp_path, pg_dsn, pg_collection, pg_client
+):
+    docs = write_fault_corpus(tmp_path / "docs")
+    ref_model = LoggingEmbeddings(str(tmp_path / "ref.log"))
+    Index.create(tmp_path / "ref", ref_model, chunk_size=200, chunk_overlap=0).add([docs])
+    with Index.open(tmp_path / "ref", embeddings=ref_model) as ref:
+        store = ref.vectorstore
+        vectors = np.asarray(store.index.reconstruct_n(0, len(store.ids)))
+        expected = {
+            i: (d.page_content, v)
+            for i, d, v in zip(store.ids, store.get_by_ids(list(store.ids)), vectors, strict=True)
+        }
+        per_source: dict[str, int] = {}
+        for doc in store.get_by_ids(list(store.ids)):
+            per_source[doc.metadata["source"]] = per_source.get(doc.metadata["source"], 0) + 1
+
+    url = f"{pg_dsn}?collection={pg_collection}"
+    model = LoggingEmbeddings(str(tmp_path / "none.log"))
+    made = Index.create(url, model, chunk_size=200, chunk_overlap=0)
+    assert isinstance(made, PGIndex)
+    made.shutdown()
+    first_log = str(tmp_path / "first.log")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "RAGKIT_TEST_INDEX_URL": url}
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, str(docs), first_log, ray_cluster],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(
+            lambda: (
+                sum(committed_per_source(pg_client, pg_collection).values()) >= 8
+                or driver.poll() is not None
+            ),
+            timeout=180,
+        )
+        assert driver.poll() is None, "the driver finished before it could be killed"
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    seen = -1  # the job's workers stop with their driver: wait until nothing more is embedded
+    while seen != len(logged(first_log)):
+        seen = len(logged(first_log))
+        time.sleep(3)
+    kept = committed_per_source(pg_client, pg_collection)
+    done = sum(kept.values())
+    assert 0 < done < len(expected)
+    # each batch is one transaction of whole files: a file is all there or not at all
+    assert all(per_source[source] == n for source, n in kept.items()), (kept, per_source)
+
+    again_log = str(tmp_path / "again.log")
+    model = LoggingEmbeddings(again_log)
+    idx = Index.open(url, embeddings=model)
+    assert isinstance(idx, PGIndex)
+    try:
+        report = idx.add([docs], engine=RayEngine(batch_size=4), batch_size=4)
+    finally:
+        idx.shutdown()
+    assert report.committed and report.files_unchanged == len(kept)
+    assert report.num_added == len(expected) - done
+    # the files committed before the crash are not read, nor embedded, again
+    assert len(logged(again_log)) == len(expected) - done
+    rows, _ = collection_rows(url, model)
+    assert sorted(rows) == sorted(expected)
+    for key, (text, vector) in expected.items():
+        assert rows[key][0] == text and np.allclose(rows[key][2], vector, atol=1e-6)
