@@ -215,3 +215,31 @@ def test_cli_eval_on_a_postgres_index_hides_the_password(
     assert run.returncode == 0, run.stderr
     assert "ndcg" in run.stdout.lower()
     assert pg_server.password not in run.stdout + run.stderr
+
+
+def test_reranking_a_postgres_index(tmp_path, pg_dsn, pg_collection) -> None:
+    """rerank= on a PostgreSQL index: each kind's top 50 reranked by the cross-encoder, hybrid
+    fused in the database beneath it (as a folder index reranks its own kinds)."""
+    from ragkit.embeddings.local import build_tokenizer
+    from ragkit.retrievers import CrossEncoderReranker, OnnxCrossEncoder, PGHybridRetriever
+    from tests.embeddings.onnx_models import cross_encoder_dir
+
+    chain = build_tokenizer().token_to_id("chain")
+    model = OnnxCrossEncoder(
+        cross_encoder_dir(tmp_path / "ce", {chain: 1.0}, activation="Identity")
+    )
+    idx = Index.create(_url(pg_dsn, pg_collection), embeddings="hash")
+    idx.add([ROOT / "datasets" / "bicycle-care" / "docs"])
+    query = "chain wear and lubrication"
+    for kind in ("similarity", "bm25", "hybrid"):
+        got = idx.retriever(kind, k=4, rerank=model).invoke(query)
+        scores = [d.metadata["relevance_score"] for d in got]
+        assert len(got) == 4 and scores == sorted(scores, reverse=True)
+        pool = idx.retriever(kind, k=50).invoke(query)
+        expected = CrossEncoderReranker(model, top_n=4).compress_documents(pool, query)
+        assert [d.page_content for d in got] == [d.page_content for d in expected], kind
+        assert [d.metadata["relevance_score"] for d in expected] == scores
+    beneath = idx.retriever("hybrid", k=4, rerank=model).base_retriever  # type: ignore[attr-defined]
+    assert isinstance(beneath, PGHybridRetriever) and beneath.k == 50
+    deduped = idx.retriever("hybrid", k=3, rerank=model, dedupe=True).invoke(query)
+    assert len(deduped) == 3
