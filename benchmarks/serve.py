@@ -79,6 +79,7 @@ def corpus(limit: int | None) -> tuple[list[Any], list[str]]:
 
 def build_index(docs: list[Any], embedding: str) -> Path:
     """A ragkit index of ``docs`` (cached by content: reruns reuse it)."""
+    from ragkit.errors import RagkitError
     from ragkit.indexing.index_dir import Index
 
     digest = hashlib.sha256(
@@ -86,7 +87,11 @@ def build_index(docs: list[Any], embedding: str) -> Path:
     ).hexdigest()[:16]
     path = CACHE / f"serve-index-{embedding}-{len(docs)}-{digest}"
     if (path / "CURRENT").is_file():
-        return path
+        try:  # a cache written by an older ragkit (e.g. without checksums) is rebuilt
+            Index.open(path).close()
+            return path
+        except RagkitError as err:
+            print(f"rebuilding the cached index: {err}", flush=True)
     shutil.rmtree(path, ignore_errors=True)
     started = time.perf_counter()
     report = Index.create(path, embeddings=embedding).add(docs)
