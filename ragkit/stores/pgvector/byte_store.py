@@ -110,10 +110,10 @@ class PGByteStore(BaseStore[str, bytes]):
         self.namespace = namespace
         self.checksum = checksum
         self._own = not isinstance(connection, PGClient)
-        self.client = (
-            PGClient.connect(connection, require_vector=False, max_size=4)
-            if self._own
-            else connection
+        self.client: PGClient = (
+            connection
+            if isinstance(connection, PGClient)
+            else PGClient.connect(connection, require_vector=False, max_size=4)
         )
         self._table = ident(self.schema, self.table_name)
         self._ready = False
