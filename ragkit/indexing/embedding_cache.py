@@ -80,7 +80,9 @@ def open_pg_cache(location: PGLocation) -> PGByteStore:
 
 def open_cache(root: Path) -> SQLStore:
     """The embedding cache of the index directory ``root``, migrating a ``cache/`` folder first."""
-    store = cache_store(f"sqlite:///{Path(root).absolute() / L.CACHE_DB}")
+    store = SQLStore(
+        namespace=NAMESPACE, db_url=f"sqlite:///{Path(root).absolute() / L.CACHE_DB}", checksum=True
+    )
     legacy = Path(root) / L.CACHE
     if legacy.is_dir() and not legacy.is_symlink():
         migrate_file_cache(legacy, store)

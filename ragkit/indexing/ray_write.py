@@ -172,7 +172,7 @@ class _EmbedWrite:
         before = self.counter.embedded
         if docs:
             result = self.writer.write(docs, rows, cleanup=self.cleanup, force=self.force)
-            counts = {key: int(value) for key, value in result.items()}
+            counts = {key: int(value) for key, value in result.items() if isinstance(value, int)}
         embedded = self.counter.embedded - before
         return json.dumps({"files": out, "counts": counts, "embedded": embedded})
 
