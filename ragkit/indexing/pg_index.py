@@ -241,6 +241,19 @@ class PGIndex(Index):
         row = self.client.run(lambda c: c.execute(query, ()).fetchone(), what="check the index")
         return tuple(row)
 
+    def metadata_keys(self) -> list[str]:
+        """The metadata keys the index's chunks have, sorted (computed in the database)."""
+        from psycopg import sql
+
+        store = self.vectorstore
+        if getattr(store, "_info", None) is None:
+            return []
+        query = sql.SQL(
+            "SELECT DISTINCT k FROM {}, LATERAL jsonb_object_keys(metadata) AS k ORDER BY k"
+        ).format(store.layout.docs)
+        rows = self.client.run(lambda c: c.execute(query, ()).fetchall(), what="list the keys")
+        return [str(r[0]) for r in rows]
+
     def close(self) -> None:
         """Nothing pinned; the connection pool stays open for the next query."""
         self._store = None
