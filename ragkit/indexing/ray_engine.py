@@ -8,16 +8,21 @@ does (unchanged files are never read); the changed files go through Ray Data:
    run (:class:`_Embed`); a batch is embedded in one call, so ``LocalEmbeddings`` sorts it by
    length and pads each sub-batch only to its longest text. With ``gpus_per_actor`` > 0 and
    onnxruntime-gpu on a GPU node, the session runs on the CUDA execution provider;
-3. the chunks and their vectors come back to the driver in file order, and the driver applies
-   them, batch by batch as they arrive, to the index's storage: a folder's atomic snapshot, or
-   a PostgreSQL collection one transaction per batch (the vectors are looked up, not
-   recomputed).
+3. the results are written to the index's storage:
 
-When the index caches vectors (``cache.sqlite``, see :mod:`ragkit.indexing.embedding_cache`),
-every actor reads and adds to that cache: a batch retried after a worker died, or a run
-started again after the driver died, finds the finished vectors there. A PostgreSQL index
-has no cache: a rerun after the driver died keeps the batches already committed and embeds
-only the files after them.
+   - a folder index: the chunks and their vectors come back to the driver in file order, and
+     the driver applies them, batch by batch as they arrive, to the next snapshot (the vectors
+     are looked up, not recomputed), committed at the end as with the local engine;
+   - a PostgreSQL index: the actors write each batch of whole files themselves, one
+     transaction each (chunks, records and file rows together, the code of
+     :func:`~ragkit.indexing.apply_batch`), and the driver receives only counts
+     (:mod:`ragkit.indexing.ray_write`). The driver still decides what changed and what is
+     deleted. :attr:`RayEngine.last_run` says what went through the driver.
+
+When the index caches vectors, every actor reads and adds to the index's embedding cache
+(``cache.sqlite`` of a folder index, table ``key_value_store`` of a PostgreSQL collection;
+see :mod:`ragkit.indexing.embedding_cache`): a batch retried after a worker died, or a run
+started again after the driver died, finds the finished vectors there, committed or not.
 
 Example:
     >>> RayEngine(actors=2)
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -43,8 +49,11 @@ from ragkit.indexing.loading import describe
 
 if TYPE_CHECKING:
     from ragkit.indexing.loading import Progress
+    from ragkit.indexing.ray_write import RayRunStats
     from ragkit.indexing.splitting import SplitSettings
     from ragkit.indexing.target import WriteTarget
+
+_log = logging.getLogger("ragkit.indexing")
 
 EMBED_BATCH = 256
 """Chunks per embedding call of an actor (the model sorts each by length)."""
@@ -110,6 +119,8 @@ class RayEngine(Engine):
             raise ConfigurationError(f"gpus_per_actor must be >= 0, got {gpus_per_actor!r}")
         self.address, self.actors, self.gpus_per_actor = address, actors, float(gpus_per_actor)
         self.connect_timeout, self.batch_size = connect_timeout, batch_size
+        #: What went through the driver in the latest run (None before the first).
+        self.last_run: RayRunStats | None = None
 
     def __repr__(self) -> str:
         return (
@@ -195,22 +206,26 @@ class _ReadSplit:
         )
         self._split_for: Any = None
 
-    def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+    def split(self, path: str) -> tuple[list[Document], list[str]]:
+        """The chunks of the file at ``path`` and the problems of its parts (raises if it fails)."""
         from ragkit.indexing.splitting import make_splitter
 
         if self._split_for is None:
             model = self.model if self.settings.name == "semantic" else None
             self._split_for = make_splitter(self.settings, model() if model is not None else None)
+        size = self.max_file_size
+        loaded = load_file(path, lambda p: loader_for(p, size or None), pack_to=self.pack_to)
+        return self._split_for(path)(loaded.docs), loaded.problems
+
+    def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         path = str(row["path"])
         head = {"i": int(row["i"]), "n": -1, "text": "", "meta": "", "error": "", "problems": ""}
         head.update(count=0, id="")
         try:
-            size = self.max_file_size
-            loaded = load_file(path, lambda p: loader_for(p, size or None), pack_to=self.pack_to)
-            docs = self._split_for(path)(loaded.docs)
+            docs, problems = self.split(path)
         except Exception as err:  # reported per file, as the local engine does
             return [{**head, "error": describe(err)}]
-        head["problems"] = json.dumps(loaded.problems)
+        head["problems"] = json.dumps(problems)
         head["count"] = len(docs)
         rows = [head]
         for n, doc in enumerate(docs):
@@ -285,6 +300,9 @@ class _RayRun(EngineRun):
         self.engine, self.target, self.started = engine, target, started
         self.received = _Received(target.embeddings)
         self.embeddings = self.received
+        from ragkit.indexing.ray_write import RayRunStats
+
+        self.stats = engine.last_run = RayRunStats()
 
     def _dataset(self, files: Sequence[FoundFile], job: LoadJob) -> Any:
         ray = import_ray()
@@ -322,6 +340,12 @@ class _RayRun(EngineRun):
         )
 
     def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
+        url = self.target.storage.worker_url()
+        if url:  # the actors write each batch of whole files into the index themselves
+            from ragkit.indexing.ray_write import collect_written, write_dataset
+
+            ds = write_dataset(self, files, job, url)
+            return collect_written(files, ds, self.stats)
         return self._collect(files, self._dataset(files, job))
 
     def _collect(self, files: Sequence[FoundFile], ds: Any) -> Iterator[Any]:
@@ -346,7 +370,10 @@ class _RayRun(EngineRun):
                     current.docs.append(
                         Document(page_content=text, metadata=meta, id=str(row["id"]) or None)
                     )
-                    self.received.keep(text, np.asarray(row["vector"], dtype=np.float32))
+                    vector = np.asarray(row["vector"], dtype=np.float32)
+                    self.stats.vectors_received += 1
+                    self.stats.vector_bytes_received += vector.nbytes
+                    self.received.keep(text, vector)
                 if current is not None and len(current.docs) == expected:
                     yield files[index], current
                     current = None
@@ -356,5 +383,15 @@ class _RayRun(EngineRun):
             raise IndexingError(f"the Ray indexing run failed: {describe(err)}") from err
 
     def close(self) -> None:
+        stats = self.stats
+        _log.info(
+            "ray run into %s: %d vectors (%d bytes) received by the driver, %d chunks written "
+            "by the workers in %d transactions",
+            self.target.name,
+            stats.vectors_received,
+            stats.vector_bytes_received,
+            stats.chunks_written_by_workers,
+            stats.batches_written_by_workers,
+        )
         if self.started:
             import_ray().shutdown()
