@@ -41,6 +41,20 @@ def index_once(folder: Path, location: str) -> tuple[int, float]:
     return report.num_added, wall
 
 
+def pg_bytes(dsn: str, schema: str) -> dict[str, int]:
+    """{table: bytes with its indexes and TOAST} of every table in ``schema``."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relkind = 'r' ORDER BY 2 DESC",
+            (schema,),
+        ).fetchall()
+    return {str(name): int(size) for name, size in rows}
+
+
 def main() -> int:
     from distributed import build_corpus
 
@@ -75,6 +89,7 @@ def main() -> int:
                 chunks, wall = index_once(folder, location)
                 rows.append((name, chunks, wall))
                 print(f"  {name}: {chunks} chunks in {wall:.1f}s", flush=True)
+            sizes = pg_bytes(dsn, "write_path")
     finally:
         if server is not None:
             server.stop()
@@ -86,6 +101,14 @@ def main() -> int:
         "| --- | --- | --- | --- |",
     ]
     lines += [f"| {n} | {c} | {w:.1f} | {c / w:,.0f} |" for n, c, w in rows]
+    chunks = rows[-1][1] or 1
+    lines += [
+        "",
+        f"PostgreSQL bytes per chunk (tables with their indexes and TOAST, {chunks} chunks, no "
+        "HNSW index): "
+        + ", ".join(f"{t} {b / chunks:,.0f}" for t, b in sizes.items())
+        + f"; total {sum(sizes.values()) / chunks:,.0f}.",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
