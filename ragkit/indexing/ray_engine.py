@@ -99,6 +99,9 @@ class RayEngine(Engine):
             uses the cluster this process is already connected to, or starts a local one.
         actors: how many embedding actors (model replicas).
         gpus_per_actor: GPUs each actor asks for (``0``: CPU only).
+        cpus_per_actor: CPUs each actor holds; its model runs that many intra-op threads.
+            ``None``: the cluster's CPUs shared out among the actors (at least 1, at most a
+            node's), so N actors on one node never run N times one thread per core.
         connect_timeout: seconds to wait for an explicit ``address`` to answer.
     """
 
@@ -110,6 +113,7 @@ class RayEngine(Engine):
         *,
         actors: int = 1,
         gpus_per_actor: float = 0.0,
+        cpus_per_actor: float | None = None,
         connect_timeout: float = 5.0,
         batch_size: int = EMBED_BATCH,
     ) -> None:
@@ -117,7 +121,12 @@ class RayEngine(Engine):
             raise ConfigurationError(f"actors must be a positive int, got {actors!r}")
         if not isinstance(gpus_per_actor, (int, float)) or gpus_per_actor < 0:
             raise ConfigurationError(f"gpus_per_actor must be >= 0, got {gpus_per_actor!r}")
+        if cpus_per_actor is not None and (
+            not isinstance(cpus_per_actor, (int, float)) or cpus_per_actor <= 0
+        ):
+            raise ConfigurationError(f"cpus_per_actor must be > 0, got {cpus_per_actor!r}")
         self.address, self.actors, self.gpus_per_actor = address, actors, float(gpus_per_actor)
+        self.cpus_per_actor = None if cpus_per_actor is None else float(cpus_per_actor)
         self.connect_timeout, self.batch_size = connect_timeout, batch_size
         #: What went through the driver in the latest run (None before the first).
         self.last_run: RayRunStats | None = None
@@ -143,6 +152,21 @@ class RayEngine(Engine):
                 f": {err}"
             ) from None
         return True
+
+    def actor_cpus(self, nodes: Sequence[float]) -> float:
+        """CPUs each actor asks for, given the CPUs of the cluster's live ``nodes``.
+
+        Example:
+            >>> RayEngine(actors=2).actor_cpus([2.0]), RayEngine(actors=1).actor_cpus([2.0])
+            (1.0, 2.0)
+            >>> RayEngine(actors=3).actor_cpus([8.0, 8.0]), RayEngine(actors=8).actor_cpus([2.0])
+            (5.0, 1.0)
+        """
+        if self.cpus_per_actor is not None:
+            return self.cpus_per_actor
+        if not nodes:
+            return 1.0
+        return float(max(1, min(int(max(nodes)), int(sum(nodes)) // self.actors)))
 
     def start(
         self, target: WriteTarget, progress: Progress, notify: Callable[[], None]
@@ -246,9 +270,15 @@ class _Embed:
     """Ray actor: one model session for the whole run, batches of chunks in, vectors out."""
 
     def __init__(
-        self, model: Callable[[], Embeddings], cache_url: str, dimension: int, gpu: bool
+        self,
+        model: Callable[[], Embeddings],
+        cache_url: str,
+        dimension: int,
+        gpu: bool,
+        threads: int = 1,
     ) -> None:
         embeddings = model()
+        _fit_threads(embeddings, threads)
         if gpu:
             _use_cuda(embeddings)
         # load the model now, once per actor: a worker that cannot load it fails the run
@@ -270,6 +300,18 @@ class _Embed:
                 self.embeddings.embed_documents_array(texts), dtype=np.float32
             )
         return {**batch, "vector": vectors}
+
+
+def _fit_threads(embeddings: Embeddings, threads: int) -> None:
+    """Run an ONNX model's session on the actor's CPUs, not one thread per core of the node.
+
+    Applies to a model with a ``threads`` setting left at ``None`` (onnxruntime's default,
+    one thread per core) whose session is not open yet; an explicit setting is kept.
+    onnxruntime's threads spin while they wait, so two actors of one thread per core on the
+    same node slow each other down more than they gain.
+    """
+    if getattr(embeddings, "threads", 0) is None and getattr(embeddings, "_session", None) is None:
+        embeddings.threads = threads  # type: ignore[attr-defined]
 
 
 def _use_cuda(embeddings: Embeddings) -> None:
@@ -315,6 +357,8 @@ class _RayRun(EngineRun):
         if not dimension:
             raise ConfigurationError("engine 'ray' needs a model with a known dimension")
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
+        nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
+        cpus = engine.actor_cpus([n for n in nodes if n > 0])
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
         read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model)
         ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
@@ -332,9 +376,11 @@ class _RayRun(EngineRun):
                 "cache_url": cache,
                 "dimension": int(dimension),
                 "gpu": engine.gpus_per_actor > 0,
+                "threads": max(1, int(cpus)),
             },
             batch_size=engine.batch_size,
             compute=ray.data.ActorPoolStrategy(size=engine.actors),
+            num_cpus=cpus,
             num_gpus=engine.gpus_per_actor or None,
             batch_format="numpy",
         )
