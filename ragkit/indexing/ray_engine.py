@@ -302,6 +302,12 @@ class _Embed:
         return {**batch, "vector": vectors}
 
 
+def cluster_cpus(ray: Any) -> list[float]:
+    """The CPUs of each live node of the cluster ``ray`` is connected to."""
+    nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
+    return [n for n in nodes if n > 0]
+
+
 def _fit_threads(embeddings: Embeddings, threads: int) -> None:
     """Run an ONNX model's session on the actor's CPUs, not one thread per core of the node.
 
@@ -357,8 +363,7 @@ class _RayRun(EngineRun):
         if not dimension:
             raise ConfigurationError("engine 'ray' needs a model with a known dimension")
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
-        nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
-        cpus = engine.actor_cpus([n for n in nodes if n > 0])
+        cpus = engine.actor_cpus(cluster_cpus(ray))
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
         read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model)
         ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))

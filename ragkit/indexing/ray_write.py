@@ -39,7 +39,14 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Loaded, LoadJob, WrittenFile
 from ragkit.indexing.loading import describe
-from ragkit.indexing.ray_engine import _model_factory, _ReadSplit, _use_cuda, import_ray
+from ragkit.indexing.ray_engine import (
+    _fit_threads,
+    _model_factory,
+    _ReadSplit,
+    _use_cuda,
+    cluster_cpus,
+    import_ray,
+)
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -115,6 +122,7 @@ class _EmbedWrite:
         cleanup: bool,
         force: bool,
         fingerprint: str,
+        threads: int = 1,
     ) -> None:
         from ragkit.indexing.embedding_cache import cached, open_pg_cache
         from ragkit.indexing.loading import CountingEmbeddings, Progress
@@ -124,6 +132,7 @@ class _EmbedWrite:
         from ragkit.stores.pgvector.client import PGClient
 
         embeddings: Embeddings = model()
+        _fit_threads(embeddings, threads)
         if gpu:
             _use_cuda(embeddings)
         embeddings.embed_query("warm-up")  # a worker that cannot load the model fails now
@@ -208,6 +217,7 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
     ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
     # read + split reserve no CPU (see RayEngine): at most 2 per actor run at once
     ds = ds.map(read_split, compute=ray.data.TaskPoolStrategy(size=2 * engine.actors), num_cpus=0)
+    cpus = engine.actor_cpus(cluster_cpus(ray))
     return ds.map_batches(
         _EmbedWrite,
         fn_constructor_kwargs={
@@ -218,9 +228,11 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
             "cleanup": job.cleanup,
             "force": job.force,
             "fingerprint": job.fingerprint,
+            "threads": max(1, int(cpus)),
         },
         batch_size=1,  # one batch of files: one transaction
         compute=ray.data.ActorPoolStrategy(size=engine.actors),
+        num_cpus=cpus,
         num_gpus=engine.gpus_per_actor or None,
         batch_format="numpy",
     )

@@ -51,3 +51,17 @@ def test_cpus_per_actor_is_checked():
     with pytest.raises(ConfigurationError, match="cpus_per_actor"):
         RayEngine(cpus_per_actor=0)
     assert RayEngine(actors=4, cpus_per_actor=0.5).actor_cpus([2.0]) == 0.5
+
+
+@pytest.mark.slow
+def test_actors_writing_postgres_size_threads_too(ray_cluster, pg_dsn, pg_collection, tmp_path):
+    docs = corpus(tmp_path / "docs")
+    log = tmp_path / "model.log"
+    model = ThreadsEmbeddings(str(log))
+    with Index.create(
+        f"{pg_dsn}?collection={pg_collection}", model, chunk_size=200, chunk_overlap=0
+    ) as idx:
+        report = idx.add([docs], engine=RayEngine(actors=2))
+    assert report.num_added > 0
+    seen = threads_seen(log)
+    assert seen and all(values == {"1"} for values in seen.values()), seen
