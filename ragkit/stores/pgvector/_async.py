@@ -150,10 +150,15 @@ class PGAsyncMixin:
             scored = [(d, s) for d, s in scored if s >= score_threshold]
         return scored
 
-    async def asimilarity_search_batch(
-        self: Any, queries: Sequence[str], k: int = 4, **kwargs: Any
-    ) -> list[list[Document]]:
-        return [await self.asimilarity_search(query, k, **kwargs) for query in queries]
+    async def asimilarity_search_with_score_by_vector_batch(
+        self: Any, embeddings: Any, k: int = 4, **kwargs: Any
+    ) -> list[list[Hit]]:
+        """One statement per query vector on the async pool; one result list per row."""
+        matrix = self._query_matrix(embeddings)
+        return [
+            await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)
+            for vector in matrix
+        ]
 
     async def amax_marginal_relevance_search_by_vector(
         self: Any,
@@ -176,19 +181,6 @@ class PGAsyncMixin:
             vector, np.vstack(vectors), lambda_mult, k, normalized=self.metric.normalize
         )
         return [hits[i][0] for i in picks]
-
-    async def amax_marginal_relevance_search(
-        self: Any,
-        query: str,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        **kwargs: Any,
-    ) -> list[Document]:
-        vector = await self._aquery_vector(query)
-        return await self.amax_marginal_relevance_search_by_vector(
-            vector, k, fetch_k, lambda_mult, **kwargs
-        )
 
     async def ahybrid_search_with_score(
         self: Any, query: str, k: int = 4, **kwargs: Any
