@@ -1,7 +1,8 @@
 """Async twins of FaissStore's methods (each runs the sync method in the shared worker pool).
 
 FAISS releases the GIL while it searches, so concurrent async searches overlap. The twins of
-MMR and of the batched searches come from :class:`~ragkit.stores.base.VectorStore`.
+MMR, of the batched searches and of ``from_texts``/``from_documents`` come from
+:class:`~ragkit.stores.base.VectorStore`.
 
 Example:
     >>> # docs = await store.asimilarity_search_by_vector(vector, k=4)
@@ -48,22 +49,6 @@ class FaissAsyncMixin:
         return await run_in_executor(
             self.similarity_search_with_score_by_vector, embedding, k, **kwargs
         )
-
-    @classmethod
-    async def afrom_texts(
-        cls: Any,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
-
-    @classmethod
-    async def afrom_documents(
-        cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
-    ) -> FaissStore:
-        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     @classmethod
     async def afrom_embeddings(

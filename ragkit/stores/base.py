@@ -17,6 +17,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import Self
+
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
@@ -303,6 +305,24 @@ class VectorStore(ABC):
         **kwargs: Any,
     ) -> VectorStore:
         raise NotImplementedError(f"{cls.__name__} does not implement from_texts")
+
+    @classmethod
+    async def afrom_texts(
+        cls,
+        texts: Sequence[str],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """:meth:`from_texts` in a worker thread (embedding is CPU work)."""
+        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
+
+    @classmethod
+    async def afrom_documents(
+        cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
+    ) -> Self:
+        """:meth:`from_documents` in a worker thread."""
+        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     def as_retriever(
         self,

@@ -176,3 +176,18 @@ def test_a_store_without_searches_by_vector_says_so_before_embedding() -> None:
 def test_a_store_with_its_own_mmr_keeps_it_in_the_async_twin() -> None:
     got = asyncio.run(OwnMMRStore().amax_marginal_relevance_search("q", k=2, fetch_k=5))
     assert [d.page_content for d in got] == ["mmr q 2 5 0.5"]
+
+
+@pytest.mark.parametrize("cls", [InMemoryVectorStore])
+def test_async_construction_comes_from_the_base(cls) -> None:
+    emb = HashEmbeddings(16)
+
+    async def build():
+        a = await cls.afrom_texts(["tea", "coffee"], emb, metadatas=[{"n": 1}, {"n": 2}])
+        b = await cls.afrom_documents([Document("tea", id="t"), Document("milk", id="m")], emb)
+        return a, b
+
+    a, b = asyncio.run(build())
+    assert type(a) is cls and type(b) is cls
+    assert a.similarity_search("coffee", k=1)[0].metadata == {"n": 2}
+    assert [d.id for d in b.get_by_ids(["m", "t"])] == ["m", "t"]

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -28,9 +28,6 @@ from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
-
-if TYPE_CHECKING:
-    from ragkit.embeddings.base import Embeddings
 
 Hit = tuple[Document, float]
 
@@ -243,15 +240,7 @@ class PGAsyncMixin:
         await self.client.arun(delete, what="delete", retry=False)
         return True
 
-    # -- adds (embedding and COPY in a worker thread) -------------------------------------------
-    async def aadd_texts(
-        self: Any,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)
-
+    # -- adds (embedding and COPY in a worker thread; aadd_texts and afrom_* are VectorStore's) --
     async def aadd_embeddings(
         self: Any,
         text_embeddings: Iterable[tuple[str, Sequence[float]]],
@@ -261,22 +250,6 @@ class PGAsyncMixin:
         return await run_in_executor(
             self.add_embeddings, list(text_embeddings), metadatas, **kwargs
         )
-
-    @classmethod
-    async def afrom_texts(
-        cls: Any,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
-
-    @classmethod
-    async def afrom_documents(
-        cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
-    ) -> Any:
-        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     async def aclose(self: Any) -> None:
         """Close this event loop's async pool (and the sync pool, when the store owns it)."""
