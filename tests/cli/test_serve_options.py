@@ -9,7 +9,14 @@ from click.testing import CliRunner
 
 from ragkit._cli.serve_command import serve_cmd
 
-COUNTS = {"workers": 1, "max_k": 100, "max_query_length": 2000, "max_concurrency": 64}
+COUNTS = {
+    "workers": 1,
+    "max_k": 100,
+    "max_query_length": 2000,
+    "max_concurrency": 64,
+    "pool_size": 8,
+}
+ENVVARS = {"workers": "RAGKIT_SERVE_WORKERS", "pool_size": "RAGKIT_SERVE_POOL_SIZE"}
 SECONDS = {"request_timeout": 60.0, "header_timeout": 10.0, "body_timeout": 10.0}
 
 
@@ -24,7 +31,7 @@ def test_counts_are_whole_numbers_from_one(name: str, default: int) -> None:
     opt = option(name)
     assert isinstance(opt.type, click.IntRange) and (opt.type.min, opt.type.max) == (1, None)
     assert opt.default == default and opt.show_default is True and opt.help
-    assert opt.envvar == ("RAGKIT_SERVE_WORKERS" if name == "workers" else None)
+    assert opt.envvar == ENVVARS.get(name)
 
 
 @pytest.mark.parametrize("name, default", SECONDS.items())
@@ -40,6 +47,7 @@ def test_timeouts_are_seconds_above_zero(name: str, default: float) -> None:
     [
         (["--max-k", "0"], "--max-k"),
         (["--workers", "0"], "--workers"),
+        (["--pool-size", "0"], "--pool-size"),
         (["--max-concurrency", "-3"], "--max-concurrency"),
         (["--body-timeout", "0"], "--body-timeout"),
         (["--request-timeout", "soon"], "--request-timeout"),
