@@ -26,6 +26,22 @@ Cleanup modes (``ragkit index --cleanup``):
   into the same index are left alone;
 - ``full``: everything not seen in this run is removed;
 - ``none``: nothing is removed (old versions of changed files stay).
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ragkit.embeddings import HashEmbeddings
+    >>> from ragkit.indexing.folder_storage import FolderStorage
+    >>> from ragkit.indexing.splitting import SplitSettings, make_splitter
+    >>> emb = HashEmbeddings(8)
+    >>> target = WriteTarget(FolderStorage(Path(tempfile.mkdtemp()) / "idx"), emb.model_id, 8,
+    ...                      SplitSettings(), emb, make_splitter(SplitSettings()))
+    >>> doc = Document("Pump the tyres to 4 bar.", metadata={"source": "a.txt"})
+    >>> report = write(target, [doc])
+    >>> report.num_added, report.committed
+    (1, True)
+    >>> write(target, [doc]).num_skipped  # a second run finds it unchanged
+    1
 """
 
 from __future__ import annotations
