@@ -388,7 +388,10 @@ def test_a_server_outlives_its_database_restarting(tmp_path):
             database.start_process()
             for body in queries:
                 wait_for(
-                    lambda b=body: httpx.post(server.url + "/query", json=b).status_code == 200,
+                    # the pool reconnects with back-off: the first answer may take seconds
+                    lambda b=body: (
+                        httpx.post(server.url + "/query", json=b, timeout=60).status_code == 200
+                    ),
                     "answers once the database is back",
                 )
     finally:
