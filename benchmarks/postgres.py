@@ -4,6 +4,8 @@ Run (the lead's final figures, on a quiet machine):
     .venv/bin/python benchmarks/postgres.py --out benchmarks/results/postgres.md
 Smoke run (seconds):
     .venv/bin/python benchmarks/postgres.py --n 3000 --queries 50 --duration 3 --hnsw-sizes 5000
+Only the query overhead (section 2; the rows are still loaded, untimed):
+    .venv/bin/python benchmarks/postgres.py --sections 2
 
 Server: a fresh embedded PostgreSQL 18 + pgvector (tests/postgres_server.py) on loopback, or
 ``--dsn`` / ``RAGKIT_TEST_POSTGRES_URL``. Both stores use their defaults (cosine, exact search,
@@ -26,6 +28,9 @@ Sections:
 4. HNSW at scale (``--hnsw-sizes``, default 100k and 1M): synthetic clustered vectors, built with
    ``create_index("hnsw")`` (pgvector's defaults m=16, ef_construction=64); build time, and
    recall@10 vs exact search plus p50 latency at ef_search 40 and 100.
+
+``--sections 2,3`` runs only the sections named (default: all). Sections 2 and 3 search the
+rows section 1 loads, so those rows are loaded either way (untimed when 1 is not chosen).
 
 Clustered data: ``n / 1000`` centres drawn from N(0, I) in ``--dim`` dimensions; each vector is
 a centre plus Gaussian noise of norm ~0.8 of the centre's, then L2-normalised; queries are
@@ -172,9 +177,10 @@ def overhead(dsn: str, rk: Any, lc: Any, queries: np.ndarray, rounds: int) -> st
         )
     bare = psycopg.connect(dsn, autocommit=True)
     register_vector(bare)
+    # the same columns the store reads (content_raw holds texts PostgreSQL's text cannot)
     rk_sql = (
-        'SELECT id, content, metadata, embedding <#> %s::vector AS d FROM "bench_rk".documents '
-        "ORDER BY d LIMIT 10"
+        "SELECT id, content, content_raw, metadata, embedding <#> %s::vector AS d "
+        'FROM "bench_rk".documents ORDER BY d LIMIT 10'
     )
     coll = bare.execute(
         "SELECT uuid FROM langchain_pg_collection WHERE name = %s", (lc.collection_name,)
@@ -325,6 +331,17 @@ def _same_centres(n: int, dim: int, nq: int) -> np.ndarray:
     return block / np.linalg.norm(block, axis=1, keepdims=True)
 
 
+def parse_sections(text: str) -> set[int]:
+    """``"1,3"`` -> ``{1, 3}``; anything but section numbers 1-4 is refused by name."""
+    try:
+        chosen = {int(x) for x in text.split(",") if x.strip()}
+    except ValueError:
+        raise SystemExit(f"--sections takes comma-separated numbers 1-4, got {text!r}") from None
+    if not chosen or not chosen <= {1, 2, 3, 4}:
+        raise SystemExit(f"--sections takes comma-separated numbers 1-4, got {text!r}")
+    return chosen
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -338,7 +355,11 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--hnsw-sizes", default="100000,1000000", help="comma-separated; '' skips")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument(
+        "--sections", default="1,2,3,4", help="comma-separated section numbers to run (1-4)"
+    )
     args = ap.parse_args()
+    chosen = parse_sections(args.sections)
     from tests.postgres_server import TestServer, server_from_env
 
     server = None
@@ -354,26 +375,31 @@ def main() -> int:
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}; server and clients on the same machine (loopback). "
             f"Command: `.venv/bin/python benchmarks/postgres.py "
-            f"--n {args.n} --duration {args.duration:g} --hnsw-sizes {args.hnsw_sizes}`.\n"
+            f"--n {args.n} --duration {args.duration:g} --hnsw-sizes {args.hnsw_sizes} "
+            f"--sections {','.join(map(str, sorted(chosen)))}`.\n"
         )
-        print("1. ingest", flush=True)
-        text, rk, lc = ingest(dsn, args.n, args.dim)
-        sections += ["## Ingest (vectors given)\n", text, ""]
-        print("2. query overhead", flush=True)
-        sections += [
-            "## Query overhead over the bare SQL\n",
-            overhead(dsn, rk, lc, queries, args.rounds),
-            "",
-        ]
-        print("3. concurrency", flush=True)
-        sections += [
-            f"## {args.clients} concurrent clients, {args.duration:g} s each\n",
-            concurrency(rk, lc, queries, args.clients, args.duration),
-            "",
-        ]
-        rk.close()
+        if chosen & {1, 2, 3}:
+            print("1. ingest" if 1 in chosen else "1. loading the rows (untimed)", flush=True)
+            text, rk, lc = ingest(dsn, args.n, args.dim)
+            if 1 in chosen:
+                sections += ["## Ingest (vectors given)\n", text, ""]
+            if 2 in chosen:
+                print("2. query overhead", flush=True)
+                sections += [
+                    "## Query overhead over the bare SQL\n",
+                    overhead(dsn, rk, lc, queries, args.rounds),
+                    "",
+                ]
+            if 3 in chosen:
+                print("3. concurrency", flush=True)
+                sections += [
+                    f"## {args.clients} concurrent clients, {args.duration:g} s each\n",
+                    concurrency(rk, lc, queries, args.clients, args.duration),
+                    "",
+                ]
+            rk.close()
         sizes = [int(s) for s in args.hnsw_sizes.split(",") if s.strip()]
-        if sizes:
+        if sizes and 4 in chosen:
             print("4. HNSW at scale", flush=True)
             sections += [
                 "## HNSW recall and latency (synthetic clustered vectors)\n",

@@ -165,12 +165,16 @@ class PGClient(PGAsyncClientMixin):
     def _register(self, conn: Any) -> None:
         from pgvector.psycopg.halfvec import register_halfvec_info
         from pgvector.psycopg.vector import register_vector_info
+        from psycopg.types.json import set_json_loads
+
+        from ragkit.stores.pgvector.codec import loads_json
 
         if "vector" in self._types:
             register_vector_info(conn, self._types["vector"])
         if "halfvec" in self._types:
             register_halfvec_info(conn, self._types["halfvec"])
-        conn.info_settings = {}  # settings applied on this connection (see apply_settings)
+        set_json_loads(loads_json, conn)
+        conn.info_settings = {}  # settings applied on this connection (see fetch_rows)
 
     # -- the sync pool -------------------------------------------------------------------
     @property
@@ -242,9 +246,17 @@ class PGClient(PGAsyncClientMixin):
             except psycopg.Error as err:
                 raise self.translate(err, what) from None
         for attempt in (0, 1):
+            # getconn/putconn rather than pool.connection(): the pool's connections are in
+            # autocommit, so the commit that connection() makes on the way out is a no-op that
+            # costs a few microseconds per search; a connection left inside a transaction is
+            # still rolled back by the pool on return
+            pool = self.pool
             try:
-                with self.pool.connection() as conn:
+                conn = pool.getconn()
+                try:
                     return fn(conn)
+                finally:
+                    pool.putconn(conn)
             except psycopg.Error as err:
                 if attempt == 0 and retry and is_connection_lost(err):
                     _log.warning(
