@@ -173,3 +173,18 @@ def test_the_prepared_search_is_planned_once(
     text, generic, custom = plans[0]
     assert "LIMIT 7" in text  # k is in the text, not a parameter
     assert generic >= 10 and custom <= 5, plans  # 5 custom plans tried, then the generic one
+
+
+def test_one_thread_keeps_using_the_connection_it_just_returned(pg_dsn: str) -> None:
+    """The pool is LIFO: a thread searching in a loop stays on one warm server backend
+    (psycopg_pool alone cycles through every idle connection)."""
+    from ragkit.stores.pgvector import PGClient
+
+    client = PGClient.connect(pg_dsn, min_size=3, max_size=3)
+    try:
+        client.pool.wait()
+        assert client.pool.get_stats()["pool_available"] == 3
+        pids = [client.run(lambda c: c.info.backend_pid) for _ in range(6)]
+        assert len(set(pids)) == 1, pids
+    finally:
+        client.close()

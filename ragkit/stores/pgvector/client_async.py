@@ -87,19 +87,38 @@ def fetch_rows(
     a statement once it has run a few times on the connection).
     """
     todo = _todo(conn, settings) if settings else None
+    cursor = _search_cursor(conn)
     if not todo:
-        cursor = conn.execute(query, params, prepare=prepare, binary=True)
-        return cursor.fetchall()
+        return cursor.execute(query, params, prepare=prepare).fetchall()
     if _pipelines():
         with conn.pipeline():
             conn.execute(*_settings_statement(todo))
-            cursor = conn.execute(query, params, prepare=prepare, binary=True)
+            cursor.execute(query, params, prepare=prepare)
     else:  # pragma: no cover - libpq older than 14
         conn.execute(*_settings_statement(todo))
-        cursor = conn.execute(query, params, prepare=prepare, binary=True)
+        cursor.execute(query, params, prepare=prepare)
     rows = cursor.fetchall()
     conn.info_settings.update(todo)
     return rows
+
+
+def _search_cursor(conn: Any) -> Any:
+    """A binary cursor for one search on ``conn``.
+
+    A connection checked out of the pool (idle, in autocommit) belongs to one thread until it
+    goes back, so it keeps one cursor for all its searches: a new cursor per search costs
+    about a fifth of psycopg's client time for a 10-row search. A connection inside a
+    transaction may be shared by threads that copied the transaction's context, so it gets
+    a fresh cursor each time.
+    """
+    from psycopg.pq import TransactionStatus
+
+    if conn.info.transaction_status != TransactionStatus.IDLE:
+        return conn.cursor(binary=True)
+    cursor = getattr(conn, "ragkit_cursor", None)
+    if cursor is None or cursor.closed:
+        cursor = conn.ragkit_cursor = conn.cursor(binary=True)
+    return cursor
 
 
 async def afetch_rows(
