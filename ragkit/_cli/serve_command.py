@@ -7,6 +7,8 @@ Example:
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from ragkit._cli import output
@@ -116,6 +118,14 @@ from ragkit._cli.settings import index_defaults, resolve
     show_default=True,
     help="Seconds between checks for a newly indexed snapshot (0: never reload).",
 )
+@click.option(
+    "--pool-size",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    envvar="RAGKIT_SERVE_POOL_SIZE",
+    help="PostgreSQL index: most connections per pool; each worker has two (event loop, threads).",
+)
 @model_options
 @click.option(
     "--log-level",
@@ -141,6 +151,7 @@ def serve_cmd(
     body_timeout: float,
     max_concurrency: int,
     reload_interval: float,
+    pool_size: int,
     model_name: str | None,
     endpoint: str | None,
     timeout: float | None,
@@ -149,20 +160,21 @@ def serve_cmd(
     """Serve an index over HTTP: POST /query, POST /ask (streamed), GET /info, a web page at /.
 
     Several --workers serve one index read-only, and each picks up a newly indexed snapshot
-    within --reload-interval seconds. /ask answers with Gemini when GOOGLE_API_KEY is set
+    within --reload-interval seconds. An index in PostgreSQL (postgresql://...?collection=NAME)
+    is shared by any number of servers; put its password in PGPASSWORD, not in the URL. /ask answers with Gemini when GOOGLE_API_KEY is set
     (else it returns the passages). API docs: /docs and /openapi.json.
 
     \b
     Examples:
       ragkit serve my-index
       ragkit serve my-index --host 0.0.0.0 --port 8080 --workers 4 --api-key-file keys.txt
+      PGPASSWORD=... ragkit serve 'postgresql://app@db/rag?collection=manuals' --workers 4
       curl -s localhost:8000/query -d '{"query": "reset", "retriever": "bm25", "k": 3}'
     """
-    import os
-
     from ragkit.indexing.index_dir import Index
     from ragkit.loaders._files import parse_size
     from ragkit.serve.server import run
+    from ragkit.serve.service import release
     from ragkit.serve.settings import ServeSettings, key_file_warning, load_api_keys
 
     keys = load_api_keys(api_key_file) if api_key_file else ()
@@ -178,10 +190,13 @@ def serve_cmd(
         body_timeout=body_timeout,
         max_concurrency=max_concurrency,
         reload_interval=reload_interval,
+        pool_size=pool_size,
         cors_origins=cors_origins,
         api_keys=keys,
     )
-    Index.open(index).info()  # a missing or damaged index fails here, before any worker starts
+    checked = Index.open(index)  # a missing or damaged index fails here, before any worker starts
+    checked.info()
+    release(checked)
     model = None
     if has_key():
         defaults = index_defaults(index) if "://" not in index else {}
@@ -194,7 +209,7 @@ def serve_cmd(
         output.err("note: GOOGLE_API_KEY is not set; /ask returns the passages without an answer")
     shown = "[" + host + "]" if ":" in host else host
     output.err(
-        f"ragkit serve: http://{shown}:{port}/ ({os.path.basename(index.rstrip('/')) or index}, "
+        f"ragkit serve: http://{shown}:{port}/ ({_name(index)}, "
         f"{workers} worker{'s' if workers > 1 else ''}; "
         f"{'API key required' if keys else 'no API key'}; "
         f"CORS {'for ' + ', '.join(cors_origins) if cors_origins else 'off'})"
@@ -209,3 +224,12 @@ def serve_cmd(
         model=model,
         log_level=log_level,
     )
+
+
+def _name(index: str) -> str:
+    """The index as the start-up line names it: a folder's name, a URL without its password."""
+    if "://" in index:
+        from ragkit.indexing.pg_location import shown
+
+        return shown(index)
+    return os.path.basename(index.rstrip("/")) or index

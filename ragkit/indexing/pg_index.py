@@ -10,6 +10,8 @@ what differs:
 - writing commits one transaction per batch of whole files, so readers see each file as it was
   or as it is now, and a killed job keeps the batches it committed (a rerun continues);
 - readers always see the newest committed state (there are no snapshots to pin);
+  :meth:`~PGIndex.refresh` tells whether it changed since the last call (what a server polls),
+  and :meth:`~PGIndex.info` reads its counts in one snapshot of the database;
 - ``bm25`` and ``hybrid`` retrievers run in the database
   (:class:`~ragkit.retrievers.PGHybridRetriever`); embeddings are not cached on disk.
 
@@ -49,11 +51,14 @@ if TYPE_CHECKING:
     from ragkit.stores.pgvector.client import PGClient
 
 
-def connect(location: PGLocation) -> PGClient:
-    """A checked connection pool to the index's database (clear errors, before any write)."""
+def connect(location: PGLocation, pool_size: int | None = None) -> PGClient:
+    """A checked connection pool to the index's database (clear errors, before any write);
+    ``pool_size`` bounds its connections (default: PGClient's)."""
     from ragkit.stores.pgvector.client import PGClient
 
-    return PGClient.connect(location.dsn)
+    if pool_size is None:
+        return PGClient.connect(location.dsn)
+    return PGClient.connect(location.dsn, max_size=pool_size)
 
 
 class PGIndex(Index):
@@ -77,6 +82,8 @@ class PGIndex(Index):
         self.config = config
         self._store: Any = None
         self._bm25 = None
+        self._version: tuple[Any, ...] | None = None
+        self._records_ready = False
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -114,13 +121,23 @@ class PGIndex(Index):
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None
+        cls,
+        path: str | os.PathLike[str],
+        embeddings: Embeddings | str | None = None,
+        *,
+        pool_size: int | None = None,
     ) -> PGIndex:
-        """Open an existing index at URL ``path``; ``embeddings`` defaults to the recorded model."""
+        """Open an existing index at URL ``path``; ``embeddings`` defaults to the recorded model.
+
+        ``pool_size``: most connections the index's pool opens (default 16; a query server
+        sets it per worker process).
+        """
         location = PGLocation.parse(str(path))
-        client = connect(location)
+        client = connect(location, pool_size)
         try:
-            return cls._open(location, client, embeddings)
+            idx = cls._open(location, client, embeddings)
+            idx._version = idx.version()
+            return idx
         except BaseException:
             client.close()
             raise
@@ -188,8 +205,54 @@ class PGIndex(Index):
 
     # -- reading -------------------------------------------------------------------------
     def refresh(self) -> bool:
-        """Always reads the newest committed state: nothing to move to (returns ``False``)."""
-        return False
+        """Whether the index changed since it was opened or last refreshed.
+
+        Reads always see the newest committed state, so there is nothing to move to; what a
+        long-lived reader (a query server) caches about the index, such as :meth:`info`, is
+        worth rebuilding when this returns ``True``. One cheap query (see :meth:`version`).
+        """
+        current = self.version()
+        if current == self._version:
+            return False
+        self._version = current
+        self._store = None  # the collection's settings are read afresh too
+        return True
+
+    def version(self) -> tuple[Any, ...]:
+        """A value that changes with every commit that changes the index: the chunk count and
+        the newest chunk's sequence number (the store's counters, changed in the transaction
+        that writes the chunks) and the settings' last-update time (written at the end of
+        each indexing run)."""
+        from psycopg import sql
+
+        from ragkit.stores.pgvector.schema import ident
+
+        store = self.vectorstore
+        updated = sql.SQL("(SELECT config->'index'->>'updated' FROM {})").format(
+            ident(self.location.collection, pg_config.TABLE)
+        )
+        if getattr(store, "_info", None) is None:  # no collection yet: the settings only
+            counters: sql.Composable = sql.SQL("NULL, NULL")
+        else:
+            counters = sql.SQL("(SELECT doc_count FROM {}), (SELECT max(seq) FROM {})").format(
+                store.layout.meta, store.layout.docs
+            )
+        query = sql.SQL("SELECT {}, {}").format(counters, updated)
+        row = self.client.run(lambda c: c.execute(query, ()).fetchone(), what="check the index")
+        return tuple(row)
+
+    def metadata_keys(self) -> list[str]:
+        """The metadata keys the index's chunks have, sorted (computed in the database)."""
+        from psycopg import sql
+
+        store = self.vectorstore
+        if getattr(store, "_info", None) is None:
+            return []
+        query = sql.SQL(
+            "SELECT DISTINCT k FROM {}, LATERAL jsonb_object_keys(metadata) AS k ORDER BY k"
+        ).format(store.layout.docs)
+        rows = self.client.run(lambda c: c.execute(query, ()).fetchall(), what="list the keys")
+        return [str(r[0]) for r in rows]
 
     def close(self) -> None:
         """Nothing pinned; the connection pool stays open for the next query."""
@@ -238,8 +301,21 @@ class PGIndex(Index):
         return super().retriever(kind, k, dedupe=dedupe, rerank=rerank, **kwargs)
 
     def info(self) -> dict[str, Any]:
-        """As :meth:`Index.info`; ``size_bytes`` is what the collection's tables take."""
+        """As :meth:`Index.info`; ``size_bytes`` is what the collection's tables take.
+
+        The counts come from one snapshot of the database (a repeatable-read transaction), so
+        ``documents`` and ``chunks`` agree even while an indexing run commits.
+        """
+        records = self._records()
         store = self.vectorstore
+        with self.client.transaction():
+            self.client.run(
+                lambda c: c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"),
+                what="read the index",
+            )
+            return self._info(store, records)
+
+    def _info(self, store: Any, records: Any) -> dict[str, Any]:
         sizes = _sizes(self.client, self.location.collection)
         meta = self.config = pg_config.read(self.client, self.location.collection) or self.config
         index = meta.get(L.SECTION_INDEX, {})
@@ -248,7 +324,7 @@ class PGIndex(Index):
             "model": self.model_id,
             "embedding": self.embedding_name,
             "dimension": self.dimension,
-            "documents": len(self.sources()),
+            "documents": len(records.list_groups()),
             "chunks": len(store),
             "size_bytes": sum(sizes.values()),
             "sizes": sizes,
@@ -260,11 +336,17 @@ class PGIndex(Index):
 
     def sources(self) -> list[str]:
         """The sources (file paths) with chunks in the index."""
+        return list(self._records().list_groups())
+
+    def _records(self) -> Any:
+        """The index's record manager (its table created, once, when missing)."""
         from ragkit.indexing.pg_record_manager import PGRecordManager
 
         rm = PGRecordManager(L.NAMESPACE, client=self.client, schema=self.location.collection)
-        rm.create_schema()
-        return list(rm.list_groups())
+        if not self._records_ready:
+            rm.create_schema()
+            self._records_ready = True
+        return rm
 
     def __repr__(self) -> str:
         return f"Index({self.display!r}, model={self.model_id!r})"

@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from ragkit.errors import (
     ConfigurationError,
+    DatabaseConnectionError,
     InputTypeError,
     InvalidInputError,
     MissingVariablesError,
@@ -111,6 +112,8 @@ def describe(exc: BaseException) -> tuple[int, str, str, str | None]:
         return 422, "invalid_input", str(exc), None
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
         return 504, "timeout", "the request took longer than the server allows", None
+    if isinstance(exc, DatabaseConnectionError):  # a PostgreSQL index's server is away
+        return 503, "database_unavailable", "the index's database cannot be reached; retry", None
     return 500, "internal_error", "Internal Server Error", None
 
 

@@ -97,7 +97,10 @@ def build_generation(index: Any, roots: tuple[str, ...] = (), llm: Any = None) -
             retrievers[kind].invoke("warm up", k=1)
     paths = SourcePaths(roots or infer_roots(index.sources()))
     keys: set[str] = set()
-    if len(store) > 0:
+    listed = getattr(index, "metadata_keys", None)
+    if callable(listed):  # a PostgreSQL index lists them without sending every chunk here
+        keys.update(listed())
+    elif len(store) > 0:
         for doc in store.get_by_ids(store.ids):
             keys.update(paths.clean(doc.metadata))
     keys.discard("score")

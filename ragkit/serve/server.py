@@ -3,9 +3,11 @@
 :func:`run` starts uvicorn on ``create_app(...)``. With ``workers > 1`` uvicorn's
 supervisor starts that many processes sharing one listening socket; each opens
 the index read-only and loads it before it accepts requests (the settings
-reach them through the ``RAGKIT_SERVE_CONFIG`` environment variable, which
-holds no secret: API keys travel as SHA-256 digests, the chat model's key stays
-in ``GOOGLE_API_KEY``).
+reach them through the ``RAGKIT_SERVE_CONFIG`` environment variable: API keys
+travel as SHA-256 digests, the chat model's key stays in ``GOOGLE_API_KEY``; a
+PostgreSQL index URL travels as given, so keep its password in ``PGPASSWORD`` or
+``~/.pgpass``, which libpq reads, rather than in the URL). Each worker opens its
+own connection pool to a PostgreSQL index.
 
 uvicorn waits forever for a client to finish its request headers; the protocol
 here closes a connection whose request line and headers take longer than
@@ -178,7 +180,11 @@ def run(
         from ragkit.serve.service import IndexService
 
         # a damaged index fails here, with its message, before any worker starts
-        IndexService(index, settings, roots=roots).start()
+        check = IndexService(index, settings, roots=roots)
+        try:
+            check.start()
+        finally:
+            check.close()  # the supervisor keeps no database connection: each worker has its own
         # uvicorn's supervisor starts the workers; each builds the app from ENV
         os.environ[ENV] = json.dumps(spec)
         uvicorn.run("ragkit.serve.server:worker_app", factory=True, workers=workers, **common)

@@ -7,6 +7,13 @@ and then checks every ``reload_interval`` seconds whether a newer snapshot was
 committed. A new one is loaded and warmed up beside the old; requests switch to
 it at once, and those in flight finish on the one they started with.
 
+A PostgreSQL index has no snapshots: every query reads the newest committed
+state, so any number of servers share one index. Its check is one cheap query
+(:meth:`~ragkit.indexing.pg_index.PGIndex.refresh`); when the index changed, the
+generation (counts, metadata keys, path roots) is rebuilt the same way. Each
+worker process opens its own connection pool of at most
+``settings.pool_size`` connections.
+
 Example:
     >>> # service = IndexService("my-index", ServeSettings()); service.start()
     >>> # service.generation.snapshot
@@ -54,19 +61,30 @@ class IndexService:
         if self.index is None:
             arg = self._index_arg
             if isinstance(arg, (str, os.PathLike)):
-                from ragkit.indexing.index_dir import Index
                 from ragkit.serve.batching import QueryBatcher
 
-                model = Index.open(arg).embeddings
+                probe = self._open_index(arg, None)
+                model = probe.embeddings
                 if model.model_id.startswith("hash-"):  # instant: nothing to share
-                    self.index = Index.open(arg)
+                    self.index = probe
                 else:
-                    self.index = Index.open(arg, embeddings=QueryBatcher(model))
+                    release(probe)
+                    self.index = self._open_index(arg, QueryBatcher(model))
             else:
                 self.index = arg
             if self.name is None:
-                self.name = _display_name(arg)
+                self.name = display_name(arg)
         return self.index
+
+    def _open_index(self, arg: str | os.PathLike[str], embeddings: Any) -> Any:
+        from ragkit.indexing.index_dir import Index
+        from ragkit.indexing.pg_location import is_index_url
+
+        if is_index_url(arg):
+            from ragkit.indexing.pg_index import PGIndex
+
+            return PGIndex.open(str(arg), embeddings, pool_size=self.settings.pool_size)
+        return Index.open(arg, embeddings=embeddings)
 
     def start(self) -> Generation:
         """Open the index and load its current snapshot (blocking; run before serving)."""
@@ -126,17 +144,42 @@ class IndexService:
                 await task
             except asyncio.CancelledError:
                 pass
-        for thing in (getattr(self.index, "embeddings", None), self.index):
-            close = getattr(thing, "close", None)
-            if close is not None:
-                close()
+        self.close()
+
+    def close(self) -> None:
+        """Let go of the index; one this service opened is closed for good (a PostgreSQL
+        index's connection pool too), one passed in only lets go of its snapshot."""
+        index, self.index = self.index, None
+        if index is None:
+            return
+        close = getattr(getattr(index, "embeddings", None), "close", None)
+        if close is not None:
+            close()
+        if isinstance(self._index_arg, (str, os.PathLike)):
+            release(index)
+        elif callable(getattr(index, "close", None)):
+            index.close()
 
 
-def _display_name(arg: Any) -> str:
-    """A name for the index that tells nothing about the server's disk or a database password."""
+def release(index: Any) -> None:
+    """Close ``index``: its pinned snapshot, or a PostgreSQL index's connection pool."""
+    shutdown = getattr(index, "shutdown", None) or getattr(index, "close", None)
+    if shutdown is not None:
+        shutdown()
+
+
+def display_name(arg: Any) -> str:
+    """A name for the index that tells nothing about the server's disk or a database password:
+    a folder's name, or a PostgreSQL index's collection."""
     if isinstance(arg, (str, os.PathLike)):
         text = os.fspath(arg)
-        if "://" in text:  # a database URL: the database name only
-            return text.rsplit("/", 1)[-1].split("?", 1)[0] or "index"
+        if "://" in text:  # a database URL: its collection, never its user, host or password
+            from ragkit.errors import ConfigurationError
+            from ragkit.indexing.pg_location import PGLocation
+
+            try:
+                return PGLocation.parse(text).collection
+            except ConfigurationError:
+                return "index"
         return os.path.basename(os.path.normpath(text)) or "index"
     return type(arg).__name__

@@ -57,13 +57,17 @@ class ServeSettings:
     """Requests handled at once per worker; one more gets 429 at once."""
     reload_interval: float = 2.0
     """Seconds between checks for a newly committed index snapshot (0: never reload)."""
+    pool_size: int = 8
+    """Most database connections a worker opens per pool (a PostgreSQL index): one pool serves
+    its event loop, one its threads, so a worker holds at most twice this many."""
     cors_origins: tuple[str, ...] = ()
     """Origins allowed to call the API from a browser (empty: CORS off)."""
     api_keys: tuple[bytes, ...] = field(default=(), repr=False)
     """SHA-256 digests of the accepted keys (see :func:`load_api_keys`); empty: no key needed."""
 
     def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_query_length", "max_k", "max_batch", "max_concurrency"):
+        positive = ("max_body_bytes", "max_query_length", "max_k", "max_batch", "max_concurrency")
+        for name in (*positive, "pool_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigurationError(
