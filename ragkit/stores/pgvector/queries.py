@@ -23,6 +23,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from ragkit.errors import InvalidQueryError
 from ragkit.stores.pgvector.codec import DOC_COLUMNS
 from ragkit.stores.pgvector.distance import Metric
 
@@ -79,7 +80,7 @@ def knn_sql(
 def _limit(value: int) -> int:
     """``value`` as a LIMIT literal (callers check ``k`` first; this guards the SQL text)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"a LIMIT must be an int >= 0, got {value!r}")
+        raise InvalidQueryError(f"k must be an integer >= 0, got {value!r}")
     return int(value)
 
 
