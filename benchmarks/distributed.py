@@ -83,6 +83,14 @@ def child(config: str, folder: str, work: str, cpus: int) -> dict[str, float]:
             self.inner = LocalEmbeddings(batch_size=8)
 
         @property
+        def threads(self) -> int | None:  # the engine sizes the model to its actor's CPUs
+            return self.inner.threads
+
+        @threads.setter
+        def threads(self, value: int | None) -> None:
+            self.inner.threads = value
+
+        @property
         def model_id(self) -> str:
             return self.inner.model_id
 

@@ -154,6 +154,14 @@ def _register() -> None:
     help="With --engine ray: GPUs per actor (CUDA with onnxruntime-gpu) [0].",
 )
 @click.option(
+    "--cpus-per-actor",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    envvar="RAGKIT_RAY_CPUS_PER_ACTOR",
+    help="With --engine ray: CPUs per actor, its model's threads [the cluster's CPUs shared "
+    "out among the actors].",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
@@ -183,6 +191,7 @@ def index_cmd(
     address: str | None,
     actors: int,
     gpus_per_actor: float,
+    cpus_per_actor: float | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -215,7 +224,9 @@ def index_cmd(
     if engine == "ray":
         from ragkit.indexing.ray_engine import RayEngine
 
-        chosen = RayEngine(address, actors=actors, gpus_per_actor=gpus_per_actor)
+        chosen = RayEngine(
+            address, actors=actors, gpus_per_actor=gpus_per_actor, cpus_per_actor=cpus_per_actor
+        )
     defaults = index_defaults(index_dir)
     recorded = _recorded(index_dir)
     idx = Index.create(

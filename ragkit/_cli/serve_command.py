@@ -8,6 +8,8 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -15,6 +17,26 @@ from ragkit._cli import output
 from ragkit._cli.chat_model import DEFAULT_MODEL, has_key, model_options
 from ragkit._cli.guard import guarded
 from ragkit._cli.settings import index_defaults, resolve
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def _count(flag: str, default: int, help: str, **more: Any) -> Decorator:
+    """An option taking a whole number >= 1, its default shown in --help."""
+    return click.option(
+        flag, type=click.IntRange(min=1), default=default, show_default=True, help=help, **more
+    )
+
+
+def _seconds(flag: str, default: float, help: str) -> Decorator:
+    """An option taking a number of seconds > 0, its default shown in --help."""
+    return click.option(
+        flag,
+        type=click.FloatRange(min=0, min_open=True),
+        default=default,
+        show_default=True,
+        help=help,
+    )
 
 
 @click.command("serve")
@@ -34,13 +56,11 @@ from ragkit._cli.settings import index_defaults, resolve
     envvar="RAGKIT_PORT",
     help="Port to listen on.",
 )
-@click.option(
+@_count(
     "--workers",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
+    1,
+    "Worker processes sharing the port; each loads the index read-only.",
     envvar="RAGKIT_SERVE_WORKERS",
-    help="Worker processes sharing the port; each loads the index read-only.",
 )
 @click.option(
     "--api-key-file",
@@ -63,54 +83,22 @@ from ragkit._cli.settings import index_defaults, resolve
     help="Indexed folder that result paths are shown relative to (repeatable) "
     "[the deepest folder holding every indexed file].",
 )
-@click.option(
-    "--max-k",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    help="Largest k a request may ask for.",
-)
-@click.option(
-    "--max-query-length",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Longest query or question, in characters.",
-)
+@_count("--max-k", 100, "Largest k a request may ask for.")
+@_count("--max-query-length", 2000, "Longest query or question, in characters.")
 @click.option(
     "--max-body-size",
     default="1MiB",
     show_default=True,
     help="Largest request body, e.g. 256KiB, 1MiB.",
 )
-@click.option(
-    "--request-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    help="Seconds a request (a whole answer stream) may take.",
-)
-@click.option(
+@_seconds("--request-timeout", 60.0, "Seconds a request (a whole answer stream) may take.")
+@_seconds(
     "--header-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    help="Seconds a client may take to send its request headers (then it is disconnected).",
+    10.0,
+    "Seconds a client may take to send its request headers (then it is disconnected).",
 )
-@click.option(
-    "--body-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    help="Seconds a client may take to send its request body (then 408).",
-)
-@click.option(
-    "--max-concurrency",
-    type=click.IntRange(min=1),
-    default=64,
-    show_default=True,
-    help="Requests handled at once per worker; more get 429.",
-)
+@_seconds("--body-timeout", 10.0, "Seconds a client may take to send its request body (then 408).")
+@_count("--max-concurrency", 64, "Requests handled at once per worker; more get 429.")
 @click.option(
     "--reload-interval",
     type=click.FloatRange(min=0),
@@ -118,13 +106,11 @@ from ragkit._cli.settings import index_defaults, resolve
     show_default=True,
     help="Seconds between checks for a newly indexed snapshot (0: never reload).",
 )
-@click.option(
+@_count(
     "--pool-size",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
+    8,
+    "PostgreSQL index: most connections per pool; each worker has two (event loop, threads).",
     envvar="RAGKIT_SERVE_POOL_SIZE",
-    help="PostgreSQL index: most connections per pool; each worker has two (event loop, threads).",
 )
 @model_options
 @click.option(

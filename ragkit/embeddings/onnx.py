@@ -43,7 +43,7 @@ import numpy as np
 
 from ragkit.embeddings.base import Embeddings
 from ragkit.embeddings.model_dir import file_sha256, model_sha256
-from ragkit.embeddings.onnx_runtime import Provider, create_session
+from ragkit.embeddings.onnx_runtime import OnnxModel, Provider, token_feeds
 from ragkit.embeddings.pooling import normalize, pool, pooling_modes
 from ragkit.errors import ConfigurationError
 
@@ -59,7 +59,7 @@ def check_positive(value: Any, name: str, *, none_ok: bool = False) -> None:
         raise ConfigurationError(f"{name} must be {allowed}, got {value!r}")
 
 
-class OnnxEmbeddings(Embeddings):
+class OnnxEmbeddings(Embeddings, OnnxModel):
     """Sentence embeddings from an ONNX model directory or repository (see the module docstring).
 
     Args:
@@ -191,17 +191,10 @@ class OnnxEmbeddings(Embeddings):
         self.document_prompt = document_prompt
         self.include_prompt = include_prompt
         self.batch_size = batch_size
-        self.threads = threads
-        self.providers = None if providers is None else list(providers)
-        self.device = device
         self._dimension = dimension
-        self._session: Any = None
-        self._lock = threading.Lock()
         self._model_id: str | None = None
         self._prompt_tokens: dict[str, int] = {}
-        from ragkit.embeddings.onnx_runtime import choose_providers
-
-        choose_providers(self.providers, device)  # a bad device fails now, not at first use
+        self._init_session(providers, device, threads)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.source!r}, model_id={self.model_id!r})"
@@ -260,39 +253,10 @@ class OnnxEmbeddings(Embeddings):
                 self._dimension = int(self.embed_documents_array(["dimension"]).shape[1])
         return self._dimension
 
-    @property
-    def execution_providers(self) -> list[str]:
-        """The providers the session runs on (``["CPUExecutionProvider"]`` on a machine without GPU)."""
-        return list(self._ensure_session().get_providers())
-
-    @property
-    def execution_device(self) -> str:
-        """``"cuda"`` or ``"cpu"``: where the session runs (what ``ragkit info`` reports)."""
-        from ragkit.embeddings.onnx_runtime import device_of
-
-        return device_of(self._ensure_session())
-
-    # -- the session --------------------------------------------------------------------
+    # -- the session (made on first use: ragkit.embeddings.onnx_runtime.OnnxModel) -------------
     def _resolve_model(self) -> Path:
         assert self.model_file is not None
         return self.model_file
-
-    def _ensure_session(self) -> Any:
-        if self._session is not None:
-            return self._session
-        with self._lock:
-            if self._session is None:
-                path = self._resolve_model()
-                session = create_session(
-                    path,
-                    providers=self.providers,
-                    device=self.device,
-                    threads=self.threads,
-                    owner=type(self).__name__,
-                )
-                self._check_signature(session, path)
-                self._session = session
-        return self._session
 
     def _check_signature(self, session: Any, path: Path) -> None:
         inputs = {i.name for i in session.get_inputs()}
@@ -352,19 +316,9 @@ class OnnxEmbeddings(Embeddings):
         pooling config excludes).
         """
         session = self._ensure_session()
-        longest = max(len(row) for row in ids)
-        input_ids = np.full((len(ids), longest), self._pad, dtype=np.int64)
-        mask = np.zeros((len(ids), longest), dtype=np.int64)
-        for j, row in enumerate(ids):
-            input_ids[j, : len(row)] = row
-            mask[j, : len(row)] = 1
-        feeds = {"input_ids": input_ids, "attention_mask": mask}
-        if "token_type_ids" in self._feeds:
-            feeds["token_type_ids"] = np.zeros_like(input_ids)
-        if "position_ids" in self._feeds:
-            feeds["position_ids"] = np.broadcast_to(
-                np.arange(longest, dtype=np.int64), input_ids.shape
-            ).copy()
+        feeds = token_feeds(ids, self._pad, self._feeds)
+        mask = feeds["attention_mask"]
+        longest = mask.shape[1]
         out = session.run([self._output], feeds)[0]
         expected = 2 if self._pooled else 3
         if out.ndim != expected or out.shape[0] != len(ids):

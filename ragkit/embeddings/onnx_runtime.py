@@ -12,19 +12,30 @@ takes ``device=`` and ``providers=``:
 - ``providers=[...]``: onnxruntime's provider names (or ``(name, options)`` pairs), passed
   through as they are; each must be available in this onnxruntime build.
 
+:class:`OnnxModel` holds what those classes share: the settings above, the session made on
+first use (one per object, thread-safe), and the padded token inputs of a batch
+(:func:`token_feeds`).
+
 Example:
     >>> choose_providers(None, "cpu")
     ['CPUExecutionProvider']
     >>> runtime_info()["available_providers"][-1]
     'CPUExecutionProvider'
+    >>> token_feeds([[101, 7, 102], [101, 102]], 0, {"input_ids"})["attention_mask"]
+    array([[1, 1, 1],
+           [1, 1, 0]])
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from ragkit.errors import ConfigurationError
 
@@ -119,6 +130,95 @@ def create_session(
             f"{str(path)!r} (driver or CUDA libraries missing?); use device='auto' or 'cpu'"
         )
     return session
+
+
+class OnnxModel:
+    """An ONNX model's session settings and its session, created on first use.
+
+    A subclass calls :meth:`_init_session` in its constructor and defines
+    :meth:`_resolve_model` (the ``.onnx`` file) and :meth:`_check_signature` (which refuses a
+    model whose inputs or outputs it cannot use, naming the file).
+    """
+
+    providers: list[Provider] | None
+    device: str
+    threads: int | None
+    _session: Any
+    _lock: threading.Lock
+
+    def _init_session(
+        self, providers: Sequence[Provider] | None, device: str, threads: int | None
+    ) -> None:
+        """Record where the session will run; a bad ``device`` fails now, not at first use."""
+        self.providers = None if providers is None else list(providers)
+        self.device = device
+        self.threads = threads
+        self._session = None
+        self._lock = threading.Lock()
+        choose_providers(self.providers, device)
+
+    def _resolve_model(self) -> Path:
+        raise NotImplementedError
+
+    def _check_signature(self, session: Any, path: Path) -> None:
+        raise NotImplementedError
+
+    def _ensure_session(self) -> Any:
+        if self._session is not None:
+            return self._session
+        with self._lock:
+            if self._session is None:
+                path = self._resolve_model()
+                session = create_session(
+                    path,
+                    providers=self.providers,
+                    device=self.device,
+                    threads=self.threads,
+                    owner=type(self).__name__,
+                )
+                self._check_signature(session, path)
+                self._session = session
+        return self._session
+
+    @property
+    def execution_providers(self) -> list[str]:
+        """The providers the session runs on (``["CPUExecutionProvider"]`` on a machine without GPU)."""
+        return list(self._ensure_session().get_providers())
+
+    @property
+    def execution_device(self) -> str:
+        """``"cuda"`` or ``"cpu"``: where the session runs (what ``ragkit info`` reports)."""
+        return device_of(self._ensure_session())
+
+
+def token_feeds(
+    rows: Sequence[Sequence[int]],
+    pad: int,
+    inputs: set[str] | frozenset[str],
+    type_ids: Sequence[Sequence[int]] | None = None,
+) -> dict[str, np.ndarray]:
+    """A batch's model inputs, padded to its longest row: ``input_ids`` and ``attention_mask``,
+    plus ``token_type_ids`` (``type_ids``, else zeros) and ``position_ids`` when ``inputs``
+    (the session's input names) has them."""
+    import numpy as np
+
+    longest = max(len(row) for row in rows)
+    ids = np.full((len(rows), longest), pad, dtype=np.int64)
+    mask = np.zeros((len(rows), longest), dtype=np.int64)
+    for j, row in enumerate(rows):
+        ids[j, : len(row)] = row
+        mask[j, : len(row)] = 1
+    feeds = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in inputs:
+        types = np.zeros_like(ids)
+        for j, row in enumerate(type_ids or ()):
+            types[j, : len(row)] = row
+        feeds["token_type_ids"] = types
+    if "position_ids" in inputs:
+        feeds["position_ids"] = np.broadcast_to(
+            np.arange(longest, dtype=np.int64), ids.shape
+        ).copy()
+    return feeds
 
 
 def device_of(session: Any) -> str:

@@ -1,4 +1,10 @@
-"""The embedding cache of an index directory: one SQLite database shared by every writer.
+"""The embedding cache of an index: one database table shared by every writer.
+
+An index directory caches in ``cache.sqlite`` (below); a PostgreSQL index caches in table
+``key_value_store`` of its collection's schema (:class:`~ragkit.stores.pgvector.PGByteStore`,
+same keys, same checksums), created with the index's tables and dropped with the collection,
+so the Ray workers on every machine, a second writer and a rerun after a crash share it
+(:func:`open_pg_cache`).
 
 ``cache.sqlite`` holds one row per vector (:class:`~ragkit.stores.SQLStore`, WAL mode), under
 the keys :class:`~ragkit.embeddings.CacheBackedEmbeddings` gives (``model/sha256(text)``), so
@@ -32,21 +38,51 @@ from ragkit.stores.sql_store import SQLStore
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
+    from ragkit.indexing.pg_location import PGLocation
     from ragkit.stores.kv import ByteStore
+    from ragkit.stores.pgvector.byte_store import PGByteStore
 
 NAMESPACE = "embeddings"
 """The cache's namespace inside ``cache.sqlite`` (the keys themselves start with the model)."""
 _MIGRATE_BATCH = 1000
 
 
-def cache_store(db_url: str) -> SQLStore:
-    """The cache store at ``db_url`` (checksummed values), without migrating anything."""
-    return SQLStore(namespace=NAMESPACE, db_url=db_url, checksum=True)
+def cache_store(db_url: str) -> SQLStore | PGByteStore:
+    """The cache store at ``db_url`` (checksummed values), without migrating anything.
+
+    ``db_url``: ``sqlite:///.../cache.sqlite``, or a PostgreSQL index URL (its cache table).
+    """
+    if db_url.startswith("sqlite:"):
+        return SQLStore(namespace=NAMESPACE, db_url=db_url, checksum=True)
+    from ragkit.indexing.pg_location import PGLocation
+
+    return open_pg_cache(PGLocation.parse(db_url))
+
+
+def open_pg_cache(location: PGLocation) -> PGByteStore:
+    """The embedding cache of the PostgreSQL index at ``location`` (its table created if missing).
+
+    The store has its own small connection pool: a cached vector is committed at once, not
+    with the batch being written, so a job killed mid-batch keeps what it embedded.
+    """
+    from ragkit.stores.pgvector.byte_store import PGByteStore
+
+    store = PGByteStore(
+        location.dsn, schema=location.collection, namespace=NAMESPACE, checksum=True
+    )
+    try:
+        store.create_schema()
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def open_cache(root: Path) -> SQLStore:
     """The embedding cache of the index directory ``root``, migrating a ``cache/`` folder first."""
-    store = cache_store(f"sqlite:///{Path(root).absolute() / L.CACHE_DB}")
+    store = SQLStore(
+        namespace=NAMESPACE, db_url=f"sqlite:///{Path(root).absolute() / L.CACHE_DB}", checksum=True
+    )
     legacy = Path(root) / L.CACHE
     if legacy.is_dir() and not legacy.is_symlink():
         migrate_file_cache(legacy, store)

@@ -10,8 +10,11 @@ where they land:
 - :class:`LocalEngine` (``engine="local"``, the default): files are read and split by
   ``workers`` threads of this process, and chunks embedded here by the write batch;
 - :class:`~ragkit.indexing.ray_engine.RayEngine` (``engine="ray"``): files are read and split
-  by Ray tasks and embedded by a pool of Ray actors (one model session each); the driver
-  receives chunks and their vectors in file order and writes them as the local engine does.
+  by Ray tasks and embedded by a pool of Ray actors (one model session each). Into a folder
+  index the driver receives chunks and their vectors in file order and writes them as the
+  local engine does; into a PostgreSQL index the actors write each batch of whole files
+  themselves (one transaction each) and the driver receives only counts
+  (:class:`WrittenFile`).
 
 Both give the same index: same chunk ids, contents, vectors (to float rounding) and answers.
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragkit.errors import ConfigurationError
@@ -41,18 +44,40 @@ if TYPE_CHECKING:
     from ragkit.indexing.target import WriteTarget
 
 ENGINES = ("local", "ray")
-Loaded = Iterator[tuple["FoundFile", "LoadedFile | BaseException"]]
-"""Each changed file with its chunks (or why it failed), in the order the files were given."""
+Loaded = Iterator[tuple["FoundFile", "LoadedFile | WrittenFile | BaseException"]]
+"""Each changed file with its chunks (or, written by the workers, its counts; or why it
+failed), in the order the files were given."""
 
 
 @dataclass(frozen=True)
 class LoadJob:
-    """How to turn files into chunks: the splitter, the loading limits, the look-ahead."""
+    """How to turn files into chunks: the splitter, the loading limits, the look-ahead; and,
+    for an engine whose workers write to the storage themselves, how the writer would write
+    (chunks per batch of whole files, cleanup, force, the splitter's fingerprint)."""
 
     split_for: SplitFor
     workers: int = 1
     max_file_size: int | None = None
     pack_to: int | None = None
+    batch_size: int = 512
+    cleanup: bool = True
+    force: bool = False
+    fingerprint: str = ""
+
+
+@dataclass
+class WrittenFile:
+    """A file the engine's workers already wrote to the storage (chunks, records, file row).
+
+    ``count``: its chunks; ``problems``: parts that failed (the rest was written). The counts of
+    the batch it was written in (``num_added``, ...) and how many texts the workers embedded
+    for it ride on the batch's first written file (zeros on the others).
+    """
+
+    count: int
+    problems: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    embedded: int = 0
 
 
 class EngineRun(ABC):

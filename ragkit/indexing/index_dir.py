@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from ragkit.indexing.writer import IndexReport, Progress
     from ragkit.retrievers.base import BaseRetriever
     from ragkit.stores.kv import ByteStore
+    from ragkit.stores.pgvector.byte_store import PGByteStore
     from ragkit.stores.sql_store import SQLStore
 
 
@@ -255,7 +256,7 @@ class Index:
             cache=cache,
         )
 
-    def _cache(self) -> SQLStore | None:
+    def _cache(self) -> SQLStore | PGByteStore | None:
         """The index's embedding cache (``cache.sqlite``; an old ``cache/`` folder is moved in)."""
         if not worth_caching(self.embeddings):
             return None

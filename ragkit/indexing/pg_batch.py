@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult
     from ragkit.indexing.file_table import FileRow
     from ragkit.indexing.pg_index import PGIndex
+    from ragkit.stores.pgvector.client import PGClient
+    from ragkit.stores.pgvector.store import PGVectorStore
 
 __all__ = ["apply_batch"]
 
@@ -49,11 +51,8 @@ def apply_batch(
     ``source``, and a :class:`~ragkit.errors.DatabaseError` when the transaction fails (nothing
     of the batch is kept).
     """
-    from ragkit.indexing.api import index as run_index
     from ragkit.indexing.files import unsaveable
-    from ragkit.indexing.pg_file_table import PGFileTable
     from ragkit.indexing.pg_index import PGIndex
-    from ragkit.indexing.pg_record_manager import PGRecordManager
 
     docs = list(chunks)
     for n, doc in enumerate(docs):
@@ -67,23 +66,56 @@ def apply_batch(
         raise InvalidInputError(f"apply_batch: a chunk cannot be indexed: {problem}")
     idx = index if isinstance(index, PGIndex) else PGIndex.open(index)
     try:
-        collection = idx.location.collection
-        rm = PGRecordManager(L.NAMESPACE, client=idx.client, schema=collection)
-        rm.create_schema()
-        table = PGFileTable(idx.client, collection)
-        table.create()
-        store = idx.vectorstore
-        with idx.client.transaction():
-            counts = run_index(
-                docs,
-                rm,
-                store,
-                cleanup="incremental",
-                batch_size=max(1, len(docs)),
-                force_update=force_update,
-            )
-            table.upsert(files)
-        return counts
+        writer = BatchWriter(idx.client, idx.location.collection, idx.vectorstore)
+        return writer.write(docs, files, force=force_update)
     finally:
         if idx is not index:
             idx.shutdown()
+
+
+class BatchWriter:
+    """The tables of one PostgreSQL index that a batch of whole files is written to.
+
+    ``store`` (the collection's PGVectorStore) embeds with its own embeddings; ``client`` is
+    the pool it shares with the record manager and the file table. :func:`apply_batch` and the
+    Ray engine's write stage (:mod:`ragkit.indexing.ray_engine`) both write through
+    :meth:`write`.
+    """
+
+    def __init__(self, client: PGClient, collection: str, store: PGVectorStore) -> None:
+        from ragkit.indexing.pg_file_table import PGFileTable
+        from ragkit.indexing.pg_record_manager import PGRecordManager
+
+        self.client, self.store = client, store
+        self.rm = PGRecordManager(L.NAMESPACE, client=client, schema=collection)
+        self.rm.create_schema()
+        self.table = PGFileTable(client, collection)
+        self.table.create()
+
+    def write(
+        self,
+        docs: Sequence[Document],
+        files: Sequence[FileRow] = (),
+        *,
+        cleanup: bool = True,
+        force: bool = False,
+    ) -> IndexingResult:
+        """Index ``docs`` and record ``files`` in one transaction (see :func:`apply_batch`).
+
+        ``cleanup=False``: a source's old chunks stay (``ragkit index --cleanup none``).
+        The batch is idempotent: written again (a retried worker), its chunks are found
+        unchanged in the record manager and skipped, its file rows upserted.
+        """
+        from ragkit.indexing.api import index as run_index
+
+        with self.client.transaction():
+            counts = run_index(
+                list(docs),
+                self.rm,
+                self.store,
+                cleanup="incremental" if cleanup else None,
+                batch_size=max(1, len(docs)),
+                force_update=force,
+            )
+            self.table.upsert(files)
+        return counts

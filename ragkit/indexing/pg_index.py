@@ -13,7 +13,9 @@ what differs:
   :meth:`~PGIndex.refresh` tells whether it changed since the last call (what a server polls),
   and :meth:`~PGIndex.info` reads its counts in one snapshot of the database;
 - ``bm25`` and ``hybrid`` retrievers run in the database
-  (:class:`~ragkit.retrievers.PGHybridRetriever`); embeddings are not cached on disk.
+  (:class:`~ragkit.retrievers.PGHybridRetriever`);
+- the embedding cache is a table of the collection (``key_value_store``, see
+  :func:`~ragkit.indexing.embedding_cache.open_pg_cache`), shared by every writer and worker.
 
 The password of the URL is never in a repr, an error or ``info()`` (see :attr:`display`).
 
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import ConfigurationError, IndexDamagedError
 from ragkit.indexing import layout as L
 from ragkit.indexing import pg_config
+from ragkit.indexing.embedding_choice import worth_caching
 from ragkit.indexing.index_config import (
     new_config,
     now,
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
     from ragkit.indexing.target import WriteTarget
     from ragkit.retrievers.base import BaseRetriever
     from ragkit.stores.kv import ByteStore
+    from ragkit.stores.pgvector.byte_store import PGByteStore
     from ragkit.stores.pgvector.client import PGClient
 
 
@@ -111,6 +115,10 @@ class PGIndex(Index):
 
             open_store(location, client, emb)  # refuses a collection built otherwise
             pg_config.create(client, location.collection)
+            if worth_caching(emb):  # the embedding cache's table, with the collection's
+                from ragkit.indexing.embedding_cache import open_pg_cache
+
+                open_pg_cache(location).close()
             with client.transaction():
                 if pg_config.read(client, location.collection) is None:  # else a racing create
                     pg_config.write(client, location.collection, config)
@@ -177,12 +185,17 @@ class PGIndex(Index):
         return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.display)  # type: ignore[arg-type]
 
     # -- writing -------------------------------------------------------------------------
-    def _cache(self) -> None:
-        """No embedding cache: a batch the database committed is never embedded again."""
-        return None
+    def _cache(self) -> PGByteStore | None:
+        """The embedding cache: table ``key_value_store`` of the collection (its own pool)."""
+        if not worth_caching(self.embeddings):
+            return None
+        from ragkit.indexing.embedding_cache import open_pg_cache
+
+        return open_pg_cache(self.location)
 
     def _write_target(self, cache: ByteStore | None) -> WriteTarget:
-        """The write job's view of this index: its collection, model and splitter."""
+        """The write job's view of this index: its collection, model, splitter and cache."""
+        from ragkit.indexing.embedding_cache import cached
         from ragkit.indexing.pg_storage import PGStorage
         from ragkit.indexing.target import WriteTarget
 
@@ -191,11 +204,12 @@ class PGIndex(Index):
             model_id=self.model_id,
             dimension=self.dimension,
             settings=self.settings,
-            embeddings=self.embeddings,
+            embeddings=cached(self.embeddings, cache),
             split_for=make_splitter(self.settings, self.embeddings),
             on_commit=self._record_commit,
             model=self.embeddings,
             model_name=self.embedding_name,
+            cache=cache,
         )
 
     def _record_commit(self) -> None:
@@ -353,11 +367,14 @@ class PGIndex(Index):
 
 
 def _sizes(client: PGClient, schema: str) -> dict[str, int]:
-    """Bytes per part, as a folder index reports them (``cache`` and ``old_snapshots``: 0)."""
+    """Bytes per part, as a folder index reports them (``old_snapshots``: 0)."""
+    from ragkit.stores.pgvector.byte_store import TABLE as CACHE_TABLE
+
     parts = {
         "store": ("collection", "documents"),
         "lexical": ("postings",),
         "records": ("upsertion_record", "indexed_file", pg_config.TABLE),
+        "cache": (CACHE_TABLE,),
     }
 
     def run(conn: Any) -> dict[str, int]:
@@ -371,7 +388,7 @@ def _sizes(client: PGClient, schema: str) -> dict[str, int]:
     tables = client.run(run, what="measure the index")
     out = {key: sum(tables.get(t, 0) for t in names) for key, names in parts.items()}
     known = {t for names in parts.values() for t in names}
-    out.update(cache=0, old_snapshots=0, other=sum(v for t, v in tables.items() if t not in known))
+    out.update(old_snapshots=0, other=sum(v for t, v in tables.items() if t not in known))
     return out
 
 

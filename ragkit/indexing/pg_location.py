@@ -87,6 +87,12 @@ class PGLocation:
     def __str__(self) -> str:
         return self.display
 
+    def secret_url(self) -> str:
+        """The full index URL, password included: for opening the index elsewhere (a worker
+        process), never for printing."""
+        joiner = "&" if "?" in self.dsn else "?"
+        return f"{self.dsn}{joiner}{PARAM}={quote(self.collection, safe='')}"
+
 
 def shown(index: object) -> str:
     """``index`` (a folder or an index URL) as it may be printed: URLs without their password."""

@@ -26,13 +26,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import IndexingError, IndexLockedError, InvalidInputError
-from ragkit.indexing.record_manager import SQLRecordManager
+from ragkit.errors import IndexingError, IndexLockedError
+from ragkit.indexing.record_manager import SQLRecordManager, one_group_per_key
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.schema import check_collection_name, ident
 from ragkit.stores.pgvector.writes import LOCK_CLASS
 
-_TICK = 1e-6
 #: Second key class of the writer lock of an index (session-level, held for a whole run).
 WRITER_LOCK_CLASS = LOCK_CLASS + 2
 
@@ -138,10 +137,7 @@ class PGRecordManager(SQLRecordManager):
             fetch=True,
         )
         server_now, latest = rows[0]
-        with self._mutex:
-            now = max(float(server_now), (latest or 0.0) + _TICK, self._last_time + _TICK)
-            self._last_time = now
-            return now
+        return self._later(float(server_now), latest)
 
     def update(
         self,
@@ -152,17 +148,10 @@ class PGRecordManager(SQLRecordManager):
     ) -> None:
         from psycopg import sql
 
-        if group_ids is None:
-            group_ids = [None] * len(keys)
-        if len(group_ids) != len(keys):
-            raise InvalidInputError(
-                f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
-            )
+        group_ids = one_group_per_key(keys, group_ids)
         if not keys:
             return
-        now = self.get_time()
-        if time_at_least is not None and now < time_at_least:
-            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
+        now = self._update_time(time_at_least)
         self._run(
             sql.SQL(
                 "INSERT INTO {} (namespace, key, group_id, updated_at) "

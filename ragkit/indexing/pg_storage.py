@@ -63,6 +63,10 @@ class PGStorage(Storage):
     def session(self, target: WriteTarget, rebuild: bool, embeddings: Embeddings) -> Session:
         return PGSession(self, target, rebuild, embeddings)
 
+    def worker_url(self) -> str | None:
+        """The index URL: workers write batches of whole files straight into the collection."""
+        return self.location.secret_url()
+
     def translate(self, err: BaseException) -> BaseException | None:
         """A driver error that escaped the client: the client's clear message (no password)."""
         from ragkit.errors import RagkitError

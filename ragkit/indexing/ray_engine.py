@@ -8,16 +8,21 @@ does (unchanged files are never read); the changed files go through Ray Data:
    run (:class:`_Embed`); a batch is embedded in one call, so ``LocalEmbeddings`` sorts it by
    length and pads each sub-batch only to its longest text. With ``gpus_per_actor`` > 0 and
    onnxruntime-gpu on a GPU node, the session runs on the CUDA execution provider;
-3. the chunks and their vectors come back to the driver in file order, and the driver applies
-   them, batch by batch as they arrive, to the index's storage: a folder's atomic snapshot, or
-   a PostgreSQL collection one transaction per batch (the vectors are looked up, not
-   recomputed).
+3. the results are written to the index's storage:
 
-When the index caches vectors (``cache.sqlite``, see :mod:`ragkit.indexing.embedding_cache`),
-every actor reads and adds to that cache: a batch retried after a worker died, or a run
-started again after the driver died, finds the finished vectors there. A PostgreSQL index
-has no cache: a rerun after the driver died keeps the batches already committed and embeds
-only the files after them.
+   - a folder index: the chunks and their vectors come back to the driver in file order, and
+     the driver applies them, batch by batch as they arrive, to the next snapshot (the vectors
+     are looked up, not recomputed), committed at the end as with the local engine;
+   - a PostgreSQL index: the actors write each batch of whole files themselves, one
+     transaction each (chunks, records and file rows together, the code of
+     :func:`~ragkit.indexing.apply_batch`), and the driver receives only counts
+     (:mod:`ragkit.indexing.ray_write`). The driver still decides what changed and what is
+     deleted. :attr:`RayEngine.last_run` says what went through the driver.
+
+When the index caches vectors, every actor reads and adds to the index's embedding cache
+(``cache.sqlite`` of a folder index, table ``key_value_store`` of a PostgreSQL collection;
+see :mod:`ragkit.indexing.embedding_cache`): a batch retried after a worker died, or a run
+started again after the driver died, finds the finished vectors there, committed or not.
 
 Example:
     >>> RayEngine(actors=2)
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -43,8 +49,11 @@ from ragkit.indexing.loading import describe
 
 if TYPE_CHECKING:
     from ragkit.indexing.loading import Progress
+    from ragkit.indexing.ray_write import RayRunStats
     from ragkit.indexing.splitting import SplitSettings
     from ragkit.indexing.target import WriteTarget
+
+_log = logging.getLogger("ragkit.indexing")
 
 EMBED_BATCH = 256
 """Chunks per embedding call of an actor (the model sorts each by length)."""
@@ -90,6 +99,9 @@ class RayEngine(Engine):
             uses the cluster this process is already connected to, or starts a local one.
         actors: how many embedding actors (model replicas).
         gpus_per_actor: GPUs each actor asks for (``0``: CPU only).
+        cpus_per_actor: CPUs each actor holds; its model runs that many intra-op threads.
+            ``None``: the cluster's CPUs shared out among the actors (at least 1, at most a
+            node's), so N actors on one node never run N times one thread per core.
         connect_timeout: seconds to wait for an explicit ``address`` to answer.
     """
 
@@ -101,6 +113,7 @@ class RayEngine(Engine):
         *,
         actors: int = 1,
         gpus_per_actor: float = 0.0,
+        cpus_per_actor: float | None = None,
         connect_timeout: float = 5.0,
         batch_size: int = EMBED_BATCH,
     ) -> None:
@@ -108,8 +121,15 @@ class RayEngine(Engine):
             raise ConfigurationError(f"actors must be a positive int, got {actors!r}")
         if not isinstance(gpus_per_actor, (int, float)) or gpus_per_actor < 0:
             raise ConfigurationError(f"gpus_per_actor must be >= 0, got {gpus_per_actor!r}")
+        if cpus_per_actor is not None and (
+            not isinstance(cpus_per_actor, (int, float)) or cpus_per_actor <= 0
+        ):
+            raise ConfigurationError(f"cpus_per_actor must be > 0, got {cpus_per_actor!r}")
         self.address, self.actors, self.gpus_per_actor = address, actors, float(gpus_per_actor)
+        self.cpus_per_actor = None if cpus_per_actor is None else float(cpus_per_actor)
         self.connect_timeout, self.batch_size = connect_timeout, batch_size
+        #: What went through the driver in the latest run (None before the first).
+        self.last_run: RayRunStats | None = None
 
     def __repr__(self) -> str:
         return (
@@ -132,6 +152,21 @@ class RayEngine(Engine):
                 f": {err}"
             ) from None
         return True
+
+    def actor_cpus(self, nodes: Sequence[float]) -> float:
+        """CPUs each actor asks for, given the CPUs of the cluster's live ``nodes``.
+
+        Example:
+            >>> RayEngine(actors=2).actor_cpus([2.0]), RayEngine(actors=1).actor_cpus([2.0])
+            (1.0, 2.0)
+            >>> RayEngine(actors=3).actor_cpus([8.0, 8.0]), RayEngine(actors=8).actor_cpus([2.0])
+            (5.0, 1.0)
+        """
+        if self.cpus_per_actor is not None:
+            return self.cpus_per_actor
+        if not nodes:
+            return 1.0
+        return float(max(1, min(int(max(nodes)), int(sum(nodes)) // self.actors)))
 
     def start(
         self, target: WriteTarget, progress: Progress, notify: Callable[[], None]
@@ -195,22 +230,26 @@ class _ReadSplit:
         )
         self._split_for: Any = None
 
-    def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+    def split(self, path: str) -> tuple[list[Document], list[str]]:
+        """The chunks of the file at ``path`` and the problems of its parts (raises if it fails)."""
         from ragkit.indexing.splitting import make_splitter
 
         if self._split_for is None:
             model = self.model if self.settings.name == "semantic" else None
             self._split_for = make_splitter(self.settings, model() if model is not None else None)
+        size = self.max_file_size
+        loaded = load_file(path, lambda p: loader_for(p, size or None), pack_to=self.pack_to)
+        return self._split_for(path)(loaded.docs), loaded.problems
+
+    def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         path = str(row["path"])
         head = {"i": int(row["i"]), "n": -1, "text": "", "meta": "", "error": "", "problems": ""}
         head.update(count=0, id="")
         try:
-            size = self.max_file_size
-            loaded = load_file(path, lambda p: loader_for(p, size or None), pack_to=self.pack_to)
-            docs = self._split_for(path)(loaded.docs)
+            docs, problems = self.split(path)
         except Exception as err:  # reported per file, as the local engine does
             return [{**head, "error": describe(err)}]
-        head["problems"] = json.dumps(loaded.problems)
+        head["problems"] = json.dumps(problems)
         head["count"] = len(docs)
         rows = [head]
         for n, doc in enumerate(docs):
@@ -231,9 +270,15 @@ class _Embed:
     """Ray actor: one model session for the whole run, batches of chunks in, vectors out."""
 
     def __init__(
-        self, model: Callable[[], Embeddings], cache_url: str, dimension: int, gpu: bool
+        self,
+        model: Callable[[], Embeddings],
+        cache_url: str,
+        dimension: int,
+        gpu: bool,
+        threads: int = 1,
     ) -> None:
         embeddings = model()
+        _fit_threads(embeddings, threads)
         if gpu:
             _use_cuda(embeddings)
         # load the model now, once per actor: a worker that cannot load it fails the run
@@ -255,6 +300,24 @@ class _Embed:
                 self.embeddings.embed_documents_array(texts), dtype=np.float32
             )
         return {**batch, "vector": vectors}
+
+
+def cluster_cpus(ray: Any) -> list[float]:
+    """The CPUs of each live node of the cluster ``ray`` is connected to."""
+    nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
+    return [n for n in nodes if n > 0]
+
+
+def _fit_threads(embeddings: Embeddings, threads: int) -> None:
+    """Run an ONNX model's session on the actor's CPUs, not one thread per core of the node.
+
+    Applies to a model with a ``threads`` setting left at ``None`` (onnxruntime's default,
+    one thread per core) whose session is not open yet; an explicit setting is kept.
+    onnxruntime's threads spin while they wait, so two actors of one thread per core on the
+    same node slow each other down more than they gain.
+    """
+    if getattr(embeddings, "threads", 0) is None and getattr(embeddings, "_session", None) is None:
+        embeddings.threads = threads  # type: ignore[attr-defined]
 
 
 def _use_cuda(embeddings: Embeddings) -> None:
@@ -285,6 +348,9 @@ class _RayRun(EngineRun):
         self.engine, self.target, self.started = engine, target, started
         self.received = _Received(target.embeddings)
         self.embeddings = self.received
+        from ragkit.indexing.ray_write import RayRunStats
+
+        self.stats = engine.last_run = RayRunStats()
 
     def _dataset(self, files: Sequence[FoundFile], job: LoadJob) -> Any:
         ray = import_ray()
@@ -297,6 +363,7 @@ class _RayRun(EngineRun):
         if not dimension:
             raise ConfigurationError("engine 'ray' needs a model with a known dimension")
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
+        cpus = engine.actor_cpus(cluster_cpus(ray))
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
         read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model)
         ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
@@ -314,14 +381,22 @@ class _RayRun(EngineRun):
                 "cache_url": cache,
                 "dimension": int(dimension),
                 "gpu": engine.gpus_per_actor > 0,
+                "threads": max(1, int(cpus)),
             },
             batch_size=engine.batch_size,
             compute=ray.data.ActorPoolStrategy(size=engine.actors),
+            num_cpus=cpus,
             num_gpus=engine.gpus_per_actor or None,
             batch_format="numpy",
         )
 
     def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
+        url = self.target.storage.worker_url()
+        if url:  # the actors write each batch of whole files into the index themselves
+            from ragkit.indexing.ray_write import collect_written, write_dataset
+
+            ds = write_dataset(self, files, job, url)
+            return collect_written(files, ds, self.stats)
         return self._collect(files, self._dataset(files, job))
 
     def _collect(self, files: Sequence[FoundFile], ds: Any) -> Iterator[Any]:
@@ -346,7 +421,10 @@ class _RayRun(EngineRun):
                     current.docs.append(
                         Document(page_content=text, metadata=meta, id=str(row["id"]) or None)
                     )
-                    self.received.keep(text, np.asarray(row["vector"], dtype=np.float32))
+                    vector = np.asarray(row["vector"], dtype=np.float32)
+                    self.stats.vectors_received += 1
+                    self.stats.vector_bytes_received += vector.nbytes
+                    self.received.keep(text, vector)
                 if current is not None and len(current.docs) == expected:
                     yield files[index], current
                     current = None
@@ -356,5 +434,15 @@ class _RayRun(EngineRun):
             raise IndexingError(f"the Ray indexing run failed: {describe(err)}") from err
 
     def close(self) -> None:
+        stats = self.stats
+        _log.info(
+            "ray run into %s: %d vectors (%d bytes) received by the driver, %d chunks written "
+            "by the workers in %d transactions",
+            self.target.name,
+            stats.vectors_received,
+            stats.vector_bytes_received,
+            stats.chunks_written_by_workers,
+            stats.batches_written_by_workers,
+        )
         if self.started:
             import_ray().shutdown()

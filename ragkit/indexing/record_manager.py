@@ -69,6 +69,29 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[start : start + _CHUNK]
 
 
+def one_group_per_key(
+    keys: Sequence[str], group_ids: Sequence[str | None] | None
+) -> Sequence[str | None]:
+    """The ``group_ids`` of an ``update(keys, group_ids=...)`` call: one per key (all ``None``
+    when not given), else :class:`~ragkit.errors.InvalidInputError`.
+
+    Example:
+        >>> one_group_per_key(["k1", "k2"], None)
+        [None, None]
+        >>> one_group_per_key(["k1", "k2"], ["a.txt"])
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.InvalidInputError: update() got 2 keys but 1 group_ids; pass one per key
+    """
+    if group_ids is None:
+        return [None] * len(keys)
+    if len(group_ids) != len(keys):
+        raise InvalidInputError(
+            f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
+        )
+    return group_ids
+
+
 def check_text(values: Iterable[str | None], what: str) -> None:
     """Raise :class:`~ragkit.errors.InvalidInputError` naming the first value that is not valid Unicode.
 
@@ -192,10 +215,22 @@ class SQLRecordManager:
                 "SELECT MAX(updated_at) FROM upsertion_record WHERE namespace = ?",
                 (self.namespace,),
             ).fetchone()
-            latest = row[0] if row and row[0] is not None else 0.0
-            now = max(time.time(), latest + _TICK, self._last_time + _TICK)
+            return self._later(time.time(), row[0] if row else None)
+
+    def _later(self, clock: float, latest: float | None) -> float:
+        """``clock``, or just after the ``latest`` stored time or this object's last time when
+        either is later (so times never go backwards)."""
+        with self._mutex:
+            now = max(clock, (latest or 0.0) + _TICK, self._last_time + _TICK)
             self._last_time = now
             return now
+
+    def _update_time(self, time_at_least: float | None) -> float:
+        """The time an ``update()`` stamps its keys with (never before ``time_at_least``)."""
+        now = self.get_time()
+        if time_at_least is not None and now < time_at_least:
+            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
+        return now
 
     async def aget_time(self) -> float:
         return await run_in_executor(self.get_time)
@@ -208,19 +243,12 @@ class SQLRecordManager:
         time_at_least: float | None = None,
     ) -> None:
         """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
-        if group_ids is None:
-            group_ids = [None] * len(keys)
-        if len(group_ids) != len(keys):
-            raise InvalidInputError(
-                f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
-            )
+        group_ids = one_group_per_key(keys, group_ids)
         if not keys:
             return
         check_text(keys, "key")
         check_text(group_ids, "source")
-        now = self.get_time()
-        if time_at_least is not None and now < time_at_least:
-            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
+        now = self._update_time(time_at_least)
         rows = [(self.namespace, k, g, now) for k, g in zip(keys, group_ids)]
         with self._transaction() as conn:
             conn.executemany(

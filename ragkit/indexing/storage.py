@@ -141,6 +141,11 @@ class Storage(ABC):
         """A clearer error for ``err`` raised during the job (e.g. a full disk), or None."""
         return None
 
+    def worker_url(self) -> str | None:
+        """Where worker processes may write batches themselves (a URL they open, password
+        included: never print it), or None when results must go through this process."""
+        return None
+
     def after_commit(self, target: WriteTarget) -> None:
         """Runs ``target.on_commit`` once the job's result is live."""
         target.on_commit()

@@ -14,7 +14,10 @@ holds the index's writer lock. Two independent choices shape it:
 
 The writer itself lists the files, diffs them against the record manager (unchanged files
 are never read), feeds the changed ones to the engine's run and applies what comes back,
-file by file as it arrives, to the storage's session in batches of whole files.
+file by file as it arrives, to the storage's session in batches of whole files. When the
+engine's workers wrote the batches themselves (Ray into PostgreSQL), what comes back is
+counts (:class:`~ragkit.indexing.engine.WrittenFile`), which the writer only accounts for;
+the deletions are still decided and made here, after the last batch.
 
 Cleanup modes (``ragkit index --cleanup``):
 
@@ -23,6 +26,22 @@ Cleanup modes (``ragkit index --cleanup``):
   into the same index are left alone;
 - ``full``: everything not seen in this run is removed;
 - ``none``: nothing is removed (old versions of changed files stay).
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ragkit.embeddings import HashEmbeddings
+    >>> from ragkit.indexing.folder_storage import FolderStorage
+    >>> from ragkit.indexing.splitting import SplitSettings, make_splitter
+    >>> emb = HashEmbeddings(8)
+    >>> target = WriteTarget(FolderStorage(Path(tempfile.mkdtemp()) / "idx"), emb.model_id, 8,
+    ...                      SplitSettings(), emb, make_splitter(SplitSettings()))
+    >>> doc = Document("Pump the tyres to 4 bar.", metadata={"source": "a.txt"})
+    >>> report = write(target, [doc])
+    >>> report.num_added, report.committed
+    (1, True)
+    >>> write(target, [doc]).num_skipped  # a second run finds it unchanged
+    1
 """
 
 from __future__ import annotations
@@ -33,7 +52,7 @@ from collections.abc import Callable, Sequence
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.indexing.engine import Engine, EngineRun, LoadJob, engine_from
+from ragkit.indexing.engine import Engine, EngineRun, LoadJob, WrittenFile, engine_from
 from ragkit.indexing.file_table import FileRow
 from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
 from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
@@ -89,6 +108,20 @@ class Writer:
             setattr(self.report, key, getattr(self.report, key) + out[key])
         return out
 
+    def _written(self, path: str, result: WrittenFile) -> bool:
+        """Account for a file the workers wrote; returns whether its batch changed anything."""
+        report = self.report
+        report.files_loaded += 1
+        for text in result.problems:
+            report.add_failure(path, text, "part-failed", partial=True)
+        if not result.count:
+            report.add_ignored(path, "no text found in it", "no-text")
+        for key in COUNTS:
+            setattr(report, key, getattr(report, key) + int(result.counts.get(key, 0)))
+        self.progress.chunks += result.count
+        self.progress.embedded += result.embedded
+        return bool(result.counts.get("num_added") or result.counts.get("num_updated"))
+
     def add_paths(
         self,
         paths: Sequence[str],
@@ -143,12 +176,27 @@ class Writer:
         batch = _Batch()
         keep_old = cleanup == "none"
         job = LoadJob(
-            self.target.split_for, workers, max_file_size, self.target.settings.chunk_size
+            self.target.split_for,
+            workers,
+            max_file_size,
+            self.target.settings.chunk_size,
+            batch_size=batch_size,
+            cleanup=not keep_old,
+            force=force,
+            fingerprint=fingerprint,
         )
         # the engine yields each file with its chunks as it is done, in the order given
         loaded = self.run.load(to_load, job) if to_load else iter(())
         for item, result in loaded:
             self.progress.files_done += 1
+            if isinstance(result, WrittenFile):  # the engine's workers wrote it already
+                row = FileRow(item.path, item.size, item.mtime_ns, result.count, fingerprint)
+                changed = self._written(item.path, result)
+                wrote = wrote or changed
+                if result.count and not result.problems and old.get(item.path) != row:
+                    changed_rows += 1
+                self.notify()
+                continue
             problem = result if isinstance(result, BaseException) else unsaveable(result.docs)
             if problem is not None:
                 report.add_failure(item.path, describe(problem), "load-failed")

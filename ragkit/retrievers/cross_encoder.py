@@ -27,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import os
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.embeddings.onnx_runtime import OnnxModel, token_feeds
 from ragkit.errors import ConfigurationError
 
 ACTIVATIONS = {"identity", "sigmoid", "tanh", "softmax"}
@@ -85,7 +85,7 @@ def _activate(logits: np.ndarray, activation: str) -> np.ndarray:
     return values[:, -1] if values.shape[1] == 2 else values[:, 0]
 
 
-class OnnxCrossEncoder(BaseCrossEncoder):
+class OnnxCrossEncoder(BaseCrossEncoder, OnnxModel):
     """A cross-encoder exported to ONNX (see the module docstring).
 
     Args:
@@ -128,7 +128,6 @@ class OnnxCrossEncoder(BaseCrossEncoder):
             resolve_dir,
         )
         from ragkit.embeddings.onnx import check_positive
-        from ragkit.embeddings.onnx_runtime import choose_providers
         from ragkit.embeddings.tokens import load_tokenizer, pad_id
 
         check_positive(batch_size, "batch_size")
@@ -165,45 +164,14 @@ class OnnxCrossEncoder(BaseCrossEncoder):
         )
         self.activation = self._configured_activation or "sigmoid"
         self.batch_size = batch_size
-        self.threads = threads
-        self.providers = None if providers is None else list(providers)
-        self.device = device
-        choose_providers(self.providers, device)
-        self._session: Any = None
-        self._lock = threading.Lock()
+        self._init_session(providers, device, threads)
 
     def __repr__(self) -> str:
         return f"OnnxCrossEncoder({self.source!r}, activation={self.activation!r})"
 
-    @property
-    def execution_providers(self) -> list[str]:
-        """The providers the session runs on."""
-        return list(self._ensure_session().get_providers())
-
-    @property
-    def execution_device(self) -> str:
-        """``"cuda"`` or ``"cpu"``: where the session runs (what ``ragkit info`` reports)."""
-        from ragkit.embeddings.onnx_runtime import device_of
-
-        return device_of(self._ensure_session())
-
-    def _ensure_session(self) -> Any:
-        if self._session is not None:
-            return self._session
-        from ragkit.embeddings.onnx_runtime import create_session
-
-        with self._lock:
-            if self._session is None:
-                session = create_session(
-                    self.model_file,
-                    providers=self.providers,
-                    device=self.device,
-                    threads=self.threads,
-                    owner="OnnxCrossEncoder",
-                )
-                self._check_signature(session, self.model_file)
-                self._session = session
-        return self._session
+    # -- the session (made on first use: ragkit.embeddings.onnx_runtime.OnnxModel) -------------
+    def _resolve_model(self) -> Path:
+        return self.model_file
 
     def _check_signature(self, session: Any, path: Path) -> None:
         inputs = {i.name for i in session.get_inputs()}
@@ -228,20 +196,9 @@ class OnnxCrossEncoder(BaseCrossEncoder):
 
     def _run(self, rows: list[Any]) -> np.ndarray:
         session = self._ensure_session()
-        longest = max(len(r.ids) for r in rows)
-        ids = np.full((len(rows), longest), self._pad, dtype=np.int64)
-        mask = np.zeros((len(rows), longest), dtype=np.int64)
-        types = np.zeros((len(rows), longest), dtype=np.int64)
-        for j, row in enumerate(rows):
-            n = len(row.ids)
-            ids[j, :n] = row.ids
-            mask[j, :n] = 1
-            types[j, :n] = row.type_ids
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._feeds:
-            feeds["token_type_ids"] = types
-        if "position_ids" in self._feeds:
-            feeds["position_ids"] = np.broadcast_to(np.arange(longest), ids.shape).copy()
+        feeds = token_feeds(
+            [r.ids for r in rows], self._pad, self._feeds, [r.type_ids for r in rows]
+        )
         logits = np.asarray(session.run([self._output], feeds)[0], dtype=np.float32)
         if logits.ndim != 2 or logits.shape[0] != len(rows) or logits.shape[1] not in (1, 2):
             raise ConfigurationError(

@@ -1,6 +1,8 @@
 """Async twins of FaissStore's methods (each runs the sync method in the shared worker pool).
 
-FAISS releases the GIL while it searches, so concurrent async searches overlap.
+FAISS releases the GIL while it searches, so concurrent async searches overlap. The twins of
+MMR, of the batched searches and of ``from_texts``/``from_documents`` come from
+:class:`~ragkit.stores.base.VectorStore`.
 
 Example:
     >>> # docs = await store.asimilarity_search_by_vector(vector, k=4)
@@ -47,44 +49,6 @@ class FaissAsyncMixin:
         return await run_in_executor(
             self.similarity_search_with_score_by_vector, embedding, k, **kwargs
         )
-
-    async def amax_marginal_relevance_search_by_vector(
-        self: Any,
-        embedding: Sequence[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        **kwargs: Any,
-    ) -> list[Document]:
-        return await run_in_executor(
-            self.max_marginal_relevance_search_by_vector,
-            embedding,
-            k,
-            fetch_k,
-            lambda_mult,
-            **kwargs,
-        )
-
-    async def asimilarity_search_batch(
-        self: Any, queries: Sequence[str], k: int = 4, **kwargs: Any
-    ) -> list[list[Document]]:
-        return await run_in_executor(self.similarity_search_batch, queries, k, **kwargs)
-
-    @classmethod
-    async def afrom_texts(
-        cls: Any,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
-
-    @classmethod
-    async def afrom_documents(
-        cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
-    ) -> FaissStore:
-        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     @classmethod
     async def afrom_embeddings(

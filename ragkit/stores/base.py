@@ -1,6 +1,10 @@
 """VectorStore: the interface of stores that index documents by embedding.
 
-Names and parameters follow LangChain's ``VectorStore``.
+Names and parameters follow LangChain's ``VectorStore``. A store implements the searches by
+vector (``similarity_search_with_score_by_vector_batch``,
+``max_marginal_relevance_search_by_vector``); the batched and MMR searches by text live here
+once, over them: they check the arguments and the query, embed the queries with the store's
+``embeddings`` (many in one model call), then search by vector.
 
 Example:
     >>> # store = FaissStore.from_texts(["a", "b"], embedding)
@@ -13,10 +17,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import Self
+
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
+from ragkit.errors import ConfigurationError
+from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragkit.embeddings.base import Embeddings
     from ragkit.retrievers.vectorstore import VectorStoreRetriever
 
@@ -97,10 +107,101 @@ class VectorStore(ABC):
     ) -> list[Document]:
         raise NotImplementedError(f"{type(self).__name__} does not support search by vector")
 
-    def max_marginal_relevance_search(
-        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    def similarity_search_with_score_by_vector_batch(
+        self, embeddings: Any, k: int = 4, **kwargs: Any
+    ) -> list[list[tuple[Document, float]]]:
+        """One result list per row of the ``(n, d)`` query matrix ``embeddings``."""
+        raise NotImplementedError(f"{type(self).__name__} does not support batched search")
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
     ) -> list[Document]:
         raise NotImplementedError(f"{type(self).__name__} does not support MMR search")
+
+    # -- searches by text, over the searches by vector -----------------------------
+    def _need_embedding(self) -> Embeddings:
+        """The model that embeds queries (ConfigurationError when the store has none)."""
+        embedding = self.embeddings
+        if embedding is None:
+            raise ConfigurationError(
+                f"this {type(self).__name__} has no embedding model; give it one, or use the "
+                "*_by_vector methods"
+            )
+        return embedding
+
+    def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Check the query texts and embed them as one float32 ``(n, d)`` matrix (one model call)."""
+        import numpy as np
+
+        for query in queries:
+            check_query(query, type(self).__name__)
+        embedding = self._need_embedding()
+        if len(queries) == 1:
+            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(
+                1, -1
+            )
+        return np.asarray(embedding.embed_queries_array(list(queries)), dtype=np.float32)
+
+    def _implements(self, method: str) -> bool:
+        """Whether this store's class has its own ``method`` (not VectorStore's)."""
+        return getattr(type(self), method) is not getattr(VectorStore, method)
+
+    def _require(self, method: str, what: str) -> None:
+        """NotImplementedError, before any work, when the store lacks the by-vector ``method``."""
+        if not self._implements(method):
+            raise NotImplementedError(f"{type(self).__name__} does not support {what}")
+
+    def similarity_search_with_score_batch(
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: Any = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[tuple[Document, float]]]:
+        """Embed all ``queries`` in one model call and search them in one batched search."""
+        self._require("similarity_search_with_score_by_vector_batch", "batched search")
+        queries = list(queries)
+        if not queries:
+            return []
+        return self.similarity_search_with_score_by_vector_batch(
+            self._embed_queries(queries), k, filter=filter, fetch_k=fetch_k, **kwargs
+        )
+
+    def similarity_search_batch(
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: Any = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
+        """``similarity_search`` for many queries at once (much faster than a loop)."""
+        rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
+        return [[d for d, _ in row] for row in rows]
+
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Any = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``: 1 =
+        similarity only); the arguments are checked before the query is embedded."""
+        self._require("max_marginal_relevance_search_by_vector", "MMR search")
+        _check_mmr_args(k, fetch_k, lambda_mult)
+        vector = self._embed_queries([query])[0]
+        return self.max_marginal_relevance_search_by_vector(
+            vector, k, fetch_k, lambda_mult, filter=filter, **kwargs
+        )
 
     # -- async twins (run the sync method in a worker thread by default) ----------
     async def aadd_texts(
@@ -129,11 +230,59 @@ class VectorStore(ABC):
             self.similarity_search_with_relevance_scores, query, k, **kwargs
         )
 
+    async def asimilarity_search_with_score_by_vector_batch(
+        self, embeddings: Any, k: int = 4, **kwargs: Any
+    ) -> list[list[tuple[Document, float]]]:
+        return await run_in_executor(
+            self.similarity_search_with_score_by_vector_batch, embeddings, k, **kwargs
+        )
+
+    async def asimilarity_search_with_score_batch(
+        self, queries: Sequence[str], k: int = 4, **kwargs: Any
+    ) -> list[list[tuple[Document, float]]]:
+        """Embed all ``queries`` in one model call (in a worker thread), then search them."""
+        self._require("similarity_search_with_score_by_vector_batch", "batched search")
+        queries = list(queries)
+        if not queries:
+            return []
+        vectors = await run_in_executor(self._embed_queries, queries)
+        return await self.asimilarity_search_with_score_by_vector_batch(vectors, k, **kwargs)
+
+    async def asimilarity_search_batch(
+        self, queries: Sequence[str], k: int = 4, **kwargs: Any
+    ) -> list[list[Document]]:
+        rows = await self.asimilarity_search_with_score_batch(queries, k, **kwargs)
+        return [[d for d, _ in row] for row in rows]
+
+    async def amax_marginal_relevance_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return await run_in_executor(
+            self.max_marginal_relevance_search_by_vector,
+            embedding,
+            k,
+            fetch_k,
+            lambda_mult,
+            **kwargs,
+        )
+
     async def amax_marginal_relevance_search(
         self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
     ) -> list[Document]:
-        return await run_in_executor(
-            self.max_marginal_relevance_search, query, k, fetch_k, lambda_mult, **kwargs
+        if self._implements("max_marginal_relevance_search"):  # a store's own MMR by text
+            return await run_in_executor(
+                self.max_marginal_relevance_search, query, k, fetch_k, lambda_mult, **kwargs
+            )
+        self._require("max_marginal_relevance_search_by_vector", "MMR search")
+        _check_mmr_args(k, fetch_k, lambda_mult)
+        vectors = await run_in_executor(self._embed_queries, [query])
+        return await self.amax_marginal_relevance_search_by_vector(
+            vectors[0], k, fetch_k, lambda_mult, **kwargs
         )
 
     # -- construction and retrieval --------------------------------------------
@@ -157,6 +306,24 @@ class VectorStore(ABC):
     ) -> VectorStore:
         raise NotImplementedError(f"{cls.__name__} does not implement from_texts")
 
+    @classmethod
+    async def afrom_texts(
+        cls,
+        texts: Sequence[str],
+        embedding: Embeddings,
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """:meth:`from_texts` in a worker thread (embedding is CPU work)."""
+        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
+
+    @classmethod
+    async def afrom_documents(
+        cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
+    ) -> Self:
+        """:meth:`from_documents` in a worker thread."""
+        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
+
     def as_retriever(
         self,
         search_type: str = "similarity",
@@ -169,3 +336,9 @@ class VectorStore(ABC):
         return VectorStoreRetriever(
             vectorstore=self, search_type=search_type, search_kwargs=search_kwargs or {}, **kwargs
         )
+
+
+def _check_mmr_args(k: Any, fetch_k: Any, lambda_mult: Any) -> None:
+    check_lambda_mult(lambda_mult)
+    check_k(k)
+    check_k(fetch_k, "fetch_k")

@@ -52,7 +52,7 @@ from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
+from ragkit.stores.search_args import check_k, check_lambda_mult
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -277,16 +277,6 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     def _query_matrix(self, vectors: Any) -> np.ndarray:
         return fx.as_matrix(vectors, self._dimension, what="query vectors", unit=self._unit)
 
-    def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
-        for query in queries:
-            check_query(query, "FaissStore")
-        embedding = self._need_embedding()
-        if len(queries) == 1:
-            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(
-                1, -1
-            )
-        return embedding.embed_queries_array(list(queries))
-
     def _search(
         self,
         queries: np.ndarray,
@@ -415,34 +405,6 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         )
         return [[d for d, _ in row] for row in rows]
 
-    def similarity_search_with_score_batch(
-        self,
-        queries: Sequence[str],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[tuple[Document, float]]]:
-        """Embed all ``queries`` in one model call and search them in one FAISS call."""
-        queries = list(queries)
-        if not queries:
-            return []
-        return self.similarity_search_with_score_by_vector_batch(
-            self._embed_queries(queries), k, filter, fetch_k, **kwargs
-        )
-
-    def similarity_search_batch(
-        self,
-        queries: Sequence[str],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[Document]]:
-        """``similarity_search`` for many queries at once (much faster than a loop)."""
-        rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
-        return [[d for d, _ in row] for row in rows]
-
     # -- MMR --------------------------------------------------------------------------
     def max_marginal_relevance_search_with_score_by_vector(
         self,
@@ -482,22 +444,6 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter
         )
         return [d for d, _ in pairs]
-
-    def max_marginal_relevance_search(
-        self,
-        query: str,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[Document]:
-        """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``: 1 = similarity only)."""
-        check_lambda_mult(lambda_mult)  # before the query is embedded
-        check_k(k)
-        check_k(fetch_k, "fetch_k")
-        vector = self._embed_queries([query])[0]
-        return self.max_marginal_relevance_search_by_vector(vector, k, fetch_k, lambda_mult, filter)
 
     # -- construction -----------------------------------------------------------------
     @classmethod

@@ -232,22 +232,6 @@ class InMemoryVectorStore(VectorStore):
         picks = maximal_marginal_relevance(np.asarray(embedding), vectors, lambda_mult, k)
         return [self._document(self._store[self._keys[hits[i][0]]]) for i in picks]
 
-    def max_marginal_relevance_search(
-        self,
-        query: str,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        **kwargs: Any,
-    ) -> list[Document]:
-        check_lambda_mult(lambda_mult)
-        check_k(k)
-        check_k(fetch_k, "fetch_k")
-        vector = self.embedding.embed_query_array(check_query(query, "InMemoryVectorStore"))
-        return self.max_marginal_relevance_search_by_vector(
-            vector, k, fetch_k, lambda_mult, **kwargs
-        )
-
     # -- construction and files -----------------------------------------------------------
     @classmethod
     def from_texts(

@@ -52,6 +52,24 @@ def _digest(value: bytes) -> bytes:
     return hashlib.blake2b(value, digest_size=_DIGEST).digest()
 
 
+def seal(data: bytes) -> bytes:
+    """``data`` followed by its BLAKE2b digest (what a checksummed store writes)."""
+    return data + _digest(data)
+
+
+def unseal(value: bytes | None) -> bytes | None:
+    """The data of a :func:`seal`-ed value, or ``None`` when it is missing or fails its digest.
+
+    Example:
+        >>> unseal(seal(b"vector")), unseal(b"vector" + bytes(16)), unseal(None)
+        (b'vector', None, None)
+    """
+    if value is None or len(value) < _DIGEST:
+        return None
+    data, digest = value[:-_DIGEST], value[-_DIGEST:]
+    return data if _digest(data) == digest else None
+
+
 def sqlite_path(db_url: str) -> str:
     """The file of a ``sqlite:///...`` URL (``:memory:`` for an in-memory database).
 
@@ -155,10 +173,7 @@ class SQLStore(BaseStore[str, bytes]):
     def _unwrap(self, value: bytes | None) -> bytes | None:
         if value is None or not self.checksum:
             return value
-        data, digest = value[:-_DIGEST], value[-_DIGEST:]
-        if len(value) < _DIGEST or _digest(data) != digest:
-            return None
-        return data
+        return unseal(value)
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         keys = list(keys)
@@ -188,7 +203,7 @@ class SQLStore(BaseStore[str, bytes]):
                     f"SQLStore values must be bytes, got {type(value).__name__} for key {key!r}"
                 )
             data = bytes(value)
-            rows.append((self.namespace, key, data + _digest(data) if self.checksum else data))
+            rows.append((self.namespace, key, seal(data) if self.checksum else data))
         if not rows:
             return
         with self._lock:

@@ -66,3 +66,16 @@ class UnloadableOnWorkers(LoggingEmbeddings):
         if os.getpid() != self.home:
             raise RuntimeError(f"cannot load the model weights on worker {os.getpid()}")
         return super().embed_query(text)
+
+
+class ThreadsEmbeddings(LoggingEmbeddings):
+    """A model with a ``threads`` setting like LocalEmbeddings'; logs "threads=N" per call."""
+
+    def __init__(self, log: str, threads: int | None = None) -> None:
+        super().__init__(log)
+        self.threads = threads
+
+    def embed_documents_array(self, texts: list[str]) -> np.ndarray:
+        with open(self.log + ".threads", "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()} {self.threads}\n")
+        return super().embed_documents_array(texts)

@@ -1,10 +1,11 @@
 """engine="ray" into a PostgreSQL index: the engine (who reads, splits and embeds) and the
 storage (where the chunks land) are independent, so the Ray engine on the session's real local
-cluster, writing through the driver into a real PostgreSQL collection (one transaction per
-batch, applied as the files come back), gives the same collection as the local engine: the
+cluster, its actors writing into a real PostgreSQL collection (one transaction per batch of
+whole files), gives the same collection as the local engine: the
 same chunk ids, texts, metadata, vectors (to float tolerance), answers and reports, for a
 first build and for edits and deletes; ``ragkit index --engine ray`` takes a URL; and a driver
-killed mid-run leaves whole files committed, which the rerun neither reads nor embeds again."""
+killed mid-run leaves whole files committed, which the rerun does not read again, and its
+vectors in the collection's embedding cache, which the rerun does not embed again."""
 
 from __future__ import annotations
 
@@ -144,6 +145,14 @@ def committed_per_source(client, collection: str) -> dict[str, int]:
     return {str(source): int(n) for source, n in rows}
 
 
+def cache_rows(client, collection: str) -> int:
+    """Vectors in the index's embedding cache (the table is made with the index)."""
+    from psycopg import sql
+
+    query = sql.SQL("SELECT count(*) FROM {}.key_value_store").format(sql.Identifier(collection))
+    return int(client.run(lambda c: c.execute(query, ()).fetchone()[0], what="count"))
+
+
 def test_a_driver_killed_mid_run_into_postgres_keeps_whole_files_and_the_rerun_converges(
     ray_cluster, tmp_path, pg_dsn, pg_collection, pg_client
 ):
@@ -196,6 +205,8 @@ def test_a_driver_killed_mid_run_into_postgres_keeps_whole_files_and_the_rerun_c
     kept = committed_per_source(pg_client, pg_collection)
     done = sum(kept.values())
     assert 0 < done < len(expected)
+    cached = cache_rows(pg_client, pg_collection)  # the workers' cache: committed or not
+    assert done <= cached < len(expected)
     # each batch is one transaction of whole files: a file is all there or not at all
     assert all(per_source[source] == n for source, n in kept.items()), (kept, per_source)
 
@@ -209,8 +220,9 @@ def test_a_driver_killed_mid_run_into_postgres_keeps_whole_files_and_the_rerun_c
         idx.shutdown()
     assert report.committed and report.files_unchanged == len(kept)
     assert report.num_added == len(expected) - done
-    # the files committed before the crash are not read, nor embedded, again
-    assert len(logged(again_log)) == len(expected) - done
+    # the files committed before the crash are not read again, and nothing the killed run
+    # embedded (committed or only cached) is embedded again
+    assert len(logged(again_log)) == len(expected) - cached
     rows, _ = collection_rows(url, model)
     assert sorted(rows) == sorted(expected)
     for key, (text, vector) in expected.items():

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -28,9 +28,6 @@ from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
 from ragkit.stores.pgvector.vectors import query_param
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
-
-if TYPE_CHECKING:
-    from ragkit.embeddings.base import Embeddings
 
 Hit = tuple[Document, float]
 
@@ -144,10 +141,15 @@ class PGAsyncMixin:
             scored = [(d, s) for d, s in scored if s >= score_threshold]
         return scored
 
-    async def asimilarity_search_batch(
-        self: Any, queries: Sequence[str], k: int = 4, **kwargs: Any
-    ) -> list[list[Document]]:
-        return [await self.asimilarity_search(query, k, **kwargs) for query in queries]
+    async def asimilarity_search_with_score_by_vector_batch(
+        self: Any, embeddings: Any, k: int = 4, **kwargs: Any
+    ) -> list[list[Hit]]:
+        """One statement per query vector on the async pool; one result list per row."""
+        matrix = self._query_matrix(embeddings)
+        return [
+            await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)
+            for vector in matrix
+        ]
 
     async def amax_marginal_relevance_search_by_vector(
         self: Any,
@@ -170,19 +172,6 @@ class PGAsyncMixin:
             vector, np.vstack(vectors), lambda_mult, k, normalized=self.metric.normalize
         )
         return [hits[i][0] for i in picks]
-
-    async def amax_marginal_relevance_search(
-        self: Any,
-        query: str,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        **kwargs: Any,
-    ) -> list[Document]:
-        vector = await self._aquery_vector(query)
-        return await self.amax_marginal_relevance_search_by_vector(
-            vector, k, fetch_k, lambda_mult, **kwargs
-        )
 
     async def ahybrid_search_with_score(
         self: Any, query: str, k: int = 4, **kwargs: Any
@@ -245,15 +234,7 @@ class PGAsyncMixin:
         await self.client.arun(delete, what="delete", retry=False)
         return True
 
-    # -- adds (embedding and COPY in a worker thread) -------------------------------------------
-    async def aadd_texts(
-        self: Any,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)
-
+    # -- adds (embedding and COPY in a worker thread; aadd_texts and afrom_* are VectorStore's) --
     async def aadd_embeddings(
         self: Any,
         text_embeddings: Iterable[tuple[str, Sequence[float]]],
@@ -263,22 +244,6 @@ class PGAsyncMixin:
         return await run_in_executor(
             self.add_embeddings, list(text_embeddings), metadatas, **kwargs
         )
-
-    @classmethod
-    async def afrom_texts(
-        cls: Any,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        return await run_in_executor(cls.from_texts, list(texts), embedding, metadatas, **kwargs)
-
-    @classmethod
-    async def afrom_documents(
-        cls: Any, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
-    ) -> Any:
-        return await run_in_executor(cls.from_documents, documents, embedding, **kwargs)
 
     async def aclose(self: Any) -> None:
         """Close this event loop's async pool (and the sync pool, when the store owns it)."""

@@ -53,7 +53,7 @@ class PGSearchMixin:
     _ann: str | None
     _dimension: int | None
     _analyzer: Any
-    _need_embedding: Any
+    _embed_queries: Any
     _settings: Any
     _relevance_score: Any
 
@@ -68,14 +68,6 @@ class PGSearchMixin:
         if isinstance(embedding, np.ndarray) and embedding.ndim == 1:
             return self._query_matrix(embedding.reshape(1, -1))[0]
         return self._query_matrix([embedding])[0]
-
-    def _embed_queries(self, queries: Sequence[str]) -> np.ndarray:
-        embedding = self._need_embedding()
-        if len(queries) == 1:
-            return np.asarray(embedding.embed_query_array(queries[0]), dtype=np.float32).reshape(
-                1, -1
-            )
-        return np.asarray(embedding.embed_queries_array(list(queries)), dtype=np.float32)
 
     def _rows(
         self,
@@ -287,33 +279,6 @@ class PGSearchMixin:
         )
         return [[d for d, _ in row] for row in rows]
 
-    def similarity_search_with_score_batch(
-        self,
-        queries: Sequence[str],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[Hit]]:
-        """Embed all ``queries`` in one model call and search them in one statement."""
-        queries = [check_query(x, "similarity_search_batch") for x in queries]
-        if not queries:
-            return []
-        return self.similarity_search_with_score_by_vector_batch(
-            self._embed_queries(queries), k, filter, fetch_k, **kwargs
-        )
-
-    def similarity_search_batch(
-        self,
-        queries: Sequence[str],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[Document]]:
-        rows = self.similarity_search_with_score_batch(queries, k, filter, fetch_k, **kwargs)
-        return [[d for d, _ in row] for row in rows]
-
     # -- MMR --------------------------------------------------------------------------------
     def max_marginal_relevance_search_with_score_by_vector(
         self,
@@ -352,22 +317,6 @@ class PGSearchMixin:
             embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter, **kwargs
         )
         return [d for d, _ in pairs]
-
-    def max_marginal_relevance_search(
-        self,
-        query: str,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[Document]:
-        """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``)."""
-        check_query(query, "max_marginal_relevance_search")
-        vector = self._embed_queries([query])[0]
-        return self.max_marginal_relevance_search_by_vector(
-            vector, k, fetch_k, lambda_mult, filter, **kwargs
-        )
 
 
 def _prepare(filtered: bool) -> bool | None:

@@ -1,0 +1,265 @@
+"""The Ray engine's write stage: actors write batches of whole files into a PostgreSQL index.
+
+Into a PostgreSQL index (a storage with a :meth:`~ragkit.indexing.storage.Storage.worker_url`)
+the vectors need not come back to the driver. The driver groups the changed files, in order,
+into batches of about ``batch_size`` chunks (the smaller of the write's and the engine's batch
+size, estimated from the files' sizes; always whole files), then:
+
+1. a Ray task reads and splits the files of one batch (:class:`_ReadSplitBatch`);
+2. an actor of the pool (:class:`_EmbedWrite`, one model session and one connection pool per
+   actor) embeds the batch's chunks in one call, through the index's embedding cache, and
+   writes them with :class:`~ragkit.indexing.pg_batch.BatchWriter`, the code behind
+   :func:`~ragkit.indexing.apply_batch`: chunks, records and file rows in one transaction,
+   so readers see each file as it was or as it is now;
+3. the driver receives, per file, its chunk count and problems (or its error) and, per batch,
+   LangChain's counts (:class:`~ragkit.indexing.engine.WrittenFile`); never a vector.
+
+Everything else stays on the driver: which files changed, touching unchanged ones, and the
+deletions (files gone, stale sources) after the last batch. A batch retried after its actor
+died is idempotent: its transaction either committed (the retry finds every chunk unchanged
+in the record manager and skips it) or did not (the retry writes it).
+
+Example:
+    >>> from ragkit.indexing.files import FoundFile
+    >>> files = [FoundFile(f"/d/{n}.txt", "/d", s) for n, s in enumerate([900, 900, 5000, 10])]
+    >>> batches(files, batch_size=4, chunk_size=500)
+    [[0, 1], [2], [3]]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError, IndexingError, LoaderError
+from ragkit.indexing.engine import Loaded, LoadJob, WrittenFile
+from ragkit.indexing.loading import describe
+from ragkit.indexing.ray_engine import (
+    _fit_threads,
+    _model_factory,
+    _ReadSplit,
+    _use_cuda,
+    cluster_cpus,
+    import_ray,
+)
+
+if TYPE_CHECKING:
+    from ragkit.embeddings.base import Embeddings
+    from ragkit.indexing.files import FoundFile
+    from ragkit.indexing.ray_engine import _RayRun
+
+
+@dataclass
+class RayRunStats:
+    """What went through the driver in one run (:attr:`RayEngine.last_run`).
+
+    ``vectors_received`` / ``vector_bytes_received``: vectors the actors sent to the driver
+    (a folder index); ``chunks_written_by_workers`` / ``batches_written_by_workers``: chunks
+    added or updated, and transactions committed, by the actors themselves (a PostgreSQL
+    index, whose vectors never reach the driver).
+    """
+
+    vectors_received: int = 0
+    vector_bytes_received: int = 0
+    chunks_written_by_workers: int = 0
+    batches_written_by_workers: int = 0
+
+
+def batches(files: Sequence[FoundFile], batch_size: int, chunk_size: int) -> list[list[int]]:
+    """The files' positions in consecutive batches of about ``batch_size`` chunks (a file's
+    chunks estimated as its size over ``chunk_size``; a batch holds at least one file)."""
+    out: list[list[int]] = []
+    current: list[int] = []
+    estimate = 0
+    for n, item in enumerate(files):
+        chunks = max(1, -(-int(item.size) // max(1, chunk_size)))
+        if current and estimate + chunks > batch_size:
+            out.append(current)
+            current, estimate = [], 0
+        current.append(n)
+        estimate += chunks
+    if current:
+        out.append(current)
+    return out
+
+
+class _ReadSplitBatch:
+    """Ray task body: one batch of files in, one row out with every file's chunks (or error)."""
+
+    def __init__(self, read_split: _ReadSplit) -> None:
+        self.read_split = read_split
+
+    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
+        out = []
+        for item in json.loads(str(row["files"])):
+            entry: dict[str, Any] = {**item, "error": "", "problems": [], "chunks": []}
+            try:
+                docs, problems = self.read_split.split(item["path"])
+            except Exception as err:  # reported per file, as the local engine does
+                entry["error"] = describe(err)
+            else:
+                entry["problems"] = problems
+                entry["chunks"] = [[d.page_content, d.metadata, d.id or ""] for d in docs]
+            out.append(entry)
+        return {"batch": int(row["batch"]), "files": json.dumps(out)}
+
+
+class _EmbedWrite:
+    """Ray actor: one model session and one connection pool; a batch of files in, its chunks
+    embedded and written in one transaction, counts out."""
+
+    def __init__(
+        self,
+        model: Any,
+        url: str,
+        cache: bool,
+        gpu: bool,
+        cleanup: bool,
+        force: bool,
+        fingerprint: str,
+        threads: int = 1,
+    ) -> None:
+        from ragkit.indexing.embedding_cache import cached, open_pg_cache
+        from ragkit.indexing.loading import CountingEmbeddings, Progress
+        from ragkit.indexing.pg_batch import BatchWriter
+        from ragkit.indexing.pg_location import PGLocation
+        from ragkit.indexing.pg_storage import open_store
+        from ragkit.stores.pgvector.client import PGClient
+
+        embeddings: Embeddings = model()
+        _fit_threads(embeddings, threads)
+        if gpu:
+            _use_cuda(embeddings)
+        embeddings.embed_query("warm-up")  # a worker that cannot load the model fails now
+        location = PGLocation.parse(url)
+        self.cache = open_pg_cache(location) if cache else None
+        self.counter = Progress()
+        counted = CountingEmbeddings(cached(embeddings, self.cache), self.counter, lambda: None)
+        self.client = PGClient.connect(location.dsn, max_size=2)
+        store = open_store(location, self.client, counted)
+        self.writer = BatchWriter(self.client, location.collection, store)
+        self.cleanup, self.force, self.fingerprint = cleanup, force, fingerprint
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        results = [self._write(json.loads(str(raw))) for raw in batch["files"]]
+        return {"batch": np.asarray(batch["batch"]), "result": np.asarray(results)}
+
+    def _write(self, files: list[dict[str, Any]]) -> str:
+        from ragkit.indexing.file_table import FileRow
+        from ragkit.indexing.files import unsaveable
+
+        docs: list[Document] = []
+        rows: list[FileRow] = []
+        out: list[dict[str, Any]] = []
+        for item in files:
+            entry = {"i": item["i"], "error": item["error"], "problems": item["problems"]}
+            out.append(entry)
+            if item["error"]:
+                continue
+            chunks = [
+                Document(page_content=text, metadata=meta, id=key or None)
+                for text, meta, key in item["chunks"]
+            ]
+            problem = unsaveable(chunks)
+            if problem is not None:
+                entry["error"] = describe(problem)
+                continue
+            entry["count"] = len(chunks)
+            if chunks and not item["problems"]:  # else re-read (and reported) next run
+                rows.append(
+                    FileRow(
+                        item["path"], item["size"], item["mtime_ns"], len(chunks), self.fingerprint
+                    )
+                )
+            docs.extend(chunks)
+        counts: dict[str, int] = {}
+        before = self.counter.embedded
+        if docs:
+            result = self.writer.write(docs, rows, cleanup=self.cleanup, force=self.force)
+            counts = {key: int(value) for key, value in result.items() if isinstance(value, int)}
+        embedded = self.counter.embedded - before
+        return json.dumps({"files": out, "counts": counts, "embedded": embedded})
+
+
+def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: str) -> Any:
+    """The Ray Data pipeline of a run whose actors write into the index at ``url``."""
+    ray = import_ray()
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True  # batches come back in the order given
+    ctx.enable_progress_bars = False
+    target, engine = run.target, run.engine
+    model = _model_factory(target)
+    settings = target.settings
+    step = max(1, settings.chunk_size - settings.chunk_overlap)
+    items = [
+        {
+            "batch": n,
+            "files": json.dumps(
+                [
+                    {
+                        "i": i,
+                        "path": files[i].path,
+                        "size": files[i].size,
+                        "mtime_ns": files[i].mtime_ns,
+                    }
+                    for i in group
+                ]
+            ),
+        }
+        for n, group in enumerate(batches(files, min(job.batch_size, engine.batch_size), step))
+    ]
+    read_split = _ReadSplitBatch(_ReadSplit(settings, job.max_file_size, job.pack_to, model))
+    ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
+    # read + split reserve no CPU (see RayEngine): at most 2 per actor run at once
+    ds = ds.map(read_split, compute=ray.data.TaskPoolStrategy(size=2 * engine.actors), num_cpus=0)
+    cpus = engine.actor_cpus(cluster_cpus(ray))
+    return ds.map_batches(
+        _EmbedWrite,
+        fn_constructor_kwargs={
+            "model": model,
+            "url": url,
+            "cache": target.cache is not None,
+            "gpu": engine.gpus_per_actor > 0,
+            "cleanup": job.cleanup,
+            "force": job.force,
+            "fingerprint": job.fingerprint,
+            "threads": max(1, int(cpus)),
+        },
+        batch_size=1,  # one batch of files: one transaction
+        compute=ray.data.ActorPoolStrategy(size=engine.actors),
+        num_cpus=cpus,
+        num_gpus=engine.gpus_per_actor or None,
+        batch_format="numpy",
+    )
+
+
+def collect_written(files: Sequence[FoundFile], ds: Any, stats: RayRunStats) -> Loaded:
+    """Each file with what the actors did with it, in order (counts only, never vectors)."""
+    try:
+        for row in ds.iter_rows():
+            data = json.loads(str(row["result"]))
+            stats.batches_written_by_workers += 1 if data["counts"] else 0
+            counts = {k: int(v) for k, v in data["counts"].items()}
+            stats.chunks_written_by_workers += counts.get("num_added", 0) + counts.get(
+                "num_updated", 0
+            )
+            first = True
+            for entry in data["files"]:
+                item = files[int(entry["i"])]
+                if entry["error"]:
+                    yield item, LoaderError(str(entry["error"]))
+                    continue
+                written = WrittenFile(int(entry["count"]), list(entry["problems"]))
+                if first:  # the batch's counts ride on its first written file
+                    written.counts, written.embedded = counts, int(data["embedded"])
+                    first = False
+                yield item, written
+    except Exception as err:  # the cluster's error, named (a file's errors are above)
+        if isinstance(err, (ConfigurationError, IndexingError)):
+            raise
+        raise IndexingError(f"the Ray indexing run failed: {describe(err)}") from err
