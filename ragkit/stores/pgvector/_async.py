@@ -23,9 +23,9 @@ from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 from ragkit.stores.pgvector import queries as q
 from ragkit.stores.pgvector import writes
-from ragkit.stores.pgvector.client_async import aapply_settings
+from ragkit.stores.pgvector.client_async import afetch_rows
 from ragkit.stores.pgvector.codec import document
-from ragkit.stores.pgvector.filters import Where, compile_sql
+from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
 from ragkit.stores.pgvector.vectors import query_param
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
@@ -44,17 +44,16 @@ class PGAsyncMixin:
     _settings: Any
 
     async def _arows(
-        self: Any, query: Any, params: list[Any], filtered: bool = False
+        self: Any,
+        query: Any,
+        params: list[Any],
+        filtered: bool = False,
+        prepare: bool | None = None,
     ) -> list[tuple[Any, ...]]:
         settings = self._settings(filtered)
-
-        async def fetch(conn: Any) -> list[tuple[Any, ...]]:
-            if settings:
-                await aapply_settings(conn, settings)
-            cursor = await conn.execute(query, params, binary=True)
-            return list(await cursor.fetchall())
-
-        return await self.client.arun(fetch, what="search")
+        return await self.client.arun(
+            lambda conn: afetch_rows(conn, settings, query, params, prepare), what="search"
+        )
 
     async def _aquery_vector(self: Any, query: str) -> np.ndarray:
         check_query(query, "search")
@@ -71,25 +70,20 @@ class PGAsyncMixin:
         exact: bool | None = None,
         with_vectors: bool = False,
     ) -> tuple[list[Hit], list[np.ndarray]]:
-        from ragkit.stores.pgvector._search import _true, as_numpy
+        from ragkit.stores.pgvector._search import _prepare, as_numpy
 
-        check_k(k)
+        k = check_k(k)
         if self._info is None:
             return [], []
         where = compile_sql(filter)
         use_exact = self._exact(exact)
 
         async def knn(w: Where, limit: int, ex: bool) -> list[tuple[Any, ...]]:
-            sql = q.knn_sql(
-                self.layout,
-                self.metric,
-                self.vector_type,
-                w.sql,
-                exact=ex,
-                with_vectors=with_vectors,
-                resort=self._ann == "ivfflat",
+            sql = self._knn_sql(w, limit, ex, with_vectors)
+            filtered = not w.always
+            return await self._arows(
+                sql, [query_param(vector), *w.params], filtered, _prepare(filtered)
             )
-            return await self._arows(sql, [query_param(vector), *w.params, limit], not w.always)
 
         if where is not None:
             rows = await knn(where, k, use_exact)
@@ -100,7 +94,7 @@ class PGAsyncMixin:
         keep = compile_filter(filter)
         fetched = max(k, fetch_k)
         while True:
-            rows = await knn(Where(_true(), always=True), fetched, use_exact)
+            rows = await knn(no_filter(), fetched, use_exact)
             chosen = [r for r in rows if keep(r[3] or {})][:k]
             if len(chosen) >= k or len(rows) < fetched:
                 hits = self._hits(chosen)
@@ -116,7 +110,7 @@ class PGAsyncMixin:
         fetch_k: int = 20,
         **kwargs: Any,
     ) -> list[Hit]:
-        vector = self._query_matrix([embedding])[0]
+        vector = self._query_vector(embedding)
         hits, _ = await self._asearch_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
 
@@ -167,7 +161,7 @@ class PGAsyncMixin:
         **kwargs: Any,
     ) -> list[Document]:
         lambda_mult = check_lambda_mult(lambda_mult)
-        vector = self._query_matrix([embedding])[0]
+        vector = self._query_vector(embedding)
         depth = max(k, fetch_k)
         hits, vectors = await self._asearch_one(
             vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True

@@ -21,13 +21,16 @@ from ragkit.documents import Document
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
 from ragkit.stores.pgvector import queries as q
-from ragkit.stores.pgvector.client_async import apply_settings
+from ragkit.stores.pgvector.client_async import fetch_rows
 from ragkit.stores.pgvector.codec import document
-from ragkit.stores.pgvector.filters import Where, compile_sql
+from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
 from ragkit.stores.pgvector.vectors import check_matrix, query_param
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 Hit = tuple[Document, float]
+
+#: Statement texts kept per store (shapes x k); past this many the cache starts afresh.
+SQL_CACHE_SIZE = 256
 
 
 def as_numpy(value: Any) -> np.ndarray:
@@ -60,15 +63,24 @@ class PGSearchMixin:
             vectors, self._dimension, what="query vectors", unit=self.metric.normalize
         )
 
-    def _rows(self, query: Any, params: list[Any], filtered: bool = False) -> list[tuple[Any, ...]]:
+    def _query_vector(self, embedding: Any) -> np.ndarray:
+        """One query vector, checked (a 1-D array is viewed as a row, not copied in a list)."""
+        if isinstance(embedding, np.ndarray) and embedding.ndim == 1:
+            return self._query_matrix(embedding.reshape(1, -1))[0]
+        return self._query_matrix([embedding])[0]
+
+    def _rows(
+        self,
+        query: Any,
+        params: list[Any],
+        filtered: bool = False,
+        prepare: bool | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """One round trip: the query, with the ANN settings in the same pipeline if they changed."""
         settings = self._settings(filtered)
-
-        def fetch(conn: Any) -> list[tuple[Any, ...]]:
-            if settings:
-                apply_settings(conn, settings)
-            return list(conn.execute(query, params, binary=True).fetchall())
-
-        return self.client.run(fetch, what="search")
+        return self.client.run(
+            lambda conn: fetch_rows(conn, settings, query, params, prepare), what="search"
+        )
 
     def _hits(self, rows: list[tuple[Any, ...]], offset: int = 0) -> list[Hit]:
         score = self.metric.score
@@ -80,39 +92,46 @@ class PGSearchMixin:
     def _exact(self, exact: bool | None) -> bool:
         return self._ann is None or bool(exact)
 
-    def _knn_sql(self, where: Where, exact: bool, with_vectors: bool) -> Any:
-        """The statement (as text, cached per shape when there is no filter)."""
-        if where.params or not where.always:
-            return q.knn_sql(
-                self.layout,
-                self.metric,
-                self.vector_type,
-                where.sql,
-                exact=exact,
-                with_vectors=with_vectors,
-                resort=self._ann == "ivfflat",
-            )
-        cache = self.__dict__.setdefault("_sql_cache", {})
-        key = ("knn", exact, with_vectors, self.vector_type, self.metric.strategy, self._ann)
+    def _knn_sql(self, where: Where, limit: int, exact: bool, with_vectors: bool) -> str:
+        """The statement's text, composed once per shape (filter shape, ``k``, options).
+
+        A filter's values are parameters, so its SQL text names only its shape (the cache key).
+        """
+        from psycopg import sql
+
+        where_text = "true" if where.always else where.sql.as_string(None)
+        key = (
+            where_text,
+            limit,
+            exact,
+            with_vectors,
+            self.vector_type,
+            self.metric.strategy,
+            self._ann,
+        )
+        cache: dict[Any, str] = self.__dict__.setdefault("_sql_cache", {})
         text = cache.get(key)
         if text is None:
-            composed = q.knn_sql(
+            if len(cache) >= SQL_CACHE_SIZE:
+                cache.clear()
+            text = cache[key] = q.knn_sql(
                 self.layout,
                 self.metric,
                 self.vector_type,
-                where.sql,
+                sql.SQL(where_text),
+                limit=limit,
                 exact=exact,
                 with_vectors=with_vectors,
                 resort=self._ann == "ivfflat",
-            )
-            text = cache[key] = composed.as_string(None)
+            ).as_string(None)
         return text
 
     def _knn(
         self, vector: np.ndarray, where: Where, limit: int, exact: bool, with_vectors: bool
     ) -> list[tuple[Any, ...]]:
-        sql = self._knn_sql(where, exact, with_vectors)
-        return self._rows(sql, [query_param(vector), *where.params, limit], not where.always)
+        sql = self._knn_sql(where, limit, exact, with_vectors)
+        filtered = not where.always
+        return self._rows(sql, [query_param(vector), *where.params], filtered, _prepare(filtered))
 
     def _search_one(
         self,
@@ -125,7 +144,7 @@ class PGSearchMixin:
         with_vectors: bool = False,
     ) -> tuple[list[Hit], list[np.ndarray]]:
         """Top ``k`` hits (and their stored vectors when asked), best first."""
-        check_k(k)
+        k = check_k(k)
         if self._info is None:
             return [], []
         where = compile_sql(filter)
@@ -139,7 +158,7 @@ class PGSearchMixin:
         keep = compile_filter(filter)
         fetched = max(k, fetch_k)
         while True:
-            rows = self._knn(vector, Where(_true(), always=True), fetched, use_exact, with_vectors)
+            rows = self._knn(vector, no_filter(), fetched, use_exact, with_vectors)
             chosen = [r for r in rows if keep(r[3] or {})][:k]
             if len(chosen) >= k or len(rows) < fetched:
                 hits = self._hits(chosen)
@@ -165,7 +184,7 @@ class PGSearchMixin:
     ) -> list[Hit]:
         """Documents nearest ``embedding`` with FaissStore's raw scores; ``exact=True`` skips
         the ANN index for this call."""
-        vector = self._query_matrix([embedding])[0]
+        vector = self._query_vector(embedding)
         hits, _ = self._search_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
 
@@ -273,7 +292,7 @@ class PGSearchMixin:
     ) -> list[Hit]:
         """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw scores."""
         lambda_mult = check_lambda_mult(lambda_mult)
-        vector = self._query_matrix([embedding])[0]
+        vector = self._query_vector(embedding)
         depth = max(k, fetch_k)
         hits, vectors = self._search_one(
             vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
@@ -300,7 +319,8 @@ class PGSearchMixin:
         return [d for d, _ in pairs]
 
 
-def _true() -> Any:
-    from psycopg import sql
-
-    return sql.SQL("true")
+def _prepare(filtered: bool) -> bool | None:
+    """Unfiltered searches are prepared (planned once: their plan never depends on values);
+    filtered ones are planned at each call with the filter's values, whose selectivity
+    decides between the ANN index and the metadata index."""
+    return False if filtered else None

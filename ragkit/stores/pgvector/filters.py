@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from decimal import Decimal
@@ -55,10 +56,8 @@ def compile_sql(filter: MetadataFilter | None) -> Where | None:
 
     Malformed filters raise ``ValueError`` exactly as :func:`compile_filter` does.
     """
-    from psycopg import sql
-
     if filter is None:
-        return Where(sql.SQL("true"), always=True)
+        return no_filter()
     compile_filter(filter)  # validates: the same errors as FaissStore, before any SQL
     if callable(filter) and not isinstance(filter, Mapping):
         return None
@@ -66,6 +65,14 @@ def compile_sql(filter: MetadataFilter | None) -> Where | None:
         return _dict(filter)
     except _NotCompilable:
         return None
+
+
+@functools.cache
+def no_filter() -> Where:
+    """No filter (one shared, never-mutated instance: searches ask for it on every call)."""
+    from psycopg import sql
+
+    return Where(sql.SQL("true"), always=True)
 
 
 def _false() -> Where:

@@ -9,14 +9,21 @@ Nearest-neighbour queries come in two forms:
   distance in an outer query because IVFFlat's iterative scan may return rows slightly out of
   order.
 
+``k`` is written into the statement as a literal (a checked ``int``), not sent as a parameter:
+the store prepares each statement, and with ``LIMIT $n`` PostgreSQL's generic plan cannot see
+``k``, so it keeps planning every execution anew (a custom plan per call) where ``LIMIT 10``
+is planned once.
+
 Example:
-    >>> # sql = knn_sql(layout, metric, "vector", where, exact=True, with_vectors=False)
+    >>> # sql = knn_sql(layout, metric, "vector", where, limit=10, exact=True)
 """
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
+from ragkit.errors import InvalidQueryError
 from ragkit.stores.pgvector.codec import DOC_COLUMNS
 from ragkit.stores.pgvector.distance import Metric
 
@@ -27,16 +34,18 @@ def knn_sql(
     vector_type: str,
     where: Any,
     *,
+    limit: int,
     exact: bool,
     with_vectors: bool = False,
     resort: bool = False,
 ) -> Any:
-    """Parameters: the query vector, then ``where``'s, then the limit.
+    """Parameters: the query vector, then ``where``'s; ``limit`` is a literal.
 
     ``resort``: wrap the ANN query and sort its rows again (IVFFlat's relaxed iterative scan).
     """
     from psycopg import sql
 
+    top = sql.Literal(_limit(limit))
     extra = sql.SQL(", d.embedding") if with_vectors else sql.SQL("")
     columns = sql.SQL(DOC_COLUMNS)
     distance = sql.SQL("d.embedding {} %s::{}").format(
@@ -47,8 +56,9 @@ def knn_sql(
         return sql.SQL(
             "SELECT s.id, s.content, s.content_raw, s.metadata, s.dist{outer} FROM "
             "(SELECT d.seq, {columns}, {distance} AS dist{extra} FROM {docs} d WHERE {where}) s "
-            "ORDER BY s.dist + 0, s.seq LIMIT %s"
+            "ORDER BY s.dist + 0, s.seq LIMIT {top}"
         ).format(
+            top=top,
             outer=outer,
             columns=columns,
             distance=distance,
@@ -58,11 +68,20 @@ def knn_sql(
         )
     inner = sql.SQL(
         "SELECT {columns}, {distance} AS dist{extra} FROM {docs} d WHERE {where} "
-        "ORDER BY dist LIMIT %s"
-    ).format(columns=columns, distance=distance, extra=extra, docs=layout.docs, where=where)
+        "ORDER BY dist LIMIT {top}"
+    ).format(
+        top=top, columns=columns, distance=distance, extra=extra, docs=layout.docs, where=where
+    )
     if not resort:
         return inner
     return sql.SQL("WITH s AS MATERIALIZED ({}) SELECT * FROM s ORDER BY dist").format(inner)
+
+
+def _limit(value: int) -> int:
+    """``value`` as a LIMIT literal (callers check ``k`` first; this guards the SQL text)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InvalidQueryError(f"k must be an integer >= 0, got {value!r}")
+    return int(value)
 
 
 def knn_batch_sql(layout: Any, metric: Metric, vector_type: str, where: Any, *, exact: bool) -> Any:
