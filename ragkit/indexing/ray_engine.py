@@ -304,6 +304,27 @@ class _Embed:
         return {**batch, "vector": vectors}
 
 
+def ordered_ray_data() -> Any:
+    """The ``ray`` module, its Data context set for a run: rows in the order given, no bars."""
+    ray = import_ray()
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+    return ray
+
+
+def actor_pool(ray: Any, engine: RayEngine) -> tuple[dict[str, Any], int]:
+    """``map_batches`` arguments of the embedding actor pool (size, CPUs and GPUs per actor),
+    and the threads each actor's model runs (the CPUs it holds)."""
+    cpus = engine.actor_cpus(cluster_cpus(ray))
+    pool = {
+        "compute": ray.data.ActorPoolStrategy(size=engine.actors),
+        "num_cpus": cpus,
+        "num_gpus": engine.gpus_per_actor or None,
+    }
+    return pool, max(1, int(cpus))
+
+
 def cluster_cpus(ray: Any) -> list[float]:
     """The CPUs of each live node of the cluster ``ray`` is connected to."""
     nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
@@ -355,17 +376,14 @@ class _RayRun(EngineRun):
         self.stats = engine.last_run = RayRunStats()
 
     def _dataset(self, files: Sequence[FoundFile], job: LoadJob) -> Any:
-        ray = import_ray()
-        ctx = ray.data.DataContext.get_current()
-        ctx.execution_options.preserve_order = True  # files come back in the order given
-        ctx.enable_progress_bars = False
+        ray = ordered_ray_data()
         target, engine = self.target, self.engine
         model = _model_factory(target)
         dimension = target.dimension or target.base_model.dimension
         if not dimension:
             raise ConfigurationError("engine 'ray' needs a model with a known dimension")
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
-        cpus = engine.actor_cpus(cluster_cpus(ray))
+        pool, threads = actor_pool(ray, engine)
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
         read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model)
         ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
@@ -383,13 +401,11 @@ class _RayRun(EngineRun):
                 "cache_url": cache,
                 "dimension": int(dimension),
                 "gpu": engine.gpus_per_actor > 0,
-                "threads": max(1, int(cpus)),
+                "threads": threads,
             },
             batch_size=engine.batch_size,
-            compute=ray.data.ActorPoolStrategy(size=engine.actors),
-            num_cpus=cpus,
-            num_gpus=engine.gpus_per_actor or None,
             batch_format="numpy",
+            **pool,
         )
 
     def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:

@@ -44,8 +44,8 @@ from ragkit.indexing.ray_engine import (
     _model_factory,
     _ReadSplit,
     _use_cuda,
-    cluster_cpus,
-    import_ray,
+    actor_pool,
+    ordered_ray_data,
 )
 
 if TYPE_CHECKING:
@@ -188,10 +188,7 @@ class _EmbedWrite:
 
 def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: str) -> Any:
     """The Ray Data pipeline of a run whose actors write into the index at ``url``."""
-    ray = import_ray()
-    ctx = ray.data.DataContext.get_current()
-    ctx.execution_options.preserve_order = True  # batches come back in the order given
-    ctx.enable_progress_bars = False
+    ray = ordered_ray_data()
     target, engine = run.target, run.engine
     model = _model_factory(target)
     settings = target.settings
@@ -217,7 +214,7 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
     ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
     # read + split reserve no CPU (see RayEngine): at most 2 per actor run at once
     ds = ds.map(read_split, compute=ray.data.TaskPoolStrategy(size=2 * engine.actors), num_cpus=0)
-    cpus = engine.actor_cpus(cluster_cpus(ray))
+    pool, threads = actor_pool(ray, engine)
     return ds.map_batches(
         _EmbedWrite,
         fn_constructor_kwargs={
@@ -228,13 +225,11 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
             "cleanup": job.cleanup,
             "force": job.force,
             "fingerprint": job.fingerprint,
-            "threads": max(1, int(cpus)),
+            "threads": threads,
         },
         batch_size=1,  # one batch of files: one transaction
-        compute=ray.data.ActorPoolStrategy(size=engine.actors),
-        num_cpus=cpus,
-        num_gpus=engine.gpus_per_actor or None,
         batch_format="numpy",
+        **pool,
     )
 
 
