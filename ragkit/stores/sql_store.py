@@ -27,6 +27,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -142,19 +143,38 @@ class SQLStore(BaseStore[str, bytes]):
         memory = self.path == ":memory:"
         if not memory:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                conn = self._open(memory)
+                break
+            except sqlite3.OperationalError as err:
+                # switching to WAL needs the file to itself and does not wait on the busy
+                # timeout: processes opening it at once (Ray actors) retry until the deadline
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise self._error(err) from err
+                time.sleep(0.05)
+            except sqlite3.Error as err:
+                raise self._error(err) from err
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def _open(self, memory: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self.timeout, check_same_thread=False, isolation_level=None
+        )
         try:
-            conn = sqlite3.connect(
-                self.path, timeout=self.timeout, check_same_thread=False, isolation_level=None
-            )
             conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             if not memory:
-                conn.execute("PRAGMA journal_mode = WAL")
+                # WAL is a property of the file: set it once, not on every open
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
                 # a lost write is a cache miss at worst; WAL keeps the file consistent
                 conn.execute("PRAGMA synchronous = NORMAL")
             conn.executescript(_SCHEMA)
-        except sqlite3.Error as err:
-            raise self._error(err) from err
-        self._conn, self._pid = conn, os.getpid()
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def create_schema(self) -> None:
