@@ -1,21 +1,33 @@
 # The project's commands. Each target sets itself up from nothing (creates .venv,
 # installs ragkit with its extras) and then acts. Set-up never pulls PyTorch/CUDA.
+# Every dependency is pinned in constraints.txt (made by `make constraints`, updated on purpose
+# in a commit of its own); `make test-latest` runs the suite without it to see breakage coming.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+PINS   := constraints.txt
 
-.PHONY: setup test test-fast demo bench docs lint clean
+.PHONY: setup test test-fast test-latest constraints demo bench docs lint clean
 
-$(STAMP): pyproject.toml Makefile ragkit/splitters/_wordpiece_c.c
+$(STAMP): pyproject.toml Makefile $(PINS) ragkit/splitters/_wordpiece_c.c
 	@# The web page tests drive Debian's chromium through Playwright (no browser is downloaded).
 	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
-	@$(BIN)/python -c "import importlib.util as u, sys; bad=[m for m in ('torch','sentence_transformers') if u.find_spec(m)]; sys.exit('set-up pulled ' + ', '.join(bad) + ' (forbidden)' if bad else 0)"
+	$(BIN)/python -m pip install --quiet -c $(PINS) --upgrade pip
+	$(BIN)/python -m pip install --quiet -c $(PINS) -e '.[all,dev]'
+	@$(BIN)/python -m pip check
+	@$(BIN)/python -c "$$NO_TORCH"
 	touch $(STAMP)
+
+# Fails the set-up if anything pulled PyTorch (the local model runs on onnxruntime).
+define NO_TORCH
+import importlib.util as u, sys
+bad = [m for m in ("torch", "sentence_transformers") if u.find_spec(m)]
+sys.exit("set-up pulled " + ", ".join(bad) + " (forbidden)" if bad else 0)
+endef
+export NO_TORCH
 
 setup: $(STAMP)
 
@@ -31,6 +43,29 @@ test: $(STAMP) lint
 test-fast: $(STAMP) lint
 	$(BIN)/python -m pytest -m "not slow"
 
+# The suite on the newest release of every dependency (no constraints), in its own .venv-latest.
+test-latest:
+	rm -rf .venv-latest
+	$(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/python -m pip install --quiet --upgrade pip
+	.venv-latest/bin/python -m pip install --quiet -e '.[all,dev]'
+	.venv-latest/bin/python -m pip freeze --exclude-editable | diff $(PINS) - | grep '^[<>]' || true
+	.venv-latest/bin/python -m pytest
+
+# Re-pin: resolve the newest releases in a scratch venv and write them to constraints.txt.
+# Commit the result on its own, with the suite green (`make test`).
+constraints:
+	rm -rf .venv-pin
+	$(PYTHON) -m venv .venv-pin
+	.venv-pin/bin/python -m pip install --quiet --upgrade pip
+	.venv-pin/bin/python -m pip install --quiet -e '.[all,dev]'
+	{ echo "# Pins for every dependency of ragkit[all,dev] (Linux, CPython 3.11)."; \
+	  echo "# Made by \`make constraints\`; used by every make target. Update on purpose, in a commit of its own."; \
+	  echo "pip==$$(.venv-pin/bin/python -m pip --version | cut -d' ' -f2)"; \
+	  .venv-pin/bin/python -m pip freeze --exclude-editable | grep -v '^-e' | LC_ALL=C sort -f; \
+	} > $(PINS)
+	rm -rf .venv-pin
+
 demo: $(STAMP)
 	$(BIN)/python -m ragkit.demo
 
@@ -42,4 +77,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .venv-latest .venv-pin .pytest_cache .mypy_cache .ruff_cache site

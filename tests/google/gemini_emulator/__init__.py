@@ -1,4 +1,4 @@
-"""A local emulator of Google's Generative Language REST API (v1beta) for ragkit's tests.
+"""A local emulator of Google's Generative Language REST API (v1 and v1beta) for ragkit's tests.
 
 Covers generateContent, streamGenerateContent (streamed JSON array),
 countTokens, embedContent, batchEmbedContents, corpora/documents/chunks CRUD,

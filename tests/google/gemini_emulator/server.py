@@ -28,10 +28,14 @@ from .corpora import CorpusState
 from .faults import Fault, FaultQueue
 
 _NAME = r"[a-z0-9-]+"
-# (HTTP method, path pattern, rpc name); named groups become handler arguments.
-ROUTES: list[tuple[str, re.Pattern[str], str]] = [
-    (m, re.compile(f"^/v1beta/{p}$"), rpc)
-    for m, p, rpc in [
+# The API versions served. Google serves the model methods under both; semantic retrieval
+# (corpora) and generateAnswer only under v1beta. SDKs differ in which they call (google-genai 3
+# calls v1), so tests read ``LoggedRequest.api_version`` rather than assume one.
+MODEL_VERSIONS = ("v1", "v1beta")
+BETA_ONLY = {"generateAnswer"}
+# (HTTP method, path pattern, rpc name); named groups except ``api_version`` become handler
+# arguments.
+_METHODS: list[tuple[str, str, str]] = [
         ("POST", r"(?P<model>(?:models|tunedModels)/[^:/]+):generateContent", "generateContent"),
         (
             "POST",
@@ -65,7 +69,16 @@ ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("GET", rf"(?P<parent>corpora/{_NAME}/documents/{_NAME})/chunks", "listChunks"),
         ("GET", rf"(?P<name>corpora/{_NAME}/documents/{_NAME}/chunks/{_NAME})", "getChunk"),
         ("DELETE", rf"(?P<name>corpora/{_NAME}/documents/{_NAME}/chunks/{_NAME})", "deleteChunk"),
-    ]
+]
+
+
+def _versions(pattern: str, rpc: str) -> str:
+    model_method = pattern.startswith("(?P<model>") and rpc not in BETA_ONLY
+    return "|".join(MODEL_VERSIONS) if model_method else "v1beta"
+
+
+ROUTES: list[tuple[str, re.Pattern[str], str]] = [
+    (m, re.compile(f"^/(?P<api_version>{_versions(p, rpc)})/{p}$"), rpc) for m, p, rpc in _METHODS
 ]
 
 
@@ -81,10 +94,16 @@ class LoggedRequest:
     body: Any
     status: int = 0
     params: dict[str, list[str]] = field(default_factory=dict)
+    api_version: str = ""
+
+    @property
+    def method_path(self) -> str:
+        """The path without its API version: ``/models/m:generateContent`` for both versions."""
+        return self.path.removeprefix(f"/{self.api_version}") if self.api_version else self.path
 
 
 class Emulator:
-    """A local Generative Language API v1beta on 127.0.0.1 (port chosen by the OS)."""
+    """A local Generative Language API (v1 and v1beta) on 127.0.0.1 (port chosen by the OS)."""
 
     def __init__(self, api_key: str = "test-key") -> None:
         self.api_key = api_key
@@ -223,11 +242,12 @@ class _Handler(BaseHTTPRequestHandler):
         path = unquote(url.path)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        rpc, args = "unknown", {}
+        rpc, args, version = "unknown", {}, ""
         for method, pattern, name in ROUTES:
             match = pattern.match(path)
             if match and method == self.command:
                 rpc, args = name, match.groupdict()
+                version = args.pop("api_version")
                 break
         try:
             body = json.loads(raw) if raw else None
@@ -241,6 +261,7 @@ class _Handler(BaseHTTPRequestHandler):
             dict(self.headers.items()),
             body,
             params=parse_qs(url.query),
+            api_version=version,
         )
         self.emulator._record(entry)
         fault = self.emulator.faults.take(rpc)
