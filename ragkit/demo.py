@@ -37,7 +37,7 @@ def _inputs(path: Path) -> list[Any]:
 
 
 def _show(kind: str, question: str, docs: list[Document]) -> None:
-    from ragkit.indexing.scores import score_kind
+    from ragkit.querying.scores import score_kind
 
     scale = score_kind(kind)
     print(f"\n{kind} retriever: {question!r} (scores: {scale.label}, {scale.hint})")

@@ -6,7 +6,7 @@ imports only ``core``, ``documents`` and the stages before it; nothing imports `
 ``if TYPE_CHECKING:`` are annotations only and do not count) and fails on an import that
 goes the wrong way, so a new module cannot quietly tie two stages into a cycle.
 
-The three exceptions LangChain's API makes are listed in ``EXCEPTIONS`` with the name that
+The exceptions LangChain's API makes are listed in ``EXCEPTIONS`` with the name that
 needs them.
 """
 
@@ -35,8 +35,10 @@ RANK: dict[str, int] = {
     "retrievers": 11,
     "chains": 12,
     **dict.fromkeys(["agents", "techniques", "indexing", "eval"], 13),
-    "serve": 14,
-    **dict.fromkeys(["cli", "_cli", "__main__", "demo", "__init__"], 15),
+    # querying runs searches over an index that indexing built (one query service for all)
+    "querying": 14,
+    "serve": 15,
+    **dict.fromkeys(["cli", "_cli", "__main__", "demo", "__init__"], 16),
 }
 
 # (importer's top-level name, imported top-level name): why LangChain's API needs it.
@@ -44,6 +46,10 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("stores", "retrievers"): "VectorStore.as_retriever (and the AQA retriever of Google's store)",
     ("loaders", "splitters"): "BaseLoader.load_and_split",
     ("splitters", "embeddings"): "SemanticChunker embeds",
+    (
+        "indexing",
+        "querying",
+    ): "Index.retriever and Index.search hand the query to the query service",
 }
 
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragkit.documents import Document
-    from ragkit.indexing.scores import ScoreKind
     from ragkit.indexing.writer import IndexReport
+    from ragkit.querying.scores import ScoreKind
 
 
 def is_tty(stream: Any) -> bool:
@@ -81,7 +81,7 @@ def score_legend(scale: ScoreKind, retriever: str) -> str:
 def print_results(
     docs: list[Document], query: str, scale: ScoreKind | None = None, retriever: str = ""
 ) -> None:
-    from ragkit.indexing.scores import SCORE_KINDS
+    from ragkit.querying.scores import SCORE_KINDS
 
     scale = scale or SCORE_KINDS["cosine"]
     terms = [w for w in re.findall(r"\w+", query) if len(w) > 2]

@@ -1,4 +1,7 @@
-"""The retrieval step of ``ragkit query`` and ``ragkit ask``: retriever, filter, dedupe, top k.
+"""The retrieval step of ``ragkit query`` and ``ragkit ask``: open the index, run the query service.
+
+The search itself is :class:`ragkit.querying.QueryService` (the one ``ragkit serve`` and
+``Index.retriever`` use); this module opens the index and words the command's errors.
 
 Example:
     >>> # docs, kind = retrieve("my-index", "reset", "hybrid", 4, dedupe=0.8)
@@ -8,15 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragkit._cli.settings import matches
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.indexing.scores import SCORE_KINDS, ScoreKind, score_kind
-
-RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
-#: How many more candidates are fetched when results are filtered or de-duplicated afterwards.
-FILTER_DEPTH = 10
-DEDUPE_DEPTH = 3
+from ragkit.querying.scores import ScoreKind
 
 
 def retrieve(
@@ -37,40 +34,23 @@ def retrieve(
     candidates (see ``Index.retriever(rerank=...)``).
     """
     from ragkit.indexing.index_dir import Index
+    from ragkit.querying.filters import check_filter
+    from ragkit.querying.service import Query, QueryService
 
     if not query.strip():
         raise ConfigurationError("the question is empty; pass some text to search for")
-    idx = Index.open(index_dir, embeddings=embedding)
-    depth = k * (DEDUPE_DEPTH if dedupe is not None else 1)
+    if flt is not None:
+        check_filter(flt)  # a bad filter is reported before the index is opened
     if rerank is not None and kind == "multi-query":
         raise ConfigurationError(
             "--rerank works with the similarity, mmr, bm25, hybrid and parent retrievers"
         )
-    if kind == "similarity" and rerank is None:
-        docs = idx.search(query, k=depth, filter=flt)
-    else:
-        if flt is not None:
-            depth *= FILTER_DEPTH
-        if kind == "multi-query":
-            if llm is None:
-                raise ConfigurationError(
-                    "--retriever multi-query needs a chat model to write the rephrased questions: "
-                    "set GOOGLE_API_KEY (a Gemini API key), and --model / --endpoint to choose "
-                    "another model or server"
-                )
-            retriever = idx.retriever("multi-query", k=depth, llm=llm, fusion="rrf")
-        else:
-            retriever = idx.retriever(kind, k=depth, rerank=rerank)
-        if kind == "mmr" and flt is not None:
-            docs = retriever.invoke(query, filter=flt)
-        else:
-            docs = [d for d in retriever.invoke(query) if matches(d.metadata, flt)]
-    if dedupe is not None:
-        from ragkit.retrievers.near_duplicates import NearDuplicateFilter
-
-        docs = NearDuplicateFilter(dedupe, k=k).transform_documents(docs)
-    if rerank is not None:
-        return docs[:k], SCORE_KINDS["rerank"]
-    if kind in ("similarity", "parent"):
-        return docs[:k], score_kind(kind, idx.vectorstore.distance_strategy)
-    return docs[:k], score_kind(kind)
+    if kind == "multi-query" and llm is None:
+        raise ConfigurationError(
+            "--retriever multi-query needs a chat model to write the rephrased questions: "
+            "set GOOGLE_API_KEY (a Gemini API key), and --model / --endpoint to choose "
+            "another model or server"
+        )
+    service = QueryService(Index.open(index_dir, embeddings=embedding), llm=llm, rerank=rerank)
+    docs = service.search(Query(query, kind, k, flt, dedupe))
+    return docs, service.score_kind(kind)

@@ -17,8 +17,14 @@ from ragkit._cli import output
 from ragkit._cli.chat_model import model_options
 from ragkit._cli.guard import guarded
 from ragkit._cli.settings import index_defaults, parse_filter, resolve
+from ragkit.querying.catalogue import RETRIEVERS
 
-RETRIEVER_CHOICE = click.Choice(["similarity", "mmr", "bm25", "hybrid", "multi-query", "parent"])
+RETRIEVER_CHOICE = click.Choice(list(RETRIEVERS))
+FILTER_HELP = (
+    "Metadata filter: key=value, or a JSON object in the filter language, e.g. "
+    '\'{"year": {"$gte": 2020}}\' ($eq $ne $gt $gte $lt $lte $in $nin $and $or $not); '
+    "repeat to require all."
+)
 
 
 def _retrieval_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -119,7 +125,7 @@ def _model(
 @click.argument("index_dir", metavar="DIR")
 @click.argument("question")
 @_retrieval_options
-@click.option("--filter", "filters", multiple=True, help="Metadata filter key=value (repeatable).")
+@click.option("--filter", "filters", multiple=True, help=FILTER_HELP)
 @model_options
 @click.option("--embedding", envvar="RAGKIT_EMBEDDING", hidden=True)
 @click.option(
@@ -152,6 +158,7 @@ def query_cmd(
     Examples:
       ragkit query my-index "how do I reset it?"
       ragkit query my-index "reset" --retriever bm25 -k 10 --filter source=/docs/manual.md --json
+      ragkit query my-index "reset" --filter '{"year": {"$gte": 2020}}'
       ragkit query my-index "reset" --dedupe
       ragkit query my-index "reset" --rerank models/ms-marco-MiniLM-L6-v2 -k 5
       GOOGLE_API_KEY=... ragkit query my-index "reset" --retriever multi-query --model gemini-2.0-flash
@@ -192,6 +199,7 @@ def query_cmd(
 @click.argument("index_dir", metavar="DIR")
 @click.argument("question")
 @_retrieval_options
+@click.option("--filter", "filters", multiple=True, help=FILTER_HELP)
 @model_options
 @guarded
 def ask_cmd(
@@ -203,6 +211,7 @@ def ask_cmd(
     dedupe_threshold: float | None,
     max_query_length: int | None,
     rerank: str | None,
+    filters: tuple[str, ...],
     model_name: str | None,
     endpoint: str | None,
     timeout: float | None,
@@ -225,7 +234,16 @@ def ask_cmd(
     _query_limit(index_dir, max_query_length)
     kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
     model = _model(index_dir, model_name, endpoint, timeout)
-    docs, scale = retrieve(index_dir, question, kind, top, dedupe=cut, llm=model, rerank=rerank)
+    docs, scale = retrieve(
+        index_dir,
+        question,
+        kind,
+        top,
+        parse_filter(filters),
+        dedupe=cut,
+        llm=model,
+        rerank=rerank,
+    )
     text = answer(question, docs, model=model) if model is not None else None
     if text is None:
         output.err(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import ConfigurationError
+from ragkit.errors import InvalidQueryError
 
 
 def index_defaults(index_dir: str | Path | None) -> dict[str, Any]:
@@ -39,25 +39,42 @@ def resolve(value: Any, defaults: dict[str, Any], key: str, builtin: Any) -> Any
 
 
 def parse_filter(items: tuple[str, ...]) -> dict[str, Any] | None:
-    """``("lang=en", "year=2024")`` → ``{"lang": "en", "year": 2024}`` (JSON scalars are parsed)."""
+    """``--filter`` values as one filter dict (see :mod:`ragkit.querying.filters`).
+
+    Each value is ``key=value`` (equality; the value is read as JSON when it parses, so
+    ``year=2024`` is a number) or a JSON object in the filter language
+    (``{"year": {"$gte": 2020}}``); several values must all hold.
+
+    >>> parse_filter(("lang=en", "year=2024"))
+    {'lang': 'en', 'year': 2024}
+    >>> parse_filter(('{"year": {"$gte": 2020}}', "lang=en"))
+    {'$and': [{'lang': 'en'}, {'year': {'$gte': 2020}}]}
+    """
     import json
 
     if not items:
         return None
-    out: dict[str, Any] = {}
+    pairs: dict[str, Any] = {}
+    objects: list[dict[str, Any]] = []
     for item in items:
+        if item.lstrip().startswith("{"):
+            try:
+                value = json.loads(item)
+            except ValueError as err:
+                raise InvalidQueryError(f"--filter {item!r} is not valid JSON: {err}") from None
+            if not isinstance(value, dict):
+                raise InvalidQueryError(f"--filter {item!r}: expected a JSON object")
+            objects.append(value)
+            continue
         key, sep, raw = item.partition("=")
         if not sep or not key:
-            raise ConfigurationError(
-                f"--filter {item!r}: expected key=value, e.g. --filter source=docs/a.md"
+            raise InvalidQueryError(
+                f"--filter {item!r}: expected key=value or a JSON object, e.g. "
+                '--filter source=docs/a.md or --filter \'{"year": {"$gte": 2020}}\''
             )
         try:
-            out[key] = json.loads(raw)
+            pairs[key] = json.loads(raw)
         except ValueError:
-            out[key] = raw
-    return out
-
-
-def matches(metadata: dict[str, Any], flt: dict[str, Any] | None) -> bool:
-    """Whether ``metadata`` equals ``flt`` on every key (for retrievers without native filters)."""
-    return not flt or all(metadata.get(k) == v for k, v in flt.items())
+            pairs[key] = raw
+    parts = ([pairs] if pairs else []) + objects
+    return parts[0] if len(parts) == 1 else {"$and": parts}

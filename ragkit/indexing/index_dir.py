@@ -8,8 +8,8 @@ the one you pass; see :mod:`ragkit.indexing.index_config`), and refuses a model
 that did not build the index. A ``postgresql://`` URL opens a
 :class:`~ragkit.indexing.pg_index.PGIndex` instead (same methods). Writing goes
 through :mod:`ragkit.indexing.writer` (an engine reads, splits and embeds; the
-index's storage receives the results); the retrievers are built by
-:mod:`ragkit.indexing.index_retrievers`.
+index's storage receives the results); queries go through :mod:`ragkit.querying`
+(the retriever catalogue and the query service).
 
 Example:
     >>> # idx = Index.create("my-index", embeddings="local")
@@ -40,7 +40,6 @@ from ragkit.indexing.index_config import (
     resolve_embeddings,
     split_settings,
 )
-from ragkit.indexing.index_retrievers import make_retriever
 from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
 from ragkit.indexing.pg_location import is_index_url
 from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
@@ -331,10 +330,15 @@ class Index:
         *,
         dedupe: bool | float = False,
         rerank: Any = None,
+        filter: dict[str, Any] | Callable[..., bool] | None = None,
         **kwargs: Any,
     ) -> BaseRetriever:
         """A retriever over this index: ``similarity``, ``mmr``, ``bm25``, ``hybrid``, ``multi-query``
         (needs ``llm=``) or ``parent`` (returns whole source documents rebuilt from their chunks).
+
+        ``filter=`` (a metadata filter dict, see :mod:`ragkit.querying.filters`) returns a
+        :class:`~ragkit.querying.QueryRetriever`: the search ``ragkit query --filter`` and
+        ``ragkit serve`` run, with the same results.
 
         ``dedupe=True`` (or a threshold in (0, 1]) folds near-duplicate passages, such as the
         same paragraph from several copies of a page: the retriever fetches ``3 * k`` results
@@ -345,19 +349,21 @@ class Index:
         name) reorders the top ``RERANK_DEPTH`` (50, or ``k`` if larger) candidates with it
         and returns the best ``k`` (see :class:`ragkit.retrievers.CrossEncoderReranker`).
         """
+        if filter is not None:
+            from ragkit.querying.query_retriever import filtered_retriever
+
+            return filtered_retriever(self, kind, k, filter, dedupe, rerank, kwargs)
+        from ragkit.querying.catalogue import make_retriever
+
         return make_retriever(self, kind, k, dedupe=dedupe, rerank=rerank, **kwargs)
 
     def search(
         self, query: str, k: int = 4, filter: dict[str, Any] | Callable[..., bool] | None = None
     ) -> list[Document]:
         """The ``k`` chunks most similar to ``query`` (score in ``metadata["score"]``), optionally filtered."""
-        store = self.vectorstore
-        if len(store) == 0:
-            return []
-        pairs = store.similarity_search_with_score(query, k=k, filter=filter)
-        return [
-            d.model_copy(update={"metadata": {**d.metadata, "score": float(s)}}) for d, s in pairs
-        ]
+        from ragkit.querying.service import Query, QueryService
+
+        return QueryService(self).search(Query(query, "similarity", k, filter))
 
     def info(self) -> dict[str, Any]:
         """What the index holds: model, dimension, documents (sources), chunks, sizes, times, splitter.

@@ -302,11 +302,11 @@ class PGIndex(Index):
     ) -> BaseRetriever:
         """As :meth:`Index.retriever`; ``hybrid`` is fused inside the database (with
         ``rerank=``, the database's fused top ``RERANK_DEPTH`` are reranked here)."""
-        if kind == "hybrid" and dedupe is False:
+        if kind == "hybrid" and dedupe is False and kwargs.get("filter") is None:
             from ragkit.stores.search_args import check_k
 
             if rerank is not None:
-                from ragkit.indexing.index_retrievers import reranked
+                from ragkit.querying.catalogue import reranked
 
                 return reranked(self, kind, check_k(k), rerank, kwargs)
             k = check_k(k)

@@ -82,7 +82,7 @@ class IndexRoutes:
         self, gen: Generation, search: Search, terms: list[str] | None = None
     ) -> list[dict[str, Any]]:
         docs = await run_search(gen, search)
-        terms = query_terms(search.query) if terms is None else terms
+        terms = query_terms(search.text) if terms is None else terms
         return [passage(gen, d, i, terms) for i, d in enumerate(docs, 1)]
 
     # -- /query -----------------------------------------------------------------------------
@@ -92,7 +92,7 @@ class IndexRoutes:
             req = await self._request(request, QueryRequest, "/query")
             gen = self.service.generation
             search = self._search(gen, req, req.query, "query")
-            terms = query_terms(search.query)
+            terms = query_terms(search.text)
             results = await within(
                 self._passages(gen, search, terms), self.settings.request_timeout
             )
@@ -100,7 +100,7 @@ class IndexRoutes:
             return error_from(err)
         return json_response(
             {
-                "query": search.query,
+                "query": search.text,
                 "retriever": search.retriever,
                 "k": search.k,
                 "score_kind": scale_of(gen, search.retriever),

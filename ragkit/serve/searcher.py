@@ -1,54 +1,41 @@
-"""Searching a served index: one loaded snapshot (a *generation*) and the query rules.
+"""Searching a served index: one loaded snapshot (a *generation*) and the request rules.
 
 A :class:`Generation` holds what one snapshot of the index needs to answer
-queries: its retrievers (loaded and warmed up before the first request), the
-metadata keys filters may name, and how source paths are shown. Requests read
-the current generation once, so each is answered from one consistent
-snapshot even while a newer one is loaded next to it.
+queries: its :class:`~ragkit.querying.QueryService` (retrievers built and warmed
+up before the first request), the metadata keys filters may name, and how source
+paths are shown. Requests read the current generation once, so each is answered
+from one consistent snapshot even while a newer one is loaded next to it.
 
-The rules for a query (shared by ``/query`` and ``/ask``): the retriever must be
+The rules for a request (shared by ``/query`` and ``/ask``): the retriever must be
 one this server has; ``1 <= k <= max_k``; the query is non-blank and at most
-``max_query_length`` characters; a filter names only known metadata keys and is
-matched against the metadata as results show it, among the best ``k * 10``
-candidates.
+``max_query_length`` characters; a filter names only known metadata keys. The
+search itself is the query service's (the one ``ragkit query`` runs), with
+filters matched against the metadata as results show it (paths relative to the
+indexed folders).
 
 Example:
-    >>> sorted(filter_keys({"source": "a.md", "$or": [{"page": 1}, {"lang": {"$in": ["en"]}}]}))
-    ['lang', 'page', 'source']
+    >>> query_terms("How do I true a wheel?")
+    ['how', 'true', 'wheel']
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.documents import Document
-from ragkit.errors import IndexingError, InvalidQueryError, RequestError
-from ragkit.indexing.scores import score_kind
+from ragkit.errors import InvalidQueryError, RequestError
+from ragkit.querying.catalogue import BASIC
+from ragkit.querying.filters import check_filter, filter_keys
+from ragkit.querying.service import Query, QueryService
 from ragkit.serve.paths import SourcePaths, infer_roots
 from ragkit.serve.settings import ServeSettings
 
-#: How many more candidates are fetched when results are filtered or de-duplicated afterwards.
-FILTER_DEPTH = 10
-DEDUPE_DEPTH = 3
-BASIC = ("similarity", "mmr", "bm25", "hybrid", "parent")
+#: A checked request's search (``check_search`` makes one, the query service runs it).
+Search = Query
 _WORD = re.compile(r"\w+")
-
-
-def filter_keys(flt: Any) -> Iterator[str]:
-    """The metadata keys a LangChain-style filter dict names (operators skipped)."""
-    if isinstance(flt, dict):
-        for key, value in flt.items():
-            if key in ("$and", "$or") and isinstance(value, list):
-                for part in value:
-                    yield from filter_keys(part)
-            elif key == "$not":
-                yield from filter_keys(value)
-            elif not key.startswith("$"):
-                yield key
 
 
 def query_terms(text: str) -> list[str]:
@@ -68,61 +55,49 @@ def snippet(text: str, terms: list[str], width: int = 240) -> str:
 
 @dataclass
 class Generation:
-    """The retrievers and facts of one loaded snapshot."""
+    """The query service and facts of one loaded snapshot."""
 
     snapshot: str | None
-    retrievers: dict[str, Any]
+    service: QueryService
     paths: SourcePaths
     metadata_keys: frozenset[str]
     info: dict[str, Any]
-    distance: str = "cosine"
     loaded_at: float = field(default_factory=time.time)
+    scales: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """What each retriever's scores mean, as JSON (made once per retriever)."""
 
     @property
     def empty(self) -> bool:
-        return not self.retrievers
+        return self.service.empty
+
+    @property
+    def retrievers(self) -> tuple[str, ...]:
+        """The retriever kinds this snapshot answers (none for an empty index)."""
+        return () if self.empty else self.service.kinds
 
 
 def build_generation(index: Any, roots: tuple[str, ...] = (), llm: Any = None) -> Generation:
-    """Load the index's current snapshot: retrievers (warmed up), keys, paths, facts."""
+    """Load the index's current snapshot: query service (warmed up), keys, paths, facts."""
     info = dict(index.info())
     store = index.vectorstore
-    retrievers: dict[str, Any] = {}
-    if len(store) > 0:
-        for kind in BASIC:
-            retrievers[kind] = index.retriever(kind, k=4)
-        if llm is not None:
-            retrievers["multi-query"] = index.retriever("multi-query", k=4, llm=llm, fusion="rrf")
-        for kind in ("bm25", "hybrid"):  # load the model and the BM25 arrays now, not in a request
-            retrievers[kind].invoke("warm up", k=1)
     paths = SourcePaths(roots or infer_roots(index.sources()))
+    service = QueryService(index, llm=llm, view=paths.clean)
+    service.warm_up()  # the retrievers, the model and the BM25 arrays now, not in a request
     keys: set[str] = set()
     listed = getattr(index, "metadata_keys", None)
     if callable(listed):  # a PostgreSQL index lists them without sending every chunk here
         keys.update(listed())
-    elif len(store) > 0:
+    elif not service.empty:
         for doc in store.get_by_ids(store.ids):
             keys.update(paths.clean(doc.metadata))
     keys.discard("score")
     return Generation(
         snapshot=info.get("snapshot"),
-        retrievers=retrievers,
+        service=service,
         paths=paths,
         metadata_keys=frozenset(keys),
         info=info,
-        distance=str(getattr(store, "distance_strategy", "cosine")),
     )
-
-
-@dataclass(frozen=True)
-class Search:
-    """One checked search request."""
-
-    query: str
-    retriever: str
-    k: int
-    filter: dict[str, Any] | None
-    dedupe: float | None
 
 
 def check_search(
@@ -138,7 +113,6 @@ def check_search(
 ) -> Search:
     """The request's search, or a 422 RequestError naming the field at fault."""
     from ragkit.retrievers.near_duplicates import dedupe_threshold
-    from ragkit.stores.filters import compile_filter
 
     if not query.strip():
         raise RequestError(
@@ -183,9 +157,9 @@ def check_search(
                 field="filter",
             )
         try:
-            compile_filter(flt)
-        except InvalidQueryError as err:
-            raise RequestError(f"filter: {err}", status_code=422, field="filter") from None
+            check_filter(flt)
+        except InvalidQueryError as err:  # the message ragkit query --filter gives
+            raise RequestError(str(err), status_code=422, field="filter") from None
     cut = None
     if dedupe is not None and dedupe is not False:
         try:
@@ -199,35 +173,15 @@ async def run_search(gen: Generation, search: Search) -> list[Document]:
     """The best ``k`` documents (raw metadata) for a checked search; [] for an empty index."""
     if gen.empty:
         return []
-    from ragkit.stores.filters import compile_filter
-
-    depth = search.k * (DEDUPE_DEPTH if search.dedupe is not None else 1)
-    if search.filter is not None:
-        depth *= FILTER_DEPTH
-    try:
-        # BM25 answers inline (sub-millisecond); vector searches run in worker threads
-        docs = await gen.retrievers[search.retriever].ainvoke(search.query, k=depth)
-    except IndexingError:  # the snapshot holds no documents for this retriever
-        return []
-    if search.filter is not None:
-        keep = compile_filter(search.filter)
-        docs = [d for d in docs if keep(gen.paths.clean(d.metadata))]
-    if search.dedupe is not None:
-        from ragkit.retrievers.near_duplicates import NearDuplicateFilter
-
-        docs = list(NearDuplicateFilter(search.dedupe, k=search.k).transform_documents(docs))
-    return docs[: search.k]
-
-
-_SCALES: dict[tuple[str, str], dict[str, Any]] = {}
+    return await gen.service.asearch(search)
 
 
 def scale_of(gen: Generation, retriever: str) -> dict[str, Any]:
-    """What ``retriever``'s scores mean, as JSON (made once per retriever and distance)."""
-    key = (retriever, gen.distance)
-    if key not in _SCALES:
-        _SCALES[key] = score_kind(retriever, gen.distance).to_dict()
-    return _SCALES[key]
+    """What ``retriever``'s scores mean, as JSON (made once per retriever and generation)."""
+    scale = gen.scales.get(retriever)
+    if scale is None:
+        scale = gen.scales[retriever] = gen.service.score_kind(retriever).to_dict()
+    return scale
 
 
 def passage(gen: Generation, doc: Document, rank: int, terms: list[str]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The retrievers an :class:`~ragkit.indexing.index_dir.Index` offers (``Index.retriever``).
+"""The retriever catalogue: the kinds an index offers (``Index.retriever``) and how each is built.
 
 Each kind is built from the index's vector store and lexical retriever, so a folder index
 (FAISS + BM25 files) and a PostgreSQL index (pgvector + BM25 in SQL) give the same kinds;
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ragkit.retrievers.base import BaseRetriever
 
 RETRIEVERS = ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent")
+#: The kinds that need no chat model (``multi-query`` needs one to write the rephrasings).
+BASIC = ("similarity", "mmr", "bm25", "hybrid", "parent")
 #: How many candidates a cross-encoder reranks (``Index.retriever(rerank=...)``).
 RERANK_DEPTH = 50
 
@@ -80,7 +82,7 @@ def make_retriever(
         base = index.retriever(kwargs.pop("base", "hybrid"), k=k)
         return MultiQueryRetriever.from_llm(retriever=base, llm=llm, **kwargs)
     if kind == "parent":
-        from ragkit.indexing.parent import SourceParentRetriever
+        from ragkit.querying.parent import SourceParentRetriever
 
         return SourceParentRetriever(index.vectorstore, k=k, **kwargs)
     raise ConfigurationError(f"retriever kind must be one of {', '.join(RETRIEVERS)}; got {kind!r}")

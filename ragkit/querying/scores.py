@@ -1,4 +1,4 @@
-"""What the ``score`` of a search result means, per retriever (``ragkit query``, ``ragkit serve``).
+"""What the ``score`` of a search result means, per retriever (every query path names it).
 
 Retrievers give numbers on unrelated scales: cosine similarity (vectors),
 BM25 (keywords), reciprocal-rank fusion (hybrid, multi-query) and a

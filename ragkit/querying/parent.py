@@ -39,14 +39,15 @@ def merge_chunks(chunks: list[Document]) -> str:
 
 
 class SourceParentRetriever(BaseRetriever):
-    """Returns up to ``k`` parent documents for the best ``fetch_k`` chunk matches."""
+    """Returns up to ``k`` parent documents for the best ``fetch_k`` chunk matches
+    (``fetch_k`` defaults to ``max(20, 5 * k)`` for the ``k`` of each call)."""
 
     def __init__(self, vectorstore: Any, k: int = 4, fetch_k: int | None = None) -> None:
         from ragkit.stores.search_args import check_k
 
         self.vectorstore = vectorstore
         self.k = check_k(k)
-        self.fetch_k = check_k(fetch_k, "fetch_k") if fetch_k is not None else max(20, 5 * k)
+        self.fetch_k = check_k(fetch_k, "fetch_k") if fetch_k is not None else None
         self._parents: dict[tuple[str, ...], list[Document]] | None = None
         self.tags = None
         self.metadata = None
@@ -66,7 +67,8 @@ class SourceParentRetriever(BaseRetriever):
         k = check_k(kwargs.get("k", self.k))
         if k == 0:
             return []
-        hits = self.vectorstore.similarity_search_with_score(query, k=self.fetch_k)
+        fetch_k = self.fetch_k if self.fetch_k is not None else max(20, 5 * k)
+        hits = self.vectorstore.similarity_search_with_score(query, k=fetch_k)
         out: list[Document] = []
         seen: set[tuple[str, ...]] = set()
         children = self._children()
