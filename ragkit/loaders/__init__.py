@@ -15,22 +15,36 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "ArchiveLimits",
+    "ArchiveLoader",
     "BSHTMLLoader",
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
+    "EmailLoader",
     "GzipFileLoader",
     "HTMLLoader",
     "JSONLoader",
     "LoadFailure",
     "MarkdownLoader",
+    "MboxLoader",
+    "OutlookMessageLoader",
     "PDFLoader",
     "RecursiveUrlLoader",
     "TextLoader",
+    "UnstructuredEmailLoader",
     "WebBaseLoader",
+    "sniff_type",
 ]
 
 _LAZY = {
+    "ArchiveLimits": "ragkit.loaders._archive_limits",
+    "ArchiveLoader": "ragkit.loaders.archive",
+    "EmailLoader": "ragkit.loaders.email_loader",
+    "UnstructuredEmailLoader": "ragkit.loaders.email_loader",
+    "MboxLoader": "ragkit.loaders.mbox",
+    "OutlookMessageLoader": "ragkit.loaders.outlook_msg",
+    "sniff_type": "ragkit.loaders.sniff",
     "BaseLoader": "ragkit.loaders.base",
     "LoadFailure": "ragkit.loaders.base",
     "CSVLoader": "ragkit.loaders.csv_loader",
@@ -47,6 +61,12 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from ragkit.loaders._archive_limits import ArchiveLimits
+    from ragkit.loaders.archive import ArchiveLoader
+    from ragkit.loaders.email_loader import EmailLoader, UnstructuredEmailLoader
+    from ragkit.loaders.mbox import MboxLoader
+    from ragkit.loaders.outlook_msg import OutlookMessageLoader
+    from ragkit.loaders.sniff import sniff_type
     from ragkit.loaders.base import BaseLoader, LoadFailure
     from ragkit.loaders.csv_loader import CSVLoader
     from ragkit.loaders.directory import DirectoryLoader
