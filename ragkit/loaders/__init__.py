@@ -63,19 +63,19 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.loaders._archive_limits import ArchiveLimits
     from ragkit.loaders.archive import ArchiveLoader
-    from ragkit.loaders.email_loader import EmailLoader, UnstructuredEmailLoader
-    from ragkit.loaders.mbox import MboxLoader
-    from ragkit.loaders.outlook_msg import OutlookMessageLoader
-    from ragkit.loaders.sniff import sniff_type
     from ragkit.loaders.base import BaseLoader, LoadFailure
     from ragkit.loaders.csv_loader import CSVLoader
     from ragkit.loaders.directory import DirectoryLoader
+    from ragkit.loaders.email_loader import EmailLoader, UnstructuredEmailLoader
     from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
+    from ragkit.loaders.mbox import MboxLoader
+    from ragkit.loaders.outlook_msg import OutlookMessageLoader
     from ragkit.loaders.pdf import PDFLoader
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
+    from ragkit.loaders.sniff import sniff_type
     from ragkit.loaders.text import TextLoader
     from ragkit.loaders.web_base import WebBaseLoader
 else:

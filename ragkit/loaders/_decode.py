@@ -48,15 +48,16 @@ def _utf16_without_bom(data: bytes) -> str | None:
 
 
 def _utf32_without_bom(data: bytes) -> str | None:
-    """'utf-32-le'/'utf-32-be' when three NUL bytes of every four sit where ASCII UTF-32 has them."""
+    """'utf-32-le'/'utf-32-be' when the two high bytes of (nearly) every code unit are NUL."""
     sample = data[:4096]
-    if len(sample) < 4 or len(sample) % 4:
+    if len(sample) < 8 or len(sample) % 4:
         return None
     quarter = len(sample) // 4
     lanes = [sample[i::4].count(0) for i in range(4)]
-    if lanes[1] == lanes[2] == lanes[3] == quarter and lanes[0] < 0.1 * quarter:
+    full = 0.95 * quarter
+    if lanes[3] == quarter and lanes[2] >= full and lanes[0] < 0.1 * quarter:
         return "utf-32-le"
-    if lanes[0] == lanes[1] == lanes[2] == quarter and lanes[3] < 0.1 * quarter:
+    if lanes[0] == quarter and lanes[1] >= full and lanes[3] < 0.1 * quarter:
         return "utf-32-be"
     return None
 

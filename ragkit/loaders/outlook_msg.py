@@ -204,7 +204,7 @@ class OutlookMessageLoader(BaseLoader):
         if not self.attachments:
             return docs, failures
         parent = {"parent_source": source, "message_id": meta["message_id"]}
-        for count, (storage, path) in enumerate(msg.attachments(), 1):
+        for count, (_storage, path) in enumerate(msg.attachments(), 1):
             if count > self.limits.max_attachments:
                 reason = (
                     f"{label} has more than {self.limits.max_attachments} attachments "

@@ -119,7 +119,7 @@ def sniff_bytes(head: bytes) -> str | None:
     """The type the first bytes of a file show (containers not opened: ``.zip``, ``.ole``)."""
     for magic, ext in _MAGIC:
         if head.startswith(magic):
-            if ext == ".bmp" and len(head) >= 14 and head[6:10] != b"\x00\x00\x00\x00":
+            if ext == ".bmp" and (len(head) < 26 or head[6:10] != b"\x00\x00\x00\x00"):
                 continue  # "BM" text, not a bitmap (reserved bytes are zero)
             return ext
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":

@@ -127,7 +127,11 @@ def test_traversal_and_absolute_names_are_refused_per_member(tmp_path: Path) -> 
 def test_tar_links_and_devices_are_not_followed(tmp_path: Path) -> None:
     path = tmp_path / "links.tar"
     with tarfile.open(path, "w") as t:
-        for name, kind in (("link", tarfile.SYMTYPE), ("hard", tarfile.LNKTYPE), ("fifo", tarfile.FIFOTYPE)):
+        for name, kind in (
+            ("link", tarfile.SYMTYPE),
+            ("hard", tarfile.LNKTYPE),
+            ("fifo", tarfile.FIFOTYPE),
+        ):
             info = tarfile.TarInfo(name)
             info.type = kind
             info.linkname = "/etc/passwd"

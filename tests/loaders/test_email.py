@@ -139,8 +139,12 @@ def test_attachment_bounds_and_a_bad_attachment(tmp_path: Path) -> None:
     msg = message()
     msg.set_content("body")
     for i in range(4):
-        msg.add_attachment(f"note {i}".encode(), maintype="text", subtype="plain", filename=f"n{i}.txt")
-    msg.add_attachment(b"%PDF-1.7 broken", maintype="application", subtype="pdf", filename="bad.pdf")
+        msg.add_attachment(
+            f"note {i}".encode(), maintype="text", subtype="plain", filename=f"n{i}.txt"
+        )
+    msg.add_attachment(
+        b"%PDF-1.7 broken", maintype="application", subtype="pdf", filename="bad.pdf"
+    )
     path = write(tmp_path / "many.eml", msg)
     loader = EmailLoader(path, limits=ArchiveLimits(max_attachments=3))
     docs = loader.load()
