@@ -84,6 +84,8 @@ class EmailLoader(BaseLoader):
         if not data.strip():
             raise LoaderError(f"{name} is empty, not an e-mail message", name)
         msg = parse_message(data, name)
+        if not msg.keys():
+            raise LoaderError(f"{name} is not an e-mail message (it has no headers)", name)
         docs, failures = message_documents(msg, name, name, self.nesting, self.attachments)
         for failure in failures:
             self._record(failure.path, failure.reason, failure.exception)

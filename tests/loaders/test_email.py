@@ -248,9 +248,35 @@ def test_bad_mail_files_fail_alone_in_a_directory(tmp_path: Path) -> None:
     (tmp_path / "not-ole.msg").write_bytes(b"just text")
     (tmp_path / "broken.msg").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100)
     (tmp_path / "empty.eml").write_bytes(b"")
+    (tmp_path / "binary.eml").write_bytes(bytes(range(256)) * 4)
     loader = DirectoryLoader(tmp_path, silent_errors=True)
     docs = loader.load()
     assert len(docs) == 4
     failed = sorted(Path(f.path).name for f in loader.errors)
-    assert failed == ["broken.msg", "empty.eml", "not-ole.msg"]
+    assert failed == ["binary.eml", "broken.msg", "empty.eml", "not-ole.msg"]
     assert all(Path(f.path).name in f.reason for f in loader.errors)
+
+
+def test_gzipped_eml_and_nested_messages_bounded_by_depth(tmp_path: Path) -> None:
+    import gzip
+
+    level3 = message(subject="level 3")
+    level3.set_content("third")
+    level2 = message(subject="level 2")
+    level2.set_content("second")
+    level2.add_attachment(level3)
+    level1 = message(subject="level 1")
+    level1.set_content("first")
+    level1.add_attachment(level2)
+    path = tmp_path / "chain.eml.gz"
+    path.write_bytes(gzip.compress(level1.as_bytes()))
+    loader = DirectoryLoader(tmp_path)
+    docs = loader.load()
+    assert [d.metadata["subject"] for d in docs] == ["level 1", "level 2"]
+    assert docs[0].metadata["source"] == str(path)
+    assert docs[1].metadata["source"] == f"{path}/attachment-1.eml"
+    assert docs[1].metadata["parent_source"] == str(path)
+    [failure] = loader.errors
+    assert "nested deeper than max_depth=2" in failure.reason
+    deep = EmailLoader(write(tmp_path / "chain.eml", level1), limits=ArchiveLimits(max_depth=3))
+    assert [d.page_content.strip() for d in deep.load()] == ["first", "second", "third"]
