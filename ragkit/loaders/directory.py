@@ -64,11 +64,10 @@ def default_loader(
 
 
 def _name_extension(path: str) -> str:
-    lower = path.lower()
-    for compound in (".tar.gz", ".tar.bz2", ".tar.xz"):
-        if lower.endswith(compound):
-            return compound
-    return os.path.splitext(lower)[1]
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".gz", ".bz2", ".xz") and path[: -len(ext)].lower().endswith(".tar"):
+        return ".tar" + ext
+    return ext
 
 
 def loader_for_extension(

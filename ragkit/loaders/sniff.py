@@ -62,6 +62,8 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"{\\rtf", ".rtf"),
 )
 
+_PREFIXES = tuple(magic for magic, _ in _MAGIC)
+
 FAMILIES: dict[str, frozenset[str]] = {
     "pdf": frozenset({".pdf"}),
     "image": frozenset({".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".bmp", ".webp"}),
@@ -115,8 +117,12 @@ def _looks_like_mail(head: bytes) -> bool:
     return fields >= 2 and mail
 
 
-def sniff_bytes(head: bytes) -> str | None:
-    """The type the first bytes of a file show (containers not opened: ``.zip``, ``.ole``)."""
+def _signature(head: bytes) -> str | None:
+    """The type a binary signature at the start (or a tar header) shows."""
+    if not head.startswith(_PREFIXES):
+        if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+            return ".webp"
+        return ".tar" if head[257:262] == b"ustar" else None
     for magic, ext in _MAGIC:
         if head.startswith(magic):
             if ext == ".bmp" and (len(head) < 26 or head[6:10] != b"\x00\x00\x00\x00"):
@@ -126,11 +132,20 @@ def sniff_bytes(head: bytes) -> str | None:
         return ".webp"
     if len(head) >= 262 and head[257:262] == b"ustar":
         return ".tar"
+    return None
+
+
+def sniff_bytes(head: bytes) -> str | None:
+    """The type the first bytes of a file show (containers not opened: ``.zip``, ``.ole``)."""
+    found = _signature(head)
+    if found is not None:
+        return found
     text = _utf8_head(head)
     if _HTML.match(text):
         return ".html"
-    if _looks_like_mail(text):
-        return ".mbox" if text.startswith(b"From ") else ".eml"
+    if _HEADER.match(text.split(b"\n", 1)[0]) or text.startswith(b"From "):
+        if _looks_like_mail(text):
+            return ".mbox" if text.startswith(b"From ") else ".eml"
     if _JSON.match(text) and b"\x00" not in head:
         return ".json"
     return None
@@ -249,21 +264,21 @@ def loading_extension(
 
 def decide(name: str, ext: str, head: bytes, known: frozenset[str]) -> str:
     """:func:`loading_extension` given the name's extension and the head already read."""
-    coarse = sniff_bytes(head)
-    if coarse is None:
-        return ext
-    family = _FAMILY_OF.get(coarse)
     if ext.startswith(".tar."):
-        return ext if coarse in (".gz", ".bz2", ".xz") else refine(name, coarse) or ext
-    if not ext or ext not in known:
-        sniffed = refine(name, coarse)
-        if sniffed in (".gz", ".bz2", ".xz") and ext not in known:
-            return ext or sniffed  # a bare compressed stream: the name says what it holds
-        return sniffed or ext
-    if family is not None:
-        if _FAMILY_OF.get(ext) == family:
+        coarse = _signature(head)
+        if coarse is None or coarse in (".gz", ".bz2", ".xz"):
             return ext
         return refine(name, coarse) or ext
-    if coarse == ".html" and ext in _PLAIN_TEXT:
-        return ".html"
-    return ext
+    if not ext or ext not in known:
+        sniffed = refine(name, sniff_bytes(head))
+        if sniffed in (".gz", ".bz2", ".xz") and ext:
+            return ext  # a bare compressed stream under a name no loader knows
+        return sniffed or ext
+    coarse = _signature(head)
+    if coarse is None:
+        if ext in _PLAIN_TEXT and _HTML.match(_utf8_head(head)):
+            return ".html"
+        return ext
+    if _FAMILY_OF.get(ext) == _FAMILY_OF.get(coarse):
+        return ext
+    return refine(name, coarse) or ext

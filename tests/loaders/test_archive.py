@@ -188,3 +188,17 @@ def test_hostile_archives_fail_alone_in_a_directory(tmp_path: Path) -> None:
     failed = sorted(Path(f.path).name for f in loader.errors)
     assert failed == ["bomb.zip", "damaged.tar.gz", "damaged.zip"]
     assert all("Traceback" not in f.reason for f in loader.errors)
+
+
+def test_encrypted_zip_member_is_refused_alone(tmp_path: Path) -> None:
+    path = make_zip(tmp_path / "locked.zip", {"secret.txt": b"hidden", "open.txt": b"visible"})
+    data = bytearray(path.read_bytes())
+    # set bit 0 (encrypted) of the first member's flags, in its local and central headers
+    data[6] |= 1
+    central = data.index(b"PK\x01\x02")
+    data[central + 8] |= 1
+    path.write_bytes(bytes(data))
+    loader = ArchiveLoader(path)
+    assert [d.page_content for d in loader.load()] == ["visible"]
+    [failure] = loader.errors
+    assert failure.path == f"{path}/secret.txt" and "is encrypted" in failure.reason
