@@ -12,7 +12,9 @@ API (for archive-like loaders):
   out (``../``) of the archive;
 * :meth:`Budget.add_member` / :meth:`Budget.add_bytes` - count a member and its bytes;
   raise when a bound is passed;
-* :func:`read_bounded` - read a member's stream in chunks, at most ``limit`` bytes.
+* :func:`read_bounded` - read a member's stream in chunks, at most ``limit`` bytes;
+* :func:`is_container_bound` - whether an error stops the whole container (a bound of the
+  :class:`Budget`) or only the member it was raised for.
 
 Example:
     >>> nesting = Nesting(ArchiveLimits(max_members=2))
@@ -70,6 +72,18 @@ class ArchiveLimits:
             raise ConfigurationError("ArchiveLimits.max_ratio must be > 1")
 
 
+def bound_error(message: str, archive: str) -> LoaderError:
+    """A LoaderError for a bound of the whole container (it stops the container, not a member)."""
+    error = LoaderError(message, archive)
+    error.whole_container = True  # type: ignore[attr-defined]
+    return error
+
+
+def is_container_bound(error: BaseException) -> bool:
+    """Whether ``error`` is a bound of the whole container (too many members, bytes, a bomb)."""
+    return bool(getattr(error, "whole_container", False))
+
+
 @dataclass
 class Budget:
     """What has been read so far under one top-level container."""
@@ -82,7 +96,7 @@ class Budget:
         """Count one more member; raise past ``max_members``."""
         self.members += 1
         if self.members > self.limits.max_members:
-            raise LoaderError(
+            raise bound_error(
                 f"{archive} holds more than {self.limits.max_members} members (max_members); "
                 "not read further",
                 archive,
@@ -92,7 +106,7 @@ class Budget:
         """Count uncompressed bytes; raise past ``max_total_size``."""
         self.total += count
         if self.total > self.limits.max_total_size:
-            raise LoaderError(
+            raise bound_error(
                 f"{archive} expands to more than {format_size(self.limits.max_total_size)} "
                 "(max_total_size); not read further (a zip bomb?)",
                 archive,
@@ -102,7 +116,7 @@ class Budget:
         """Raise when ``size`` bytes from ``compressed`` bytes pass ``max_ratio`` (above the floor)."""
         if size > RATIO_FLOOR and size > self.limits.max_ratio * max(compressed, 1):
             what = f"member {member!r}" if member else "the archive"
-            raise LoaderError(
+            raise bound_error(
                 f"{archive}: {what} expands {size / max(compressed, 1):.0f} times "
                 f"({format_size(compressed)} to {format_size(size)}), over max_ratio="
                 f"{self.limits.max_ratio:g}; not read (a zip bomb?)",

@@ -26,7 +26,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._archive_limits import Nesting
+from ragkit.loaders._archive_limits import Nesting, is_container_bound
 from ragkit.loaders._decode import decode_bytes, universal_newlines
 from ragkit.loaders._embedded import load_embedded
 from ragkit.loaders.base import LoadFailure
@@ -166,7 +166,7 @@ def message_documents(
                 limit,
             )
         except LoaderError as e:
-            if "max_members" in str(e) or "max_total_size" in str(e):
+            if is_container_bound(e):
                 raise
             failures.append(LoadFailure(where, str(e), e))
             continue

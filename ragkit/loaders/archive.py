@@ -47,6 +47,7 @@ from ragkit.errors import EncryptedFileError, LoaderError
 from ragkit.loaders._archive_limits import (
     ArchiveLimits,
     Nesting,
+    is_container_bound,
     member_too_large,
     read_bounded,
     safe_member_name,
@@ -242,7 +243,7 @@ class ArchiveLoader(BaseLoader):
                     raise LoaderError(f"{name}: member {info.name!r} has no content", name)
                 data = read_bounded(stream, name, info.name, limit)
             except LoaderError as e:
-                if "max_total_size" in str(e) or "max_ratio" in str(e):
+                if is_container_bound(e):
                     raise
                 self._refuse(name, info.name, e)
                 continue

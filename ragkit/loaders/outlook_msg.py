@@ -32,7 +32,12 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._archive_limits import ArchiveLimits, Nesting, member_too_large
+from ragkit.loaders._archive_limits import (
+    ArchiveLimits,
+    Nesting,
+    is_container_bound,
+    member_too_large,
+)
 from ragkit.loaders._embedded import load_embedded
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders._mime import decode_part, iso_date
@@ -244,7 +249,7 @@ class OutlookMessageLoader(BaseLoader):
                         data, file_name, where, {**parent, "attachment": file_name}, nesting, limit
                     )
             except LoaderError as e:
-                if "max_members" in str(e) or "max_total_size" in str(e):
+                if is_container_bound(e):
                     raise
                 failures.append(LoadFailure(where, str(e), e))
                 continue
