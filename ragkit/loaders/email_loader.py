@@ -44,6 +44,8 @@ from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
 from ragkit.loaders._mime import message_documents
 from ragkit.loaders.base import BaseLoader
 
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
 
 def parse_message(data: bytes, name: str) -> Any:
     """An :class:`email.message.EmailMessage` (the stdlib parser recovers from most damage)."""
@@ -55,6 +57,9 @@ def parse_message(data: bytes, name: str) -> Any:
 
 class EmailLoader(BaseLoader):
     """Load an ``.eml`` file: the message, then (``attachments=True``) its attachments.
+
+    An Outlook ``.msg`` given to it is read by :class:`OutlookMessageLoader`, as LangChain's
+    ``UnstructuredEmailLoader`` takes both.
 
     Args:
         file_path: The message (RFC 822 / MIME).
@@ -81,6 +86,17 @@ class EmailLoader(BaseLoader):
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         data = read_bytes(name, self.max_file_size)
+        if data.startswith(OLE_MAGIC):  # an Outlook .msg (LangChain's loader takes both)
+            from ragkit.loaders.outlook_msg import OutlookMessageLoader
+
+            loader = OutlookMessageLoader(
+                name, self.attachments, self.limits, max_file_size=self.max_file_size
+            )
+            loader.nesting = self.nesting
+            yield from loader.lazy_load()
+            for failure in loader.errors:
+                self._record(failure.path, failure.reason, failure.exception)
+            return
         if not data.strip():
             raise LoaderError(f"{name} is empty, not an e-mail message", name)
         msg = parse_message(data, name)

@@ -224,6 +224,8 @@ def test_outlook_msg(tmp_path: Path) -> None:
     assert docs[2].page_content == "spoke " * 1000  # over 4096 bytes: outside the mini stream
     assert docs[3].metadata["subject"] == "Inner" and docs[3].page_content == "inner body"
     assert type(default_loader(str(path))).__name__ == "OutlookMessageLoader"
+    as_email = UnstructuredEmailLoader(path, process_attachments=True).load()
+    assert [d.page_content for d in as_email] == [d.page_content for d in docs]
     too_deep = OutlookMessageLoader(path, limits=ArchiveLimits(max_depth=1))
     assert len(too_deep.load()) == 3
     assert "deeper than max_depth=1" in too_deep.errors[0].reason
