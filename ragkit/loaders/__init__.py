@@ -15,22 +15,36 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "ArchiveLimits",
+    "ArchiveLoader",
     "BSHTMLLoader",
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
+    "EmailLoader",
     "GzipFileLoader",
     "HTMLLoader",
     "JSONLoader",
     "LoadFailure",
     "MarkdownLoader",
+    "MboxLoader",
+    "OutlookMessageLoader",
     "PDFLoader",
     "RecursiveUrlLoader",
     "TextLoader",
+    "UnstructuredEmailLoader",
     "WebBaseLoader",
+    "sniff_type",
 ]
 
 _LAZY = {
+    "ArchiveLimits": "ragkit.loaders._archive_limits",
+    "ArchiveLoader": "ragkit.loaders.archive",
+    "EmailLoader": "ragkit.loaders.email_loader",
+    "UnstructuredEmailLoader": "ragkit.loaders.email_loader",
+    "MboxLoader": "ragkit.loaders.mbox",
+    "OutlookMessageLoader": "ragkit.loaders.outlook_msg",
+    "sniff_type": "ragkit.loaders.sniff",
     "BaseLoader": "ragkit.loaders.base",
     "LoadFailure": "ragkit.loaders.base",
     "CSVLoader": "ragkit.loaders.csv_loader",
@@ -47,15 +61,21 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from ragkit.loaders._archive_limits import ArchiveLimits
+    from ragkit.loaders.archive import ArchiveLoader
     from ragkit.loaders.base import BaseLoader, LoadFailure
     from ragkit.loaders.csv_loader import CSVLoader
     from ragkit.loaders.directory import DirectoryLoader
+    from ragkit.loaders.email_loader import EmailLoader, UnstructuredEmailLoader
     from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
+    from ragkit.loaders.mbox import MboxLoader
+    from ragkit.loaders.outlook_msg import OutlookMessageLoader
     from ragkit.loaders.pdf import PDFLoader
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
+    from ragkit.loaders.sniff import sniff_type
     from ragkit.loaders.text import TextLoader
     from ragkit.loaders.web_base import WebBaseLoader
 else:

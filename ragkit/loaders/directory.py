@@ -30,9 +30,9 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
+from ragkit.loaders._decode import decode_bytes, refuse_binary_head, universal_newlines
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
 from ragkit.loaders.base import BaseLoader
-from ragkit.loaders.gzip_file import is_gzip
 from ragkit.loaders.text import TextLoader, read_text
 
 logger = logging.getLogger("ragkit.loaders")
@@ -44,17 +44,44 @@ TEXT_EXTENSIONS = frozenset(
 )
 
 
-def default_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:
-    """The loader for ``path`` by its extension (text for code and unknown types).
+def default_loader(
+    path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE, sniff: bool = True
+) -> BaseLoader:
+    """The loader for ``path`` by its extension and content (text for code and unknown types).
 
+    With ``sniff`` (the default) the first bytes are read once and the content decides when
+    it disagrees with the name in a way that matters (see :mod:`ragkit.loaders.sniff`: a
+    ``.txt`` that is HTML or PDF, a ``.ppt`` that is a zip, a file with no extension).
     A ``.gz`` file is read by :class:`~ragkit.loaders.gzip_file.GzipFileLoader` with the
-    loader of its inner extension (``notes.md.gz`` as Markdown).
+    loader of its inner extension (``notes.md.gz`` as Markdown); ``.tar.gz`` is an archive.
     """
-    if is_gzip(path):
+    ext = _name_extension(path)
+    if sniff:
+        from ragkit.loaders.sniff import loading_extension
+
+        ext = loading_extension(path, KNOWN_EXTENSIONS)
+    return loader_for_extension(path, ext, max_file_size)
+
+
+def _name_extension(path: str) -> str:
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".gz", ".bz2", ".xz") and path[: -len(ext)].lower().endswith(".tar"):
+        return ".tar" + ext
+    return ext
+
+
+def loader_for_extension(
+    path: str, ext: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+) -> BaseLoader:
+    """The loader that reads ``path`` as a file of type ``ext`` (``".html"``, ``".eml"`` ...)."""
+    if ext in ARCHIVE_EXTENSIONS:
+        from ragkit.loaders.archive import ArchiveLoader
+
+        return ArchiveLoader(path, max_file_size=max_file_size)
+    if ext == ".gz":
         from ragkit.loaders.gzip_file import GzipFileLoader
 
         return GzipFileLoader(path, max_file_size=max_file_size)
-    ext = os.path.splitext(path)[1].lower()
     if ext in (".md", ".markdown"):
         from ragkit.loaders.markdown_loader import MarkdownLoader
 
@@ -81,6 +108,18 @@ def default_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE)
         from ragkit.loaders.pdf import PDFLoader
 
         return PDFLoader(path, max_file_size=max_file_size)
+    if ext == ".eml":
+        from ragkit.loaders.email_loader import EmailLoader
+
+        return EmailLoader(path, max_file_size=max_file_size)
+    if ext == ".mbox":
+        from ragkit.loaders.mbox import MboxLoader
+
+        return MboxLoader(path, max_file_size=max_file_size)
+    if ext == ".msg":
+        from ragkit.loaders.outlook_msg import OutlookMessageLoader
+
+        return OutlookMessageLoader(path, max_file_size=max_file_size)
     return TextLoader(path, max_file_size=max_file_size)
 
 
@@ -241,11 +280,40 @@ class DirectoryLoader(BaseLoader):
         ext = os.path.splitext(path)[1].lower()
         return ext not in STRUCTURED_EXTENSIONS and ext != ".gz"
 
+    def _read_plain(self, path: str) -> list[Document] | BaseLoader:
+        """A text file's Document, or the loader its first bytes call for (one read either way)."""
+        from ragkit.loaders.sniff import decide
+
+        ext = _name_extension(path)
+        redirect: list[str] = []
+
+        def check(head: bytes) -> None:
+            kind = decide(path, ext, head, KNOWN_EXTENSIONS)
+            if kind != ext:
+                redirect.append(kind)
+                raise _Redirect
+            refuse_binary_head(head, path)
+
+        try:
+            data = read_bytes(path, self.max_file_size, check)
+        except _Redirect:
+            return loader_for_extension(path, redirect[0], self.max_file_size)
+        text = universal_newlines(decode_bytes(data, path)[0])
+        return [Document(text, metadata={"source": path})]
+
     def _load_file(self, path: str) -> list[Document] | BaseException:
         try:
             if self._plain_text(path):  # the common case, without a loader object
-                text = read_text(path, max_file_size=self.max_file_size)
-                return [Document(text, metadata={"source": path})]
+                if self.loader_cls is not None:
+                    text = read_text(path, max_file_size=self.max_file_size)
+                    return [Document(text, metadata={"source": path})]
+                plain = self._read_plain(path)
+                if isinstance(plain, list):
+                    return plain
+                docs = plain.load()
+                for failure in plain.errors:
+                    self._fail(failure.path, failure.reason, failure.exception)
+                return docs
             loader = (
                 self.loader_cls(path, **self.loader_kwargs)
                 if self.loader_cls
@@ -271,10 +339,28 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
 
+_FAMILY_EXTS = frozenset(
+    ".docx .docm .dotx .pptx .pptm .ppsx .xlsx .xlsm .odt .ods .odp .epub .doc .dot .xls .ppt .pps "
+    ".rtf .png .jpg .jpeg .gif .tif .tiff .bmp .webp .bz2 .xz".split()
+)
+
+
+class _Redirect(Exception):
+    """Raised from the first-bytes check when a "text" file is something else."""
+
+
+ARCHIVE_EXTENSIONS = frozenset(
+    (".zip", ".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz")
+)
 # extensions with their own loader (.gz: decompressed first); every other file is plain text
 STRUCTURED_EXTENSIONS = frozenset(
     (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
+    + (".eml", ".mbox", ".msg")
+    + tuple(ARCHIVE_EXTENSIONS)
 )
+# every extension some loader reads as what it names (sniffing keeps these unless the
+# content belongs to another family: see ragkit.loaders.sniff)
+KNOWN_EXTENSIONS = STRUCTURED_EXTENSIONS | TEXT_EXTENSIONS | frozenset((".gz",)) | _FAMILY_EXTS
 _BATCH = 32
 
 

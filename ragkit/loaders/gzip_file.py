@@ -162,7 +162,8 @@ class GzipFileLoader(BaseLoader):
                 self._record(name, str(failure.reason).replace(copy, name), failure.exception)
         for doc in docs:
             for key, value in list(doc.metadata.items()):
-                if value == copy:
-                    doc.metadata[key] = name
-            doc.metadata["source"] = name
+                if isinstance(value, str) and copy in value:  # an attachment's or member's path too
+                    doc.metadata[key] = value.replace(copy, name)
+            if not str(doc.metadata.get("source", "")).startswith(name):
+                doc.metadata["source"] = name
             yield doc

@@ -1,0 +1,175 @@
+"""One parsed e-mail message as Documents: headers in metadata, the body as text, attachments.
+
+Shared by :class:`~ragkit.loaders.email_loader.EmailLoader` (``.eml``) and
+:class:`~ragkit.loaders.mbox.MboxLoader`. The body is the ``text/plain`` part, else the
+``text/html`` part as text (the HTML loader's extraction). A part's bytes are decoded with
+its declared charset when that charset exists and fits the bytes (``iso-8859-1`` and
+``us-ascii`` read as cp1252, as mail clients do), else with ragkit's detection (BOMs,
+UTF-8, UTF-16/32, legacy charsets), so a wrong or unknown declaration costs nothing.
+
+Example:
+    >>> from email import message_from_bytes, policy
+    >>> raw = b"Subject: Hi\\nFrom: a@example.com\\nDate: Tue, 3 Mar 2026 10:00:00 +0100\\n\\nHello"
+    >>> meta = header_metadata(message_from_bytes(raw, policy=policy.default))
+    >>> meta["subject"], meta["date"]
+    ('Hi', '2026-03-03T10:00:00+01:00')
+"""
+
+from __future__ import annotations
+
+import codecs
+import mimetypes
+from collections.abc import Iterator
+from email.message import EmailMessage, Message
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from ragkit.documents import Document
+from ragkit.errors import LoaderError
+from ragkit.loaders._archive_limits import Nesting, is_container_bound
+from ragkit.loaders._decode import decode_bytes, universal_newlines
+from ragkit.loaders._embedded import load_embedded
+from ragkit.loaders.base import LoadFailure
+
+HEADERS = (("subject", "subject"), ("from", "from"), ("to", "to"), ("cc", "cc"))
+_AS_CP1252 = frozenset(("iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii"))
+
+
+def _header(msg: Message, name: str) -> str:
+    try:
+        value = msg.get(name)
+    except Exception:  # a header too broken for the parser's policy
+        raw = msg.get_all(name, failobj=[]) if hasattr(msg, "get_all") else []
+        value = " ".join(str(v) for v in raw)
+    return " ".join(str(value).split()) if value is not None else ""
+
+
+def iso_date(value: str) -> str:
+    """An RFC 2822 date as ISO 8601 (the text itself when it does not parse)."""
+    if not value:
+        return ""
+    try:
+        return parsedate_to_datetime(value).isoformat()
+    except (TypeError, ValueError, IndexError):
+        return value
+
+
+def header_metadata(msg: Message) -> dict[str, Any]:
+    """``subject``, ``from``, ``to``, ``cc``, ``date`` (ISO 8601) and ``message_id`` ("" when absent)."""
+    meta = {key: _header(msg, name) for key, name in HEADERS}
+    meta["date"] = iso_date(_header(msg, "date"))
+    meta["message_id"] = _header(msg, "message-id")
+    return meta
+
+
+def decode_part(data: bytes, charset: str | None, label: str) -> str:
+    """The text of a MIME part's bytes (declared charset if it fits, else detection)."""
+    if charset:
+        name = charset.strip().strip('"').lower()
+        name = "cp1252" if name in _AS_CP1252 else name
+        try:
+            codecs.lookup(name)
+            return universal_newlines(data.decode(name))
+        except (LookupError, UnicodeDecodeError):
+            pass
+    try:
+        return universal_newlines(decode_bytes(data, label)[0])
+    except LoaderError:
+        return universal_newlines(data.decode("utf-8", errors="replace"))
+
+
+def part_bytes(part: Message) -> bytes:
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""
+
+
+def body_text(msg: Message, label: str) -> str:
+    """The plain-text body, else the HTML body as text ("" when the message has neither)."""
+    body: Message | None = None
+    if isinstance(msg, EmailMessage):
+        body = msg.get_body(preferencelist=("plain", "html"))
+    elif not msg.is_multipart():
+        body = msg
+    if body is None or body.get_content_maintype() != "text":
+        return ""
+    text = decode_part(part_bytes(body), body.get_content_charset(), label)
+    if body.get_content_subtype() == "html":
+        from ragkit.loaders.html_loader import html_text
+
+        return html_text(text)[0].strip()
+    return text
+
+
+def attachment_parts(msg: Message) -> Iterator[tuple[str, bytes]]:
+    """``(file name, bytes)`` of each attachment; an attached message is given as ``.eml``."""
+    if not isinstance(msg, EmailMessage) or not msg.is_multipart():
+        return
+    for index, part in enumerate(msg.iter_attachments(), 1):
+        ctype = part.get_content_type()
+        name = part.get_filename()
+        if ctype == "message/rfc822":
+            inner = part.get_payload()
+            inner_msg = inner[0] if isinstance(inner, list) and inner else None
+            data = inner_msg.as_bytes() if isinstance(inner_msg, Message) else part_bytes(part)
+            yield (name or f"attachment-{index}.eml"), data
+            continue
+        if not name:
+            ext = mimetypes.guess_extension(ctype) or ".bin"
+            name = f"attachment-{index}{'.txt' if ctype == 'text/plain' else ext}"
+        yield name, part_bytes(part)
+
+
+def message_documents(
+    msg: Message,
+    source: str,
+    label: str,
+    nesting: Nesting,
+    attachments: bool,
+    extra: dict[str, Any] | None = None,
+) -> tuple[list[Document], list[LoadFailure]]:
+    """The message's Document, then its attachments' Documents, and the failures on the way.
+
+    ``source`` goes in the message's metadata; ``label`` prefixes the attachments' sources
+    (``label/report.csv``).
+    """
+    meta: dict[str, Any] = {"source": source, **(extra or {}), **header_metadata(msg)}
+    docs = [Document(body_text(msg, label), metadata=meta)]
+    failures: list[LoadFailure] = []
+    if not attachments:
+        return docs, failures
+    limits = nesting.limits
+    for count, (name, data) in enumerate(attachment_parts(msg), 1):
+        where = f"{label}/{name}"
+        if count > limits.max_attachments:
+            failures.append(
+                LoadFailure(
+                    label,
+                    f"{label} has more than {limits.max_attachments} attachments "
+                    "(max_attachments); the rest were not read",
+                )
+            )
+            break
+        try:
+            nesting.budget.add_member(label, name)
+            limit = limits.max_member_size
+            if limit and len(data) > limit:
+                from ragkit.loaders._archive_limits import member_too_large
+
+                raise member_too_large(label, name, limit)
+            nesting.budget.add_bytes(label, len(data))
+            inner, inner_failures = load_embedded(
+                data,
+                name,
+                where,
+                {"parent_source": source, "attachment": name, "message_id": meta["message_id"]},
+                nesting,
+                limit,
+            )
+        except LoaderError as e:
+            if is_container_bound(e):
+                raise
+            failures.append(LoadFailure(where, str(e), e))
+            continue
+        docs.extend(inner)
+        failures.extend(inner_failures)
+    return docs, failures

@@ -1,0 +1,133 @@
+"""EmailLoader: an ``.eml`` message as a Document, its attachments as their own Documents.
+
+The message's Document holds the plain-text body (else the HTML body as text) and
+``subject``, ``from``, ``to``, ``cc``, ``date`` (ISO 8601) and ``message_id`` in metadata.
+Each attachment is read by the loader for its own type (a CSV as rows, a PDF as pages, an
+attached ``.eml`` as a message, a zip as its members) into Documents with
+``source="mail.eml/report.csv"``, ``parent_source`` (the message's file), ``attachment``
+(its file name) and ``message_id``. Attachments are bounded in count, size and nesting by
+:class:`~ragkit.loaders._archive_limits.ArchiveLimits`; one that fails is recorded on
+``loader.errors`` and the others still load. Every charset is read (see
+:mod:`ragkit.loaders._mime`), UTF-16 and broken declarations included.
+
+:class:`UnstructuredEmailLoader` has LangChain's signature (``mode="single"``,
+``process_attachments=False``) and needs no ``unstructured``.
+
+Example:
+    >>> import os, tempfile
+    >>> from email.message import EmailMessage
+    >>> msg = EmailMessage()
+    >>> msg["Subject"], msg["From"], msg["To"] = "Tyres", "ana@example.com", "bo@example.com"
+    >>> msg.set_content("Pump to 4 bar.")
+    >>> msg.add_attachment(b"size,psi\\n28,60\\n", maintype="text", subtype="csv", filename="p.csv")
+    >>> path = os.path.join(tempfile.mkdtemp(), "tyres.eml")
+    >>> _ = open(path, "wb").write(msg.as_bytes())
+    >>> docs = EmailLoader(path).load()
+    >>> docs[0].page_content.strip(), docs[0].metadata["subject"]
+    ('Pump to 4 bar.', 'Tyres')
+    >>> docs[1].page_content, docs[1].metadata["attachment"], docs[1].metadata["source"][-15:]
+    ('size: 28\\npsi: 60', 'p.csv', 'tyres.eml/p.csv')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from email import policy
+from email.parser import BytesParser
+from typing import Any
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.loaders._archive_limits import ArchiveLimits, Nesting
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._mime import message_documents
+from ragkit.loaders.base import BaseLoader
+
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def parse_message(data: bytes, name: str) -> Any:
+    """An :class:`email.message.EmailMessage` (the stdlib parser recovers from most damage)."""
+    try:
+        return BytesParser(policy=policy.default).parsebytes(data)
+    except Exception as e:  # the parser records defects; this is for what it cannot
+        raise LoaderError(f"{name} is not a readable e-mail message: {e}", name) from e
+
+
+class EmailLoader(BaseLoader):
+    """Load an ``.eml`` file: the message, then (``attachments=True``) its attachments.
+
+    An Outlook ``.msg`` given to it is read by :class:`OutlookMessageLoader`, as LangChain's
+    ``UnstructuredEmailLoader`` takes both.
+
+    Args:
+        file_path: The message (RFC 822 / MIME).
+        attachments: Load the attachments as their own Documents.
+        limits: Bounds on attachments (count, size, nesting).
+        max_file_size: Largest message file, in bytes (None: no limit).
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        attachments: bool = True,
+        limits: ArchiveLimits | None = None,
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
+        super().__init__()
+        self.file_path = file_path
+        self.attachments = attachments
+        self.limits = limits or ArchiveLimits()
+        self.max_file_size = max_file_size
+        self.nesting = Nesting(self.limits)
+
+    def lazy_load(self) -> Iterator[Document]:
+        name = os.fspath(self.file_path)
+        data = read_bytes(name, self.max_file_size)
+        if data.startswith(OLE_MAGIC):  # an Outlook .msg (LangChain's loader takes both)
+            from ragkit.loaders.outlook_msg import OutlookMessageLoader
+
+            loader = OutlookMessageLoader(
+                name, self.attachments, self.limits, max_file_size=self.max_file_size
+            )
+            loader.nesting = self.nesting
+            yield from loader.lazy_load()
+            for failure in loader.errors:
+                self._record(failure.path, failure.reason, failure.exception)
+            return
+        if not data.strip():
+            raise LoaderError(f"{name} is empty, not an e-mail message", name)
+        msg = parse_message(data, name)
+        if not msg.keys():
+            raise LoaderError(f"{name} is not an e-mail message (it has no headers)", name)
+        docs, failures = message_documents(msg, name, name, self.nesting, self.attachments)
+        for failure in failures:
+            self._record(failure.path, failure.reason, failure.exception)
+        yield from docs
+
+
+class UnstructuredEmailLoader(EmailLoader):
+    """LangChain's ``UnstructuredEmailLoader(file_path, mode="single", **unstructured_kwargs)``.
+
+    Only ``mode="single"`` (one Document for the message) is offered; ``process_attachments``
+    (default False, as LangChain's) loads the attachments as their own Documents.
+    """
+
+    def __init__(
+        self, file_path: str | os.PathLike[str], mode: str = "single", **unstructured_kwargs: Any
+    ) -> None:
+        if mode != "single":
+            raise ConfigurationError(
+                f"UnstructuredEmailLoader: mode={mode!r} is not offered by ragkit; use "
+                "mode='single' (one Document per message, attachments as their own Documents)"
+            )
+        attachments = bool(unstructured_kwargs.pop("process_attachments", False))
+        unstructured_kwargs.pop("attachment_partitioner", None)
+        if unstructured_kwargs:
+            raise ConfigurationError(
+                f"UnstructuredEmailLoader: unsupported arguments {sorted(unstructured_kwargs)}"
+            )
+        super().__init__(file_path, attachments=attachments)
+        self.mode = mode
