@@ -212,7 +212,7 @@ def index_cmd(
     """
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.index_dir import Index
-    from ragkit.indexing.pg_location import shown
+    from ragkit.indexing.postgres.location import shown
     from ragkit.loaders._files import parse_size
 
     for path in paths:
@@ -222,7 +222,7 @@ def index_cmd(
             )
     chosen: Any = engine
     if engine == "ray":
-        from ragkit.indexing.ray_engine import RayEngine
+        from ragkit.indexing.ray.engine import RayEngine
 
         chosen = RayEngine(
             address, actors=actors, gpus_per_actor=gpus_per_actor, cpus_per_actor=cpus_per_actor
@@ -282,19 +282,19 @@ def index_cmd(
 
 def _recorded(index_dir: str) -> dict[str, Any]:
     """Embedding and splitter settings recorded in an existing index (the defaults of a rerun)."""
-    from ragkit.indexing.layout import CONFIG
-    from ragkit.indexing.pg_location import is_index_url
+    from ragkit.indexing.folder.layout import CONFIG
+    from ragkit.indexing.postgres.location import is_index_url
 
     if is_index_url(index_dir):
-        from ragkit.indexing.pg_index import recorded_settings
+        from ragkit.indexing.postgres.index import recorded_settings
 
         return recorded_settings(index_dir)
 
     path = Path(index_dir) / CONFIG
     if not path.is_file():
         return {}
-    from ragkit.indexing.manifest import read_toml
-    from ragkit.indexing.snapshot_manifest import live_splitter
+    from ragkit.indexing.folder.config_file import read_toml
+    from ragkit.indexing.folder.manifest import live_splitter
 
     data = read_toml(path)
     live = live_splitter(Path(index_dir))

@@ -215,7 +215,7 @@ def serve_cmd(
 def _name(index: str) -> str:
     """The index as the start-up line names it: a folder's name, a URL without its password."""
     if "://" in index:
-        from ragkit.indexing.pg_location import shown
+        from ragkit.indexing.postgres.location import shown
 
         return shown(index)
     return os.path.basename(index.rstrip("/")) or index

@@ -21,12 +21,12 @@ def index_defaults(index_dir: str | Path | None) -> dict[str, Any]:
     """The ``[defaults]`` table of ``index_dir/ragkit.toml`` (empty when there is none)."""
     if index_dir is None:
         return {}
-    from ragkit.indexing.layout import CONFIG
+    from ragkit.indexing.folder.layout import CONFIG
 
     path = Path(index_dir) / CONFIG
     if not path.is_file():
         return {}
-    from ragkit.indexing.manifest import read_defaults
+    from ragkit.indexing.folder.config_file import read_defaults
 
     return read_defaults(path)
 

@@ -33,12 +33,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragkit.indexing import layout as L
+from ragkit.indexing.folder import layout as L
 from ragkit.stores.sql_store import SQLStore
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.pg_location import PGLocation
+    from ragkit.indexing.postgres.location import PGLocation
     from ragkit.stores.kv import ByteStore
     from ragkit.stores.pgvector.byte_store import PGByteStore
 
@@ -54,7 +54,7 @@ def cache_store(db_url: str) -> SQLStore | PGByteStore:
     """
     if db_url.startswith("sqlite:"):
         return SQLStore(namespace=NAMESPACE, db_url=db_url, checksum=True)
-    from ragkit.indexing.pg_location import PGLocation
+    from ragkit.indexing.postgres.location import PGLocation
 
     return open_pg_cache(PGLocation.parse(db_url))
 

@@ -26,12 +26,30 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import ConfigurationError, IndexDamagedError, IndexMismatchError, RagkitError
-from ragkit.indexing import layout as L
 from ragkit.indexing.embedding_choice import make_embeddings, spec_of
 from ragkit.indexing.splitting import SplitSettings
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
+
+#: Format of the ``index`` section.
+CONFIG_FORMAT = 1
+#: The sections an index records: what it is, how its chunks were made, your defaults.
+SECTION_INDEX = "index"
+SECTION_SPLITTER = "splitter"
+SECTION_DEFAULTS = "defaults"
+#: The record manager's namespace of an index (in its records database or table).
+NAMESPACE = "ragkit"
+
+#: The ``[defaults]`` keys the ``ragkit`` command reads, with what each must be.
+_CHOICES = {
+    "retriever": ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent"),
+    "cleanup": ("incremental", "full", "none"),
+}
+_POSITIVE = ("k", "workers", "chunk_size")
+_NON_NEGATIVE = ("chunk_overlap",)
+_TEXT = ("embedding", "splitter", "model", "endpoint")
+_PATTERNS = ("glob", "exclude")
 
 
 def now() -> str:
@@ -59,14 +77,14 @@ def resolve_embeddings(embeddings: Embeddings | str) -> tuple[Embeddings, str]:
 def new_config(emb: Embeddings, name: str, settings: SplitSettings) -> dict[str, Any]:
     """The record of a new index built with ``emb`` (recorded as ``name``) and ``settings``."""
     return {
-        L.SECTION_INDEX: {
-            "format": L.CONFIG_FORMAT,
+        SECTION_INDEX: {
+            "format": CONFIG_FORMAT,
             "embedding": name,
             "model_id": emb.model_id,
             "dimension": emb.dimension,
             "created": now(),
         },
-        L.SECTION_SPLITTER: settings.to_dict(),
+        SECTION_SPLITTER: settings.to_dict(),
     }
 
 
@@ -122,3 +140,36 @@ def split_settings(split: dict[str, Any], source: object) -> SplitSettings:
         )
     except (ConfigurationError, TypeError, ValueError) as err:
         raise IndexDamagedError(f"{source}: {err}") from err
+
+
+def check_defaults(table: Any, path: object) -> dict[str, Any]:
+    """The ``[defaults]`` table of ``path``, checked: a bad value is a ConfigurationError naming it."""
+    if not isinstance(table, dict):
+        raise ConfigurationError(f"{path}: [defaults] must be a table")
+
+    def bad(key: str, what: str) -> ConfigurationError:
+        return ConfigurationError(
+            f"{path}: [defaults] {key} = {table[key]!r} is invalid: {what}; fix or remove it"
+        )
+
+    for key, value in table.items():
+        is_int = isinstance(value, int) and not isinstance(value, bool)
+        if key in _POSITIVE and not (is_int and value > 0):
+            raise bad(key, "it must be a whole number above 0")
+        if key in _NON_NEGATIVE and not (is_int and value >= 0):
+            raise bad(key, "it must be a whole number, 0 or more")
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise bad(key, f"it must be one of {', '.join(_CHOICES[key])}")
+        if key in _TEXT and not (isinstance(value, str) and value):
+            raise bad(key, "it must be a non-empty string")
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if key == "dedupe" and not (isinstance(value, bool) or (is_number and 0 < value <= 1)):
+            raise bad(key, "it must be true, false or a similarity threshold above 0, up to 1")
+        if key == "dedupe_threshold" and not (is_number and 0 < value <= 1):
+            raise bad(key, "it must be a similarity threshold above 0, up to 1")
+        if key in _PATTERNS and not (
+            isinstance(value, str)
+            or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+        ):
+            raise bad(key, "it must be a pattern or a list of patterns")
+    return {k: [v] if k in _PATTERNS and isinstance(v, str) else v for k, v in table.items()}

@@ -2,11 +2,11 @@
 
 An index directory holds ``ragkit.toml`` (model, dimension, splitter settings,
 times, your defaults), the live snapshot (FAISS store, BM25 index, SQLite record
-manager; see :mod:`ragkit.indexing.snapshot`), the embedding cache and a writer
+manager; see :mod:`ragkit.indexing.folder.snapshots`), the embedding cache and a writer
 lock. ``Index.open`` re-creates the embedding model recorded there (or checks
 the one you pass; see :mod:`ragkit.indexing.index_config`), and refuses a model
 that did not build the index. A ``postgresql://`` URL opens a
-:class:`~ragkit.indexing.pg_index.PGIndex` instead (same methods). Writing goes
+:class:`~ragkit.indexing.postgres.index.PGIndex` instead (same methods). Writing goes
 through :mod:`ragkit.indexing.writer` (an engine reads, splits and embeds; the
 index's storage receives the results); the retrievers are built by
 :mod:`ragkit.indexing.index_retrievers`.
@@ -30,10 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexDamagedError
-from ragkit.indexing import layout as L
 from ragkit.indexing.embedding_choice import worth_caching
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
+from ragkit.indexing.folder import layout as L
+from ragkit.indexing.folder.config_file import read_toml, write_toml
+from ragkit.indexing.folder.manifest import SnapshotManifest, live_splitter
+from ragkit.indexing.folder.view import SnapshotView
 from ragkit.indexing.index_config import (
+    SECTION_DEFAULTS,
+    SECTION_INDEX,
+    SECTION_SPLITTER,
+    check_defaults,
     new_config,
     now,
     recorded_model,
@@ -41,10 +48,7 @@ from ragkit.indexing.index_config import (
     split_settings,
 )
 from ragkit.indexing.index_retrievers import make_retriever
-from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
-from ragkit.indexing.pg_location import is_index_url
-from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
-from ragkit.indexing.snapshot_view import SnapshotView
+from ragkit.indexing.postgres.location import is_index_url
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
@@ -98,10 +102,10 @@ class Index:
         """Open the index at ``path``, creating it (with these settings) if it does not exist yet.
 
         ``path`` may be a PostgreSQL URL (``postgresql://user:password@host/db?collection=NAME``):
-        the index then lives in that database (see :mod:`ragkit.indexing.pg_index`).
+        the index then lives in that database (see :mod:`ragkit.indexing.postgres.index`).
         """
         if is_index_url(path):
-            from ragkit.indexing.pg_index import PGIndex
+            from ragkit.indexing.postgres.index import PGIndex
 
             return PGIndex.create(
                 str(path),
@@ -143,7 +147,7 @@ class Index:
         """Open an existing index (a folder or a PostgreSQL URL); ``embeddings`` defaults to the
         model recorded in it."""
         if is_index_url(path):
-            from ragkit.indexing.pg_index import PGIndex
+            from ragkit.indexing.postgres.index import PGIndex
 
             return PGIndex.open(str(path), embeddings)
         root = Path(path)
@@ -153,7 +157,7 @@ class Index:
                 f"`ragkit index PATH --index {root}`"
             )
         config = read_toml(root / L.CONFIG)
-        meta = config.get(L.SECTION_INDEX, {})
+        meta = config.get(SECTION_INDEX, {})
         recorded, name = meta.get("model_id"), meta.get("embedding")
         if not isinstance(recorded, str) or not isinstance(name, (str, type(None))):
             raise IndexDamagedError(
@@ -162,7 +166,7 @@ class Index:
             )
         emb, name = recorded_model(str(root), meta, embeddings)
         # The live snapshot records what its chunks were made with; ragkit.toml keeps a copy.
-        split, source = live_splitter(root) or (config.get(L.SECTION_SPLITTER, {}), root / L.CONFIG)
+        split, source = live_splitter(root) or (config.get(SECTION_SPLITTER, {}), root / L.CONFIG)
         return cls(root, emb, name, split_settings(split, f"{source} [splitter]"), config)
 
     # -- properties ----------------------------------------------------------------------
@@ -172,12 +176,12 @@ class Index:
 
     @property
     def dimension(self) -> int | None:
-        return self.embeddings.dimension or self.config.get(L.SECTION_INDEX, {}).get("dimension")
+        return self.embeddings.dimension or self.config.get(SECTION_INDEX, {}).get("dimension")
 
     @property
     def defaults(self) -> dict[str, Any]:
         """The ``[defaults]`` table of ``ragkit.toml`` (your default command options), checked."""
-        return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.path / L.CONFIG)
+        return check_defaults(self.config.get(SECTION_DEFAULTS, {}), self.path / L.CONFIG)
 
     # -- writing -------------------------------------------------------------------------
     def add(
@@ -240,7 +244,7 @@ class Index:
     def _write_target(self, cache: ByteStore | None) -> WriteTarget:
         """The write job's view of this index: its folder storage, model, splitter, cache."""
         from ragkit.indexing.embedding_cache import cached
-        from ragkit.indexing.folder_storage import FolderStorage
+        from ragkit.indexing.folder.storage import FolderStorage
         from ragkit.indexing.target import WriteTarget
 
         return WriteTarget(
@@ -266,8 +270,8 @@ class Index:
 
     def _record_commit(self) -> None:
         """After a commit: record the splitter settings and the time in ``ragkit.toml``."""
-        self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
-        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = now()
+        self.config[SECTION_SPLITTER] = self.settings.to_dict()
+        self.config.setdefault(SECTION_INDEX, {})["updated"] = now()
         write_toml(self.path / L.CONFIG, self.config)
 
     # -- reading ----------------------------------------------------------------------------
@@ -311,14 +315,14 @@ class Index:
     def vectorstore(self) -> Any:
         """The FaissStore of this reader's snapshot (loaded on first use)."""
         if self._store is None:
-            from ragkit.indexing.snapshot_files import load_store
+            from ragkit.indexing.folder.contents import load_store
 
             self._store = load_store(self._view.manifest(), self.embeddings)
         return self._store
 
     def _bm25_retriever(self, k: int) -> Any:
         if self._bm25 is None:
-            from ragkit.indexing.snapshot_files import load_bm25
+            from ragkit.indexing.folder.contents import load_bm25
 
             self._bm25 = load_bm25(self._view.manifest(), self.path)
         self._bm25.k = k
@@ -365,12 +369,12 @@ class Index:
         ``size_bytes`` is the whole directory; ``sizes`` breaks it down into ``store``,
         ``lexical`` (BM25), ``records``, ``cache``, ``old_snapshots`` and ``other``.
         """
-        from ragkit.indexing.index_size import size_breakdown
+        from ragkit.indexing.folder.size import size_breakdown
 
         manifest = self._view.manifest()
         current = self._view.snapshot
         sizes = size_breakdown(self.path, current)
-        meta = self.config.get(L.SECTION_INDEX, {})
+        meta = self.config.get(SECTION_INDEX, {})
         updated = manifest.updated if manifest is not None else None
         return {
             "path": str(self.path),
@@ -393,7 +397,7 @@ class Index:
 
     def sources(self) -> list[str]:
         """The sources (file paths) with chunks in the index."""
-        from ragkit.indexing.snapshot_files import read_sources
+        from ragkit.indexing.folder.contents import read_sources
 
         return read_sources(self._view.manifest())
 

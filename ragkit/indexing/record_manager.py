@@ -30,8 +30,8 @@ from typing import Any
 
 from ragkit.core.base import run_in_executor
 from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
-from ragkit.indexing.lock import WriterLock
-from ragkit.indexing.record_db import CheckedConnection, database_error
+from ragkit.indexing.folder.lock import WriterLock
+from ragkit.indexing.folder.record_db import CheckedConnection, database_error
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS upsertion_record (
@@ -122,7 +122,7 @@ def check_text(values: Iterable[str | None], what: str) -> None:
 class SQLRecordManager:
     """Records of indexed keys in SQLite, one ``namespace`` per index.
 
-    A ``postgresql://`` ``db_url`` gives a :class:`~ragkit.indexing.pg_record_manager.PGRecordManager`
+    A ``postgresql://`` ``db_url`` gives a :class:`~ragkit.indexing.postgres.record_manager.PGRecordManager`
     (same API, records in PostgreSQL), as LangChain's class accepts any database URL.
     """
 
@@ -132,7 +132,7 @@ class SQLRecordManager:
         from ragkit.stores.pgvector.dsn import is_postgres_url
 
         if cls is SQLRecordManager and is_postgres_url(db_url):
-            from ragkit.indexing.pg_record_manager import PGRecordManager
+            from ragkit.indexing.postgres.record_manager import PGRecordManager
 
             return object.__new__(PGRecordManager)
         return object.__new__(cls)

@@ -31,7 +31,7 @@ Example:
     >>> import tempfile
     >>> from pathlib import Path
     >>> from ragkit.embeddings import HashEmbeddings
-    >>> from ragkit.indexing.folder_storage import FolderStorage
+    >>> from ragkit.indexing.folder.storage import FolderStorage
     >>> from ragkit.indexing.splitting import SplitSettings, make_splitter
     >>> emb = HashEmbeddings(8)
     >>> target = WriteTarget(FolderStorage(Path(tempfile.mkdtemp()) / "idx"), emb.model_id, 8,
@@ -53,11 +53,10 @@ from collections.abc import Callable, Sequence
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.indexing.engine import Engine, EngineRun, LoadJob, WrittenFile, engine_from
-from ragkit.indexing.file_table import FileRow
 from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
 from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
 from ragkit.indexing.report import IndexReport
-from ragkit.indexing.storage import Session
+from ragkit.indexing.storage import FileRow, Session
 from ragkit.indexing.target import WriteTarget
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 

@@ -5,7 +5,7 @@
 what differs:
 
 - the index is one collection (schema) of the database: vectors and texts, BM25 postings,
-  records, file rows and settings (:mod:`ragkit.indexing.pg_storage`), shared by any number of
+  records, file rows and settings (:mod:`ragkit.indexing.postgres.storage`), shared by any number of
   readers and query servers;
 - writing commits one transaction per batch of whole files, so readers see each file as it was
   or as it is now, and a killed job keeps the batches it committed (a rerun continues);
@@ -31,10 +31,13 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ragkit.errors import ConfigurationError, IndexDamagedError
-from ragkit.indexing import layout as L
-from ragkit.indexing import pg_config
 from ragkit.indexing.embedding_choice import worth_caching
 from ragkit.indexing.index_config import (
+    NAMESPACE,
+    SECTION_DEFAULTS,
+    SECTION_INDEX,
+    SECTION_SPLITTER,
+    check_defaults,
     new_config,
     now,
     recorded_model,
@@ -42,8 +45,8 @@ from ragkit.indexing.index_config import (
     split_settings,
 )
 from ragkit.indexing.index_dir import Index
-from ragkit.indexing.manifest import check_defaults
-from ragkit.indexing.pg_location import PGLocation
+from ragkit.indexing.postgres import config as pg_config
+from ragkit.indexing.postgres.location import PGLocation
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
@@ -111,7 +114,7 @@ class PGIndex(Index):
             emb, name = resolve_embeddings(embeddings)
             settings = SplitSettings(splitter, chunk_size, chunk_overlap)
             config = new_config(emb, name, settings)
-            from ragkit.indexing.pg_storage import open_store
+            from ragkit.indexing.postgres.storage import open_store
 
             open_store(location, client, emb)  # refuses a collection built otherwise
             pg_config.create(client, location.collection)
@@ -161,7 +164,7 @@ class PGIndex(Index):
                 f"{where} is not a ragkit index (collection {location.collection!r} has no "
                 f"{pg_config.TABLE} table); build one with `ragkit index PATH --index {where}`"
             )
-        meta = config.get(L.SECTION_INDEX, {})
+        meta = config.get(SECTION_INDEX, {})
         recorded, name = meta.get("model_id"), meta.get("embedding")
         if not isinstance(recorded, str) or not isinstance(name, (str, type(None))):
             raise IndexDamagedError(
@@ -169,7 +172,7 @@ class PGIndex(Index):
                 "re-index into a new collection"
             )
         emb, name = recorded_model(where, meta, embeddings, home="collection", arg="url")
-        split = config.get(L.SECTION_SPLITTER, {})
+        split = config.get(SECTION_SPLITTER, {})
         settings = split_settings(split, f"{where} splitter settings")
         return cls(location, client, emb, name, settings, config)
 
@@ -182,7 +185,7 @@ class PGIndex(Index):
     @property
     def defaults(self) -> dict[str, Any]:
         """The ``defaults`` section of the index settings (your default command options)."""
-        return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.display)  # type: ignore[arg-type]
+        return check_defaults(self.config.get(SECTION_DEFAULTS, {}), self.display)
 
     # -- writing -------------------------------------------------------------------------
     def _cache(self) -> PGByteStore | None:
@@ -196,7 +199,7 @@ class PGIndex(Index):
     def _write_target(self, cache: ByteStore | None) -> WriteTarget:
         """The write job's view of this index: its collection, model, splitter and cache."""
         from ragkit.indexing.embedding_cache import cached
-        from ragkit.indexing.pg_storage import PGStorage
+        from ragkit.indexing.postgres.storage import PGStorage
         from ragkit.indexing.target import WriteTarget
 
         return WriteTarget(
@@ -213,8 +216,8 @@ class PGIndex(Index):
         )
 
     def _record_commit(self) -> None:
-        self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
-        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = now()
+        self.config[SECTION_SPLITTER] = self.settings.to_dict()
+        self.config.setdefault(SECTION_INDEX, {})["updated"] = now()
         pg_config.write(self.client, self.location.collection, self.config)
 
     # -- reading -------------------------------------------------------------------------
@@ -281,7 +284,7 @@ class PGIndex(Index):
     def vectorstore(self) -> Any:
         """The PGVectorStore of the collection."""
         if self._store is None:
-            from ragkit.indexing.pg_storage import open_store
+            from ragkit.indexing.postgres.storage import open_store
 
             self._store = open_store(self.location, self.client, self.embeddings)
         return self._store
@@ -332,7 +335,7 @@ class PGIndex(Index):
     def _info(self, store: Any, records: Any) -> dict[str, Any]:
         sizes = _sizes(self.client, self.location.collection)
         meta = self.config = pg_config.read(self.client, self.location.collection) or self.config
-        index = meta.get(L.SECTION_INDEX, {})
+        index = meta.get(SECTION_INDEX, {})
         return {
             "path": self.display,
             "model": self.model_id,
@@ -354,9 +357,9 @@ class PGIndex(Index):
 
     def _records(self) -> Any:
         """The index's record manager (its table created, once, when missing)."""
-        from ragkit.indexing.pg_record_manager import PGRecordManager
+        from ragkit.indexing.postgres.record_manager import PGRecordManager
 
-        rm = PGRecordManager(L.NAMESPACE, client=self.client, schema=self.location.collection)
+        rm = PGRecordManager(NAMESPACE, client=self.client, schema=self.location.collection)
         if not self._records_ready:
             rm.create_schema()
             self._records_ready = True
@@ -403,9 +406,9 @@ def recorded_settings(url: str) -> dict[str, Any]:
         config = pg_config.read(client, location.collection) or {}
     finally:
         client.close()
-    split = config.get(L.SECTION_SPLITTER, {})
+    split = config.get(SECTION_SPLITTER, {})
     out = {
-        "embedding": config.get(L.SECTION_INDEX, {}).get("embedding") or None,
+        "embedding": config.get(SECTION_INDEX, {}).get("embedding") or None,
         "splitter": split.get("name"),
         "chunk_size": split.get("chunk_size"),
         "chunk_overlap": split.get("chunk_overlap"),
