@@ -22,7 +22,7 @@ import click
 
 from ragkit._cli import output
 from ragkit._cli.guard import guarded as _guarded
-from ragkit._cli.settings import index_defaults, resolve
+from ragkit._cli.settings import resolve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -211,9 +211,9 @@ def index_cmd(
       ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
     """
     from ragkit.errors import ConfigurationError
-    from ragkit.indexing.index_dir import Index
+    from ragkit.indexing.open import create_index
+    from ragkit.indexing.options import WriteOptions
     from ragkit.indexing.postgres.location import shown
-    from ragkit.loaders._files import parse_size
 
     for path in paths:
         if not Path(path).exists() and not Path(path).is_symlink():
@@ -227,15 +227,15 @@ def index_cmd(
         chosen = RayEngine(
             address, actors=actors, gpus_per_actor=gpus_per_actor, cpus_per_actor=cpus_per_actor
         )
-    defaults = index_defaults(index_dir)
-    recorded = _recorded(index_dir)
-    idx = Index.create(
+    # unset settings: the index's defaults, else what it recorded, else the built-in ones
+    idx = create_index(
         index_dir,
-        resolve(embedding, {**recorded, **defaults}, "embedding", "local"),
-        splitter=resolve(splitter, {**recorded, **defaults}, "splitter", "recursive"),
-        chunk_size=int(resolve(chunk_size, {**recorded, **defaults}, "chunk_size", 1000)),
-        chunk_overlap=int(resolve(chunk_overlap, {**recorded, **defaults}, "chunk_overlap", 200)),
+        embedding,
+        splitter=splitter,
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
     )
+    defaults = idx.defaults
     import warnings
 
     from ragkit._cli.progress import progress_view
@@ -243,8 +243,7 @@ def index_cmd(
 
     with warnings.catch_warnings(record=True) as caught, progress_view(quiet) as view:
         warnings.simplefilter("always", TruncationWarning)
-        report = idx.add(
-            list(paths),
+        options = WriteOptions(
             glob=resolve(glob, defaults, "glob", ()),
             exclude=resolve(exclude, defaults, "exclude", ()),
             cleanup=resolve(cleanup, defaults, "cleanup", "incremental"),
@@ -252,10 +251,11 @@ def index_cmd(
             rebuild=rebuild,
             lock_timeout=lock_timeout,
             progress=view,
-            max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
+            max_file_size=resolve(max_file_size, defaults, "max_file_size", "100MiB"),
             batch_size=batch_size or 512,
             engine=chosen,
         )
+        report = idx.write(list(paths), options)
     cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
     truncated = sum(w.count for w in cut)
     for other in caught:
@@ -278,34 +278,6 @@ def index_cmd(
                 "--chunk-size avoids it)"
             )
     sys.exit(0 if report.ok else 1)
-
-
-def _recorded(index_dir: str) -> dict[str, Any]:
-    """Embedding and splitter settings recorded in an existing index (the defaults of a rerun)."""
-    from ragkit.indexing.folder.layout import CONFIG
-    from ragkit.indexing.postgres.location import is_index_url
-
-    if is_index_url(index_dir):
-        from ragkit.indexing.postgres.index import recorded_settings
-
-        return recorded_settings(index_dir)
-
-    path = Path(index_dir) / CONFIG
-    if not path.is_file():
-        return {}
-    from ragkit.indexing.folder.config_file import read_toml
-    from ragkit.indexing.folder.manifest import live_splitter
-
-    data = read_toml(path)
-    live = live_splitter(Path(index_dir))
-    split = live[0] if live else data.get("splitter", {})
-    out = {
-        "embedding": data.get("index", {}).get("embedding") or None,
-        "splitter": split.get("name"),
-        "chunk_size": split.get("chunk_size"),
-        "chunk_overlap": split.get("chunk_overlap"),
-    }
-    return {k: v for k, v in out.items() if v is not None}
 
 
 _SIZE_PARTS = (

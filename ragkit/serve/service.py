@@ -77,14 +77,9 @@ class IndexService:
         return self.index
 
     def _open_index(self, arg: str | os.PathLike[str], embeddings: Any) -> Any:
-        from ragkit.indexing.index_dir import Index
-        from ragkit.indexing.postgres.location import is_index_url
+        from ragkit.indexing.open import open_index
 
-        if is_index_url(arg):
-            from ragkit.indexing.postgres.index import PGIndex
-
-            return PGIndex.open(str(arg), embeddings, pool_size=self.settings.pool_size)
-        return Index.open(arg, embeddings=embeddings)
+        return open_index(arg, embeddings, pool_size=self.settings.pool_size)
 
     def start(self) -> Generation:
         """Open the index and load its current snapshot (blocking; run before serving)."""

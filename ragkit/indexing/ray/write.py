@@ -137,10 +137,11 @@ class _EmbedWrite:
             _use_cuda(embeddings)
         embeddings.embed_query("warm-up")  # a worker that cannot load the model fails now
         location = PGLocation.parse(url)
-        self.cache = open_pg_cache(location) if cache else None
+        # one pool: the batch's transaction, and the cache committing beside it
+        self.client = PGClient.connect(location.dsn, max_size=3)
+        self.cache = open_pg_cache(location, self.client) if cache else None
         self.counter = Progress()
         counted = CountingEmbeddings(cached(embeddings, self.cache), self.counter, lambda: None)
-        self.client = PGClient.connect(location.dsn, max_size=2)
         store = open_store(location, self.client, counted)
         self.writer = BatchWriter(self.client, location.collection, store)
         self.cleanup, self.force, self.fingerprint = cleanup, force, fingerprint
