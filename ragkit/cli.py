@@ -22,7 +22,6 @@ import click
 
 from ragkit._cli import output
 from ragkit._cli.guard import guarded as _guarded
-from ragkit._cli.settings import resolve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -172,29 +171,7 @@ def _register() -> None:
     "RAGKIT_PROGRESS_INTERVAL seconds [10]).",
 )
 @_guarded
-def index_cmd(
-    paths: tuple[str, ...],
-    index_dir: str,
-    glob: tuple[str, ...],
-    exclude: tuple[str, ...],
-    splitter: str | None,
-    chunk_size: int | None,
-    chunk_overlap: int | None,
-    embedding: str | None,
-    cleanup: str | None,
-    workers: int | None,
-    rebuild: bool,
-    lock_timeout: float,
-    max_file_size: str | None,
-    batch_size: int | None,
-    engine: str,
-    address: str | None,
-    actors: int,
-    gpus_per_actor: float,
-    cpus_per_actor: float | None,
-    as_json: bool,
-    quiet: bool,
-) -> None:
+def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
     """Index files and folders into an index directory or a PostgreSQL collection, incrementally.
 
     Unchanged files are skipped without being read; changed files are re-split and only their new chunks
@@ -210,52 +187,34 @@ def index_cmd(
       ragkit index docs/ --index 'postgresql://app@db/rag?collection=manuals' --batch-size 256
       ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
     """
+    from ragkit._cli.index_flags import IndexFlags
     from ragkit.errors import ConfigurationError
     from ragkit.indexing.open import create_index
-    from ragkit.indexing.options import WriteOptions
     from ragkit.indexing.postgres.location import shown
 
+    given = IndexFlags(**flags)
     for path in paths:
         if not Path(path).exists() and not Path(path).is_symlink():
             raise ConfigurationError(
                 f"{path}: no such file or folder; check the path (nothing was indexed)"
             )
-    chosen: Any = engine
-    if engine == "ray":
-        from ragkit.indexing.ray.engine import RayEngine
-
-        chosen = RayEngine(
-            address, actors=actors, gpus_per_actor=gpus_per_actor, cpus_per_actor=cpus_per_actor
-        )
+    engine = given.engine_choice()
     # unset settings: the index's defaults, else what it recorded, else the built-in ones
     idx = create_index(
         index_dir,
-        embedding,
-        splitter=splitter,
-        chunk_size=chunk_size,
-        chunk_overlap=chunk_overlap,
+        given.embedding,
+        splitter=given.splitter,
+        chunk_size=given.chunk_size,
+        chunk_overlap=given.chunk_overlap,
     )
-    defaults = idx.defaults
     import warnings
 
     from ragkit._cli.progress import progress_view
     from ragkit.embeddings.tokens import TruncationWarning
 
-    with warnings.catch_warnings(record=True) as caught, progress_view(quiet) as view:
+    with warnings.catch_warnings(record=True) as caught, progress_view(given.quiet) as view:
         warnings.simplefilter("always", TruncationWarning)
-        options = WriteOptions(
-            glob=resolve(glob, defaults, "glob", ()),
-            exclude=resolve(exclude, defaults, "exclude", ()),
-            cleanup=resolve(cleanup, defaults, "cleanup", "incremental"),
-            workers=int(resolve(workers, defaults, "workers", 2)),
-            rebuild=rebuild,
-            lock_timeout=lock_timeout,
-            progress=view,
-            max_file_size=resolve(max_file_size, defaults, "max_file_size", "100MiB"),
-            batch_size=batch_size or 512,
-            engine=chosen,
-        )
-        report = idx.write(list(paths), options)
+        report = idx.write(list(paths), given.write_options(idx.defaults, view, engine))
     cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
     truncated = sum(w.count for w in cut)
     for other in caught:
@@ -263,7 +222,7 @@ def index_cmd(
             warnings.showwarning(
                 other.message, other.category, other.filename, other.lineno, other.file, other.line
             )
-    if as_json:
+    if given.as_json:
         data = report.to_dict()
         data["index"] = shown(index_dir)
         data["timings"] = {"seconds": data.pop("seconds")}
