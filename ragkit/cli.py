@@ -22,7 +22,6 @@ import click
 
 from ragkit._cli import output
 from ragkit._cli.guard import guarded as _guarded
-from ragkit._cli.settings import index_defaults, resolve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -172,29 +171,7 @@ def _register() -> None:
     "RAGKIT_PROGRESS_INTERVAL seconds [10]).",
 )
 @_guarded
-def index_cmd(
-    paths: tuple[str, ...],
-    index_dir: str,
-    glob: tuple[str, ...],
-    exclude: tuple[str, ...],
-    splitter: str | None,
-    chunk_size: int | None,
-    chunk_overlap: int | None,
-    embedding: str | None,
-    cleanup: str | None,
-    workers: int | None,
-    rebuild: bool,
-    lock_timeout: float,
-    max_file_size: str | None,
-    batch_size: int | None,
-    engine: str,
-    address: str | None,
-    actors: int,
-    gpus_per_actor: float,
-    cpus_per_actor: float | None,
-    as_json: bool,
-    quiet: bool,
-) -> None:
+def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
     """Index files and folders into an index directory or a PostgreSQL collection, incrementally.
 
     Unchanged files are skipped without being read; changed files are re-split and only their new chunks
@@ -210,52 +187,34 @@ def index_cmd(
       ragkit index docs/ --index 'postgresql://app@db/rag?collection=manuals' --batch-size 256
       ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
     """
+    from ragkit._cli.index_flags import IndexFlags
     from ragkit.errors import ConfigurationError
-    from ragkit.indexing.index_dir import Index
-    from ragkit.indexing.pg_location import shown
-    from ragkit.loaders._files import parse_size
+    from ragkit.indexing.open import create_index
+    from ragkit.indexing.postgres.location import shown
 
+    given = IndexFlags(**flags)
     for path in paths:
         if not Path(path).exists() and not Path(path).is_symlink():
             raise ConfigurationError(
                 f"{path}: no such file or folder; check the path (nothing was indexed)"
             )
-    chosen: Any = engine
-    if engine == "ray":
-        from ragkit.indexing.ray_engine import RayEngine
-
-        chosen = RayEngine(
-            address, actors=actors, gpus_per_actor=gpus_per_actor, cpus_per_actor=cpus_per_actor
-        )
-    defaults = index_defaults(index_dir)
-    recorded = _recorded(index_dir)
-    idx = Index.create(
+    engine = given.engine_choice()
+    # unset settings: the index's defaults, else what it recorded, else the built-in ones
+    idx = create_index(
         index_dir,
-        resolve(embedding, {**recorded, **defaults}, "embedding", "local"),
-        splitter=resolve(splitter, {**recorded, **defaults}, "splitter", "recursive"),
-        chunk_size=int(resolve(chunk_size, {**recorded, **defaults}, "chunk_size", 1000)),
-        chunk_overlap=int(resolve(chunk_overlap, {**recorded, **defaults}, "chunk_overlap", 200)),
+        given.embedding,
+        splitter=given.splitter,
+        chunk_size=given.chunk_size,
+        chunk_overlap=given.chunk_overlap,
     )
     import warnings
 
     from ragkit._cli.progress import progress_view
     from ragkit.embeddings.tokens import TruncationWarning
 
-    with warnings.catch_warnings(record=True) as caught, progress_view(quiet) as view:
+    with warnings.catch_warnings(record=True) as caught, progress_view(given.quiet) as view:
         warnings.simplefilter("always", TruncationWarning)
-        report = idx.add(
-            list(paths),
-            glob=resolve(glob, defaults, "glob", ()),
-            exclude=resolve(exclude, defaults, "exclude", ()),
-            cleanup=resolve(cleanup, defaults, "cleanup", "incremental"),
-            workers=int(resolve(workers, defaults, "workers", 2)),
-            rebuild=rebuild,
-            lock_timeout=lock_timeout,
-            progress=view,
-            max_file_size=parse_size(resolve(max_file_size, defaults, "max_file_size", "100MiB")),
-            batch_size=batch_size or 512,
-            engine=chosen,
-        )
+        report = idx.write(list(paths), given.write_options(idx.defaults, view, engine))
     cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
     truncated = sum(w.count for w in cut)
     for other in caught:
@@ -263,7 +222,7 @@ def index_cmd(
             warnings.showwarning(
                 other.message, other.category, other.filename, other.lineno, other.file, other.line
             )
-    if as_json:
+    if given.as_json:
         data = report.to_dict()
         data["index"] = shown(index_dir)
         data["timings"] = {"seconds": data.pop("seconds")}
@@ -278,34 +237,6 @@ def index_cmd(
                 "--chunk-size avoids it)"
             )
     sys.exit(0 if report.ok else 1)
-
-
-def _recorded(index_dir: str) -> dict[str, Any]:
-    """Embedding and splitter settings recorded in an existing index (the defaults of a rerun)."""
-    from ragkit.indexing.layout import CONFIG
-    from ragkit.indexing.pg_location import is_index_url
-
-    if is_index_url(index_dir):
-        from ragkit.indexing.pg_index import recorded_settings
-
-        return recorded_settings(index_dir)
-
-    path = Path(index_dir) / CONFIG
-    if not path.is_file():
-        return {}
-    from ragkit.indexing.manifest import read_toml
-    from ragkit.indexing.snapshot_manifest import live_splitter
-
-    data = read_toml(path)
-    live = live_splitter(Path(index_dir))
-    split = live[0] if live else data.get("splitter", {})
-    out = {
-        "embedding": data.get("index", {}).get("embedding") or None,
-        "splitter": split.get("name"),
-        "chunk_size": split.get("chunk_size"),
-        "chunk_overlap": split.get("chunk_overlap"),
-    }
-    return {k: v for k, v in out.items() if v is not None}
 
 
 _SIZE_PARTS = (

@@ -151,3 +151,43 @@ def test_the_check_sees_wrong_way_imports_and_not_annotations(tmp_path: Path) ->
         "ragkit/core/__init__.py:1 imports ragkit.retrievers: a later stage",
         "ragkit/core/run.py:5 imports ragkit.retrievers.bm25: a later stage",
     ]
+
+
+# The rooms of ``ragkit.indexing``: each storage stands on its own, and the Ray engine writes
+# into PostgreSQL (its workers commit batches) but knows nothing of folders.
+INDEXING_ROOMS: dict[str, set[str]] = {
+    "folder": {"postgres", "ray"},
+    "postgres": {"folder", "ray"},
+    "ray": {"folder"},
+}
+
+
+def _room_violations(root: Path = PACKAGE) -> list[str]:
+    bad = []
+    for room, forbidden in INDEXING_ROOMS.items():
+        for path in sorted((root / "indexing" / room).rglob("*.py")):
+            for line, module in _runtime_imports(path, root):
+                parts = module.split(".")
+                if parts[:2] == ["ragkit", "indexing"] and len(parts) > 2 and parts[2] in forbidden:
+                    bad.append(
+                        f"{path.relative_to(root.parent)}:{line} imports {module}: "
+                        f"ragkit.indexing.{room} may not import ragkit.indexing.{parts[2]}"
+                    )
+    return bad
+
+
+def test_indexing_rooms_do_not_reach_into_each_other() -> None:
+    """folder and postgres never import each other or ray; ray never imports folder."""
+    assert _room_violations() == []
+
+
+def test_the_room_check_sees_a_folder_module_importing_postgres(tmp_path: Path) -> None:
+    room = tmp_path / "ragkit" / "indexing" / "folder"
+    room.mkdir(parents=True)
+    (room / "bad.py").write_text(
+        "from ragkit.indexing.postgres.location import PGLocation\n", encoding="utf-8"
+    )
+    assert _room_violations(tmp_path / "ragkit") == [
+        "ragkit/indexing/folder/bad.py:1 imports ragkit.indexing.postgres.location: "
+        "ragkit.indexing.folder may not import ragkit.indexing.postgres"
+    ]

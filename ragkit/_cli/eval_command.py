@@ -117,7 +117,7 @@ def eval_cmd(
     if index_dir:
         data = judgements(dataset, queries, qrels, split)
         table, results, match = run_index_eval(index_dir, data, names, ks)
-        from ragkit.indexing.pg_location import shown
+        from ragkit.indexing.postgres.location import shown
 
         label = shown(index_dir)
     elif dataset:

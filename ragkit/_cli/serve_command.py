@@ -16,7 +16,7 @@ import click
 from ragkit._cli import output
 from ragkit._cli.chat_model import DEFAULT_MODEL, has_key, model_options
 from ragkit._cli.guard import guarded
-from ragkit._cli.settings import index_defaults, resolve
+from ragkit._cli.settings import resolve
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -182,10 +182,10 @@ def serve_cmd(
     )
     checked = Index.open(index)  # a missing or damaged index fails here, before any worker starts
     checked.info()
+    defaults = checked.defaults  # a folder's [defaults], a collection's defaults
     release(checked)
     model = None
     if has_key():
-        defaults = index_defaults(index) if "://" not in index else {}
         model = {
             "model": str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
             "endpoint": resolve(endpoint, defaults, "endpoint", None),
@@ -214,8 +214,10 @@ def serve_cmd(
 
 def _name(index: str) -> str:
     """The index as the start-up line names it: a folder's name, a URL without its password."""
-    if "://" in index:
-        from ragkit.indexing.pg_location import shown
+    from ragkit.indexing.open import is_url
+
+    if is_url(index):
+        from ragkit.indexing.postgres.location import shown
 
         return shown(index)
     return os.path.basename(index.rstrip("/")) or index

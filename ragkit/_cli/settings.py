@@ -18,17 +18,11 @@ from ragkit.errors import InvalidQueryError
 
 
 def index_defaults(index_dir: str | Path | None) -> dict[str, Any]:
-    """The ``[defaults]`` table of ``index_dir/ragkit.toml`` (empty when there is none)."""
-    if index_dir is None:
-        return {}
-    from ragkit.indexing.layout import CONFIG
+    """The ``[defaults]`` table of ``index_dir/ragkit.toml`` (empty when there is none, and
+    for a PostgreSQL URL: see :func:`ragkit.indexing.open.folder_defaults`)."""
+    from ragkit.indexing.open import folder_defaults
 
-    path = Path(index_dir) / CONFIG
-    if not path.is_file():
-        return {}
-    from ragkit.indexing.manifest import read_defaults
-
-    return read_defaults(path)
+    return folder_defaults(index_dir)
 
 
 def resolve(value: Any, defaults: dict[str, Any], key: str, builtin: Any) -> Any:

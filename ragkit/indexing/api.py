@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
-from ragkit.indexing.record_manager import check_text
+from ragkit.indexing.records import check_text
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore

@@ -33,14 +33,15 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragkit.indexing import layout as L
+from ragkit.indexing.folder import layout as L
 from ragkit.stores.sql_store import SQLStore
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.pg_location import PGLocation
+    from ragkit.indexing.postgres.location import PGLocation
     from ragkit.stores.kv import ByteStore
     from ragkit.stores.pgvector.byte_store import PGByteStore
+    from ragkit.stores.pgvector.client import PGClient
 
 NAMESPACE = "embeddings"
 """The cache's namespace inside ``cache.sqlite`` (the keys themselves start with the model)."""
@@ -54,22 +55,28 @@ def cache_store(db_url: str) -> SQLStore | PGByteStore:
     """
     if db_url.startswith("sqlite:"):
         return SQLStore(namespace=NAMESPACE, db_url=db_url, checksum=True)
-    from ragkit.indexing.pg_location import PGLocation
+    from ragkit.indexing.postgres.location import PGLocation
 
     return open_pg_cache(PGLocation.parse(db_url))
 
 
-def open_pg_cache(location: PGLocation) -> PGByteStore:
+def open_pg_cache(location: PGLocation, client: PGClient | None = None) -> PGByteStore:
     """The embedding cache of the PostgreSQL index at ``location`` (its table created if missing).
 
-    The store has its own small connection pool: a cached vector is committed at once, not
-    with the batch being written, so a job killed mid-batch keeps what it embedded.
+    On the index's ``client`` when given (else a small pool of its own), outside the
+    transaction being written: a cached vector is committed at once, not with the batch, so
+    a job killed mid-batch keeps what it embedded.
     """
     from ragkit.stores.pgvector.byte_store import PGByteStore
 
-    store = PGByteStore(
-        location.dsn, schema=location.collection, namespace=NAMESPACE, checksum=True
-    )
+    if client is None:
+        store = PGByteStore(
+            location.dsn, schema=location.collection, namespace=NAMESPACE, checksum=True
+        )
+    else:
+        store = PGByteStore.beside(
+            client, schema=location.collection, namespace=NAMESPACE, checksum=True
+        )
     try:
         store.create_schema()
     except BaseException:

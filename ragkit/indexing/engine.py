@@ -9,7 +9,7 @@ where they land:
 
 - :class:`LocalEngine` (``engine="local"``, the default): files are read and split by
   ``workers`` threads of this process, and chunks embedded here by the write batch;
-- :class:`~ragkit.indexing.ray_engine.RayEngine` (``engine="ray"``): files are read and split
+- :class:`~ragkit.indexing.ray.engine.RayEngine` (``engine="ray"``): files are read and split
   by Ray tasks and embedded by a pool of Ray actors (one model session each). Into a folder
   index the driver receives chunks and their vectors in file order and writes them as the
   local engine does; into a PostgreSQL index the actors write each batch of whole files
@@ -141,7 +141,7 @@ def engine_from(value: str | Engine | None) -> Engine:
     if isinstance(value, Engine):
         return value
     if value == "ray":
-        from ragkit.indexing.ray_engine import RayEngine
+        from ragkit.indexing.ray.engine import RayEngine
 
         return RayEngine()
     raise ConfigurationError(f"engine must be 'local', 'ray' or an Engine; got {value!r}")

@@ -2,11 +2,11 @@
 
 An index directory holds ``ragkit.toml`` (model, dimension, splitter settings,
 times, your defaults), the live snapshot (FAISS store, BM25 index, SQLite record
-manager; see :mod:`ragkit.indexing.snapshot`), the embedding cache and a writer
+manager; see :mod:`ragkit.indexing.folder.snapshots`), the embedding cache and a writer
 lock. ``Index.open`` re-creates the embedding model recorded there (or checks
 the one you pass; see :mod:`ragkit.indexing.index_config`), and refuses a model
 that did not build the index. A ``postgresql://`` URL opens a
-:class:`~ragkit.indexing.pg_index.PGIndex` instead (same methods). Writing goes
+:class:`~ragkit.indexing.postgres.index.PGIndex` instead (same methods). Writing goes
 through :mod:`ragkit.indexing.writer` (an engine reads, splits and embeds; the
 index's storage receives the results); queries go through :mod:`ragkit.querying`
 (the retriever catalogue and the query service).
@@ -29,26 +29,27 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, IndexDamagedError
-from ragkit.indexing import layout as L
+from ragkit.errors import ConfigurationError
 from ragkit.indexing.embedding_choice import worth_caching
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
+from ragkit.indexing.folder import layout as L
+from ragkit.indexing.folder.config_file import read_toml, write_toml
+from ragkit.indexing.folder.manifest import SnapshotManifest, live_splitter
+from ragkit.indexing.folder.view import SnapshotView
 from ragkit.indexing.index_config import (
-    new_config,
-    now,
+    IndexConfig,
+    check_defaults,
     recorded_model,
     resolve_embeddings,
     split_settings,
 )
-from ragkit.indexing.manifest import check_defaults, read_toml, write_toml
-from ragkit.indexing.pg_location import is_index_url
-from ragkit.indexing.snapshot_manifest import SnapshotManifest, live_splitter
-from ragkit.indexing.snapshot_view import SnapshotView
+from ragkit.indexing.options import WriteOptions
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
     from ragkit.indexing.engine import Engine
+    from ragkit.indexing.storage import Storage
     from ragkit.indexing.target import WriteTarget
     from ragkit.indexing.writer import IndexReport, Progress
     from ragkit.retrievers.base import BaseRetriever
@@ -72,7 +73,7 @@ class Index:
         embeddings: Embeddings,
         embedding_name: str,
         settings: SplitSettings,
-        config: dict[str, Any],
+        config: IndexConfig,
     ) -> None:
         self.path = path
         self.embeddings = embeddings
@@ -97,22 +98,57 @@ class Index:
         """Open the index at ``path``, creating it (with these settings) if it does not exist yet.
 
         ``path`` may be a PostgreSQL URL (``postgresql://user:password@host/db?collection=NAME``):
-        the index then lives in that database (see :mod:`ragkit.indexing.pg_index`).
+        the index then lives in that database (see :mod:`ragkit.indexing.postgres.index`).
+        Settings left to be read from the index: :func:`ragkit.indexing.open.create_index`.
         """
-        if is_index_url(path):
-            from ragkit.indexing.pg_index import PGIndex
+        from ragkit.indexing.open import create_index
 
-            return PGIndex.create(
-                str(path),
-                embeddings,
-                splitter=splitter,
-                chunk_size=chunk_size,
-                chunk_overlap=chunk_overlap,
-            )
-        root = Path(path)
-        if (root / L.CONFIG).is_file():
-            idx = cls.open(root, embeddings=embeddings)
-            idx.settings = SplitSettings(splitter, chunk_size, chunk_overlap)
+        return create_index(
+            path,
+            embeddings,
+            splitter=splitter,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+        )
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None
+    ) -> Index:
+        """Open an existing index (a folder or a PostgreSQL URL); ``embeddings`` defaults to the
+        model recorded in it."""
+        from ragkit.indexing.open import open_index
+
+        return open_index(path, embeddings)
+
+    @classmethod
+    def read_config(cls, root: Path) -> IndexConfig | None:
+        """What the folder index at ``root`` records (``None`` when it has no ``ragkit.toml``);
+        its splitter is the live snapshot's (what its chunks were made with) when there is one."""
+        if not os.path.lexists(root / L.CONFIG):
+            return None
+        config = IndexConfig.parse(
+            read_toml(root / L.CONFIG),
+            root / L.CONFIG,
+            "restore the file from a copy, or re-index into a new directory",
+        )
+        live = live_splitter(root)
+        if live is not None:
+            config.splitter = dict(live[0])
+        return config
+
+    @classmethod
+    def create_folder(
+        cls,
+        root: Path,
+        embeddings: Embeddings | str,
+        settings: SplitSettings,
+        config: IndexConfig | None,
+    ) -> Index:
+        """The folder index at ``root`` (recording ``config``), or a new one built with these."""
+        if config is not None:
+            idx = cls.open_folder(root, embeddings, config)
+            idx.settings = settings
             return idx
         if root.exists() and not root.is_dir():
             raise ConfigurationError(
@@ -124,11 +160,10 @@ class Index:
                 "index. Choose an empty or new directory for the index"
             )
         emb, name = resolve_embeddings(embeddings)
-        settings = SplitSettings(splitter, chunk_size, chunk_overlap)
-        config = new_config(emb, name, settings)
+        config = IndexConfig.new(emb, name, settings)
         try:
             root.mkdir(parents=True, exist_ok=True)
-            write_toml(root / L.CONFIG, config)
+            write_toml(root / L.CONFIG, config.to_dict())
         except OSError as err:
             if is_disk_full(err):
                 raise disk_full(root, err) from err
@@ -136,33 +171,22 @@ class Index:
         return cls(root, emb, name, settings, config)
 
     @classmethod
-    def open(
-        cls, path: str | os.PathLike[str], embeddings: Embeddings | str | None = None
+    def open_folder(
+        cls,
+        root: Path,
+        embeddings: Embeddings | str | None = None,
+        config: IndexConfig | None = None,
     ) -> Index:
-        """Open an existing index (a folder or a PostgreSQL URL); ``embeddings`` defaults to the
-        model recorded in it."""
-        if is_index_url(path):
-            from ragkit.indexing.pg_index import PGIndex
-
-            return PGIndex.open(str(path), embeddings)
-        root = Path(path)
-        if not os.path.lexists(root / L.CONFIG):
+        """The existing folder index at ``root`` (``config``: what it records, if read already)."""
+        config = config or cls.read_config(root)
+        if config is None:
             raise ConfigurationError(
                 f"{root} is not a ragkit index (no {L.CONFIG}); build one with "
                 f"`ragkit index PATH --index {root}`"
             )
-        config = read_toml(root / L.CONFIG)
-        meta = config.get(L.SECTION_INDEX, {})
-        recorded, name = meta.get("model_id"), meta.get("embedding")
-        if not isinstance(recorded, str) or not isinstance(name, (str, type(None))):
-            raise IndexDamagedError(
-                f"{root / L.CONFIG} has no valid [index] model_id and embedding; restore the file "
-                "from a copy, or re-index into a new directory"
-            )
-        emb, name = recorded_model(str(root), meta, embeddings)
-        # The live snapshot records what its chunks were made with; ragkit.toml keeps a copy.
-        split, source = live_splitter(root) or (config.get(L.SECTION_SPLITTER, {}), root / L.CONFIG)
-        return cls(root, emb, name, split_settings(split, f"{source} [splitter]"), config)
+        emb, name = recorded_model(str(root), config, embeddings)
+        settings = split_settings(config.splitter, f"{root} splitter settings")
+        return cls(root, emb, name, settings, config)
 
     # -- properties ----------------------------------------------------------------------
     @property
@@ -171,12 +195,12 @@ class Index:
 
     @property
     def dimension(self) -> int | None:
-        return self.embeddings.dimension or self.config.get(L.SECTION_INDEX, {}).get("dimension")
+        return self.embeddings.dimension or self.config.dimension
 
     @property
     def defaults(self) -> dict[str, Any]:
         """The ``[defaults]`` table of ``ragkit.toml`` (your default command options), checked."""
-        return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.path / L.CONFIG)
+        return check_defaults(self.config.defaults, self.path / L.CONFIG)
 
     # -- writing -------------------------------------------------------------------------
     def add(
@@ -205,8 +229,28 @@ class Index:
         see :mod:`ragkit.indexing.engine`); the index is the same either way.
         Afterwards this ``Index`` reads the snapshot it committed (or the newest one).
         """
+        options = WriteOptions(
+            glob=glob,
+            exclude=exclude,
+            cleanup=cleanup,
+            workers=workers,
+            batch_size=batch_size,
+            force_update=force_update,
+            rebuild=rebuild,
+            lock_timeout=lock_timeout,
+            progress=progress,
+            max_file_size=max_file_size,
+            engine=engine,
+        )
+        return self.write(paths_or_documents, options)
+
+    def write(
+        self,
+        paths_or_documents: Sequence[str | os.PathLike[str] | Document] | str | os.PathLike[str],
+        options: WriteOptions,
+    ) -> IndexReport:
+        """:meth:`add` with its options in one :class:`~ragkit.indexing.options.WriteOptions`."""
         from ragkit.indexing.writer import write
-        from ragkit.loaders._files import parse_size
 
         items = (
             [paths_or_documents]
@@ -215,35 +259,26 @@ class Index:
         )
         cache = self._cache()
         try:
-            report = write(
-                self._write_target(cache),
-                list(items),
-                glob=glob,
-                exclude=exclude,
-                cleanup=cleanup,
-                workers=workers,
-                batch_size=batch_size,
-                force_update=force_update,
-                rebuild=rebuild,
-                lock_timeout=lock_timeout,
-                progress=progress,
-                max_file_size=parse_size(max_file_size) if max_file_size is not None else None,
-                engine=engine,
-            )
+            report = write(self._write_target(cache), list(items), options)
         finally:
             if cache is not None:
                 cache.close()
         self.close()
         return report
 
+    def _storage(self) -> Storage:
+        """Where a write job's results land: the folder's next snapshot."""
+        from ragkit.indexing.folder.storage import FolderStorage
+
+        return FolderStorage(self.path)
+
     def _write_target(self, cache: ByteStore | None) -> WriteTarget:
-        """The write job's view of this index: its folder storage, model, splitter, cache."""
+        """The write job's view of this index: its storage, model, splitter, cache."""
         from ragkit.indexing.embedding_cache import cached
-        from ragkit.indexing.folder_storage import FolderStorage
         from ragkit.indexing.target import WriteTarget
 
         return WriteTarget(
-            storage=FolderStorage(self.path),
+            storage=self._storage(),
             model_id=self.model_id,
             dimension=self.dimension,
             settings=self.settings,
@@ -265,9 +300,8 @@ class Index:
 
     def _record_commit(self) -> None:
         """After a commit: record the splitter settings and the time in ``ragkit.toml``."""
-        self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
-        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = now()
-        write_toml(self.path / L.CONFIG, self.config)
+        self.config.committed(self.settings)
+        write_toml(self.path / L.CONFIG, self.config.to_dict())
 
     # -- reading ----------------------------------------------------------------------------
     def _check_model(self, manifest: SnapshotManifest) -> None:
@@ -310,14 +344,14 @@ class Index:
     def vectorstore(self) -> Any:
         """The FaissStore of this reader's snapshot (loaded on first use)."""
         if self._store is None:
-            from ragkit.indexing.snapshot_files import load_store
+            from ragkit.indexing.folder.contents import load_store
 
             self._store = load_store(self._view.manifest(), self.embeddings)
         return self._store
 
     def _bm25_retriever(self, k: int) -> Any:
         if self._bm25 is None:
-            from ragkit.indexing.snapshot_files import load_bm25
+            from ragkit.indexing.folder.contents import load_bm25
 
             self._bm25 = load_bm25(self._view.manifest(), self.path)
         self._bm25.k = k
@@ -371,12 +405,11 @@ class Index:
         ``size_bytes`` is the whole directory; ``sizes`` breaks it down into ``store``,
         ``lexical`` (BM25), ``records``, ``cache``, ``old_snapshots`` and ``other``.
         """
-        from ragkit.indexing.index_size import size_breakdown
+        from ragkit.indexing.folder.size import size_breakdown
 
         manifest = self._view.manifest()
         current = self._view.snapshot
         sizes = size_breakdown(self.path, current)
-        meta = self.config.get(L.SECTION_INDEX, {})
         updated = manifest.updated if manifest is not None else None
         return {
             "path": str(self.path),
@@ -387,7 +420,7 @@ class Index:
             "chunks": manifest.chunks if manifest is not None else 0,
             "size_bytes": sum(sizes.values()),
             "sizes": sizes,
-            "created": meta.get("created"),
+            "created": self.config.created,
             "last_indexed": datetime.fromtimestamp(updated, timezone.utc).isoformat(
                 timespec="seconds"
             )
@@ -399,7 +432,7 @@ class Index:
 
     def sources(self) -> list[str]:
         """The sources (file paths) with chunks in the index."""
-        from ragkit.indexing.snapshot_files import read_sources
+        from ragkit.indexing.folder.contents import read_sources
 
         return read_sources(self._view.manifest())
 

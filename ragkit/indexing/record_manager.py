@@ -24,14 +24,15 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ragkit.core.base import run_in_executor
-from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
-from ragkit.indexing.lock import WriterLock
-from ragkit.indexing.record_db import CheckedConnection, database_error
+from ragkit.errors import ConfigurationError
+from ragkit.indexing.folder.lock import WriterLock
+from ragkit.indexing.folder.record_db import CheckedConnection, database_error
+from ragkit.indexing.records import RecordLoop, Write, check_text
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS upsertion_record (
@@ -44,8 +45,6 @@ CREATE TABLE IF NOT EXISTS upsertion_record (
 CREATE INDEX IF NOT EXISTS ix_record_group ON upsertion_record (namespace, group_id);
 CREATE INDEX IF NOT EXISTS ix_record_time ON upsertion_record (namespace, updated_at);
 """
-_CHUNK = 500  # keys per statement, well under SQLite's variable limit
-_TICK = 1e-6
 
 
 def _db_path(db_url: str) -> str:
@@ -64,65 +63,10 @@ def _shown(db_url: str) -> str:
     return f"{scheme}{sep}***@{rest.split('@', 1)[1]}" if sep and "@" in rest else db_url
 
 
-def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-def one_group_per_key(
-    keys: Sequence[str], group_ids: Sequence[str | None] | None
-) -> Sequence[str | None]:
-    """The ``group_ids`` of an ``update(keys, group_ids=...)`` call: one per key (all ``None``
-    when not given), else :class:`~ragkit.errors.InvalidInputError`.
-
-    Example:
-        >>> one_group_per_key(["k1", "k2"], None)
-        [None, None]
-        >>> one_group_per_key(["k1", "k2"], ["a.txt"])
-        Traceback (most recent call last):
-        ...
-        ragkit.errors.InvalidInputError: update() got 2 keys but 1 group_ids; pass one per key
-    """
-    if group_ids is None:
-        return [None] * len(keys)
-    if len(group_ids) != len(keys):
-        raise InvalidInputError(
-            f"update() got {len(keys)} keys but {len(group_ids)} group_ids; pass one per key"
-        )
-    return group_ids
-
-
-def check_text(values: Iterable[str | None], what: str) -> None:
-    """Raise :class:`~ragkit.errors.InvalidInputError` naming the first value that is not valid Unicode.
-
-    A file name that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
-    (``'caf\\udce9.txt'``); SQLite stores text as UTF-8 and cannot hold it.
-
-    Example:
-        >>> check_text(["a.txt", None], "source")
-        >>> check_text(["caf\\udce9.txt"], "source")
-        Traceback (most recent call last):
-        ...
-        ragkit.errors.InvalidInputError: the source 'caf\\udce9.txt' is not valid Unicode ...
-    """
-    for value in values:
-        if not isinstance(value, str) or value.isascii():
-            continue
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInputError(
-                f"the {what} {value!r} is not valid Unicode (a file name that is not valid UTF-8 "
-                "arrives with its bad bytes as lone surrogates, such as \\udce9), so it cannot be "
-                "recorded; rename the file (e.g. with `convmv -f latin1 -t utf-8`) or give the "
-                f"document a {what} that is valid text"
-            ) from None
-
-
-class SQLRecordManager:
+class SQLRecordManager(RecordLoop):
     """Records of indexed keys in SQLite, one ``namespace`` per index.
 
-    A ``postgresql://`` ``db_url`` gives a :class:`~ragkit.indexing.pg_record_manager.PGRecordManager`
+    A ``postgresql://`` ``db_url`` gives a :class:`~ragkit.indexing.postgres.record_manager.PGRecordManager`
     (same API, records in PostgreSQL), as LangChain's class accepts any database URL.
     """
 
@@ -132,7 +76,7 @@ class SQLRecordManager:
         from ragkit.stores.pgvector.dsn import is_postgres_url
 
         if cls is SQLRecordManager and is_postgres_url(db_url):
-            from ragkit.indexing.pg_record_manager import PGRecordManager
+            from ragkit.indexing.postgres.record_manager import PGRecordManager
 
             return object.__new__(PGRecordManager)
         return object.__new__(cls)
@@ -166,6 +110,7 @@ class SQLRecordManager:
         self._path = path
         self._mutex = threading.RLock()
         self._last_time = 0.0
+        self._records = "upsertion_record"
         self._writer = WriterLock(f"{path}.lock", timeout=timeout) if not self._memory else None
 
     # -- plumbing ------------------------------------------------------------------
@@ -208,47 +153,29 @@ class SQLRecordManager:
     async def acreate_schema(self) -> None:
         await run_in_executor(self.create_schema)
 
-    def get_time(self) -> float:
-        """Seconds since the epoch, strictly later than any earlier call and any stored record."""
+    # -- the backend of RecordLoop -----------------------------------------------------
+    def _clock(self) -> tuple[float, float | None]:
         with self._mutex:
             row = self._conn.execute(
                 "SELECT MAX(updated_at) FROM upsertion_record WHERE namespace = ?",
                 (self.namespace,),
             ).fetchone()
-            return self._later(time.time(), row[0] if row else None)
+            return time.time(), row[0] if row else None
 
-    def _later(self, clock: float, latest: float | None) -> float:
-        """``clock``, or just after the ``latest`` stored time or this object's last time when
-        either is later (so times never go backwards)."""
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
         with self._mutex:
-            now = max(clock, (latest or 0.0) + _TICK, self._last_time + _TICK)
-            self._last_time = now
-            return now
+            return list(self._conn.execute(sql, params))
 
-    def _update_time(self, time_at_least: float | None) -> float:
-        """The time an ``update()`` stamps its keys with (never before ``time_at_least``)."""
-        now = self.get_time()
-        if time_at_least is not None and now < time_at_least:
-            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
-        return now
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Write]:
+        with self._transaction() as conn:
 
-    async def aget_time(self) -> float:
-        return await run_in_executor(self.get_time)
+            def write(sql: str, params: Sequence[Any]) -> None:
+                conn.execute(sql, params)
 
-    def update(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
-        group_ids = one_group_per_key(keys, group_ids)
-        if not keys:
-            return
-        check_text(keys, "key")
-        check_text(group_ids, "source")
-        now = self._update_time(time_at_least)
+            yield write
+
+    def _upsert(self, keys: Sequence[str], group_ids: Sequence[str | None], now: float) -> None:
         rows = [(self.namespace, k, g, now) for k, g in zip(keys, group_ids)]
         with self._transaction() as conn:
             conn.executemany(
@@ -258,141 +185,10 @@ class SQLRecordManager:
                 rows,
             )
 
-    async def aupdate(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        await run_in_executor(self.update, keys, group_ids=group_ids, time_at_least=time_at_least)
-
-    def exists(self, keys: Sequence[str]) -> list[bool]:
-        """For each key, whether it is recorded."""
-        check_text(keys, "key")
-        found: set[str] = set()
-        with self._mutex:
-            for part in _chunks(list(keys)):
-                marks = ",".join("?" * len(part))
-                found.update(
-                    r[0]
-                    for r in self._conn.execute(
-                        f"SELECT key FROM upsertion_record WHERE namespace = ? AND key IN ({marks})",
-                        (self.namespace, *part),
-                    )
-                )
-        return [k in found for k in keys]
-
-    async def aexists(self, keys: Sequence[str]) -> list[bool]:
-        return await run_in_executor(self.exists, keys)
-
-    def list_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        """Keys updated strictly ``before``/``after`` a time, in ``group_ids``, at most ``limit``."""
-        where = ["namespace = ?"]
-        params: list[object] = [self.namespace]
-        if before is not None:
-            where.append("updated_at < ?")
-            params.append(before)
-        if after is not None:
-            where.append("updated_at > ?")
-            params.append(after)
-        if group_ids is not None:
-            groups = list(group_ids)
-            if not groups:
-                return []
-            check_text(groups, "source")
-            where.append(f"group_id IN ({','.join('?' * len(groups))})")
-            params.extend(groups)
-        sql = (
-            f"SELECT key FROM upsertion_record WHERE {' AND '.join(where)} ORDER BY updated_at, key"
-        )
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        with self._mutex:
-            return [r[0] for r in self._conn.execute(sql, params)]
-
-    async def alist_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        return await run_in_executor(
-            self.list_keys, before=before, after=after, group_ids=group_ids, limit=limit
-        )
-
-    def delete_keys(self, keys: Sequence[str]) -> None:
-        """Forget ``keys`` (unknown keys are ignored)."""
-        check_text(keys, "key")
-        with self._transaction() as conn:
-            for part in _chunks(list(keys)):
-                conn.execute(
-                    f"DELETE FROM upsertion_record WHERE namespace = ? AND key IN ({','.join('?' * len(part))})",
-                    (self.namespace, *part),
-                )
-
-    async def adelete_keys(self, keys: Sequence[str]) -> None:
-        await run_in_executor(self.delete_keys, keys)
+    def _in(self, values: Sequence[str]) -> tuple[str, list[Any]]:
+        return f"IN ({','.join('?' * len(values))})", list(values)
 
     # -- extras used by Index --------------------------------------------------------
-    def count(self) -> int:
-        """How many keys are recorded in this namespace."""
-        with self._mutex:
-            return int(
-                self._conn.execute(
-                    "SELECT COUNT(*) FROM upsertion_record WHERE namespace = ?", (self.namespace,)
-                ).fetchone()[0]
-            )
-
-    def list_groups(self, *, before: float | None = None) -> list[str]:
-        """The distinct group ids (sources) recorded, optionally only those with keys updated ``before``."""
-        sql = "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? AND group_id IS NOT NULL"
-        params: list[object] = [self.namespace]
-        if before is not None:
-            sql += " AND updated_at < ?"
-            params.append(before)
-        with self._mutex:
-            return [r[0] for r in self._conn.execute(sql + " ORDER BY group_id", params)]
-
-    def count_by_group(self, group_ids: Sequence[str]) -> int:
-        """How many keys belong to ``group_ids``."""
-        check_text(group_ids, "source")
-        total = 0
-        with self._mutex:
-            for part in _chunks(list(group_ids)):
-                total += int(
-                    self._conn.execute(
-                        f"SELECT COUNT(*) FROM upsertion_record WHERE namespace = ? AND group_id IN "
-                        f"({','.join('?' * len(part))})",
-                        (self.namespace, *part),
-                    ).fetchone()[0]
-                )
-        return total
-
-    def touch_groups(self, group_ids: Sequence[str]) -> None:
-        """Refresh the time of every key in ``group_ids`` (as if they had been re-indexed unchanged)."""
-        if not group_ids:
-            return
-        check_text(group_ids, "source")
-        now = self.get_time()
-        with self._transaction() as conn:
-            for part in _chunks(list(group_ids)):
-                conn.execute(
-                    f"UPDATE upsertion_record SET updated_at = ? WHERE namespace = ? AND group_id IN "
-                    f"({','.join('?' * len(part))})",
-                    (now, self.namespace, *part),
-                )
-
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database file (before copying or snapshotting it)."""
         with self._mutex:

@@ -6,10 +6,10 @@ which are loaded, split and embedded, what is cleaned up. The engine
 cluster). A :class:`Storage` decides *where* the results land and *how they become visible*,
 whatever the engine:
 
-- :class:`~ragkit.indexing.folder_storage.FolderStorage`: an index directory. The job builds
+- :class:`~ragkit.indexing.folder.storage.FolderStorage`: an index directory. The job builds
   the next snapshot in a staging folder and :meth:`Session.commit` makes it live at once;
   readers see the old index or the new one.
-- :class:`~ragkit.indexing.pg_storage.PGStorage`: a PostgreSQL collection. Each batch of
+- :class:`~ragkit.indexing.postgres.storage.PGStorage`: a PostgreSQL collection. Each batch of
   whole files is one transaction (:meth:`Session.apply`), so readers see every file either as
   it was or as it is now, and a killed job keeps every batch it committed.
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
@@ -34,12 +35,23 @@ from ragkit.documents import Document
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
     from ragkit.indexing.api import IndexingResult
-    from ragkit.indexing.file_table import FileRow
     from ragkit.indexing.report import IndexReport
     from ragkit.indexing.target import WriteTarget
 
 #: Keys deleted per statement (and per transaction) when cleaning up.
 DELETE_CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """What a file looked like when it was last indexed: its size, mtime, chunk count and
+    splitter fingerprint (a file whose size, mtime and fingerprint are unchanged is skipped)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    chunks: int
+    fingerprint: str
 
 
 class Session(ABC):

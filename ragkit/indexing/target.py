@@ -7,7 +7,7 @@ land) use nothing else of the index they write to.
 Example:
     >>> from pathlib import Path
     >>> from ragkit.embeddings import HashEmbeddings
-    >>> from ragkit.indexing.folder_storage import FolderStorage
+    >>> from ragkit.indexing.folder.storage import FolderStorage
     >>> from ragkit.indexing.splitting import SplitSettings, make_splitter
     >>> emb = HashEmbeddings(8)
     >>> t = WriteTarget(FolderStorage(Path("idx")), emb.model_id, 8, SplitSettings(), emb,
@@ -35,8 +35,8 @@ class WriteTarget:
     """Everything a write job needs from an index.
 
     ``storage`` is where the index lives
-    (:class:`~ragkit.indexing.folder_storage.FolderStorage`: a folder snapshot, or
-    :class:`~ragkit.indexing.pg_storage.PGStorage`: a PostgreSQL collection).
+    (:class:`~ragkit.indexing.folder.storage.FolderStorage`: a folder snapshot, or
+    :class:`~ragkit.indexing.postgres.storage.PGStorage`: a PostgreSQL collection).
     ``embeddings`` embeds new chunks in this process (the cache-backed model when caching is
     worth it); ``split_for(source)`` returns the splitter for one source; ``on_commit`` runs
     after the job's result is live (``Index`` records the settings and time).

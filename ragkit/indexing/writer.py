@@ -31,7 +31,7 @@ Example:
     >>> import tempfile
     >>> from pathlib import Path
     >>> from ragkit.embeddings import HashEmbeddings
-    >>> from ragkit.indexing.folder_storage import FolderStorage
+    >>> from ragkit.indexing.folder.storage import FolderStorage
     >>> from ragkit.indexing.splitting import SplitSettings, make_splitter
     >>> emb = HashEmbeddings(8)
     >>> target = WriteTarget(FolderStorage(Path(tempfile.mkdtemp()) / "idx"), emb.model_id, 8,
@@ -49,19 +49,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.indexing.engine import Engine, EngineRun, LoadJob, WrittenFile, engine_from
-from ragkit.indexing.file_table import FileRow
+from ragkit.indexing.engine import EngineRun, LoadJob, WrittenFile, engine_from
 from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
 from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
+from ragkit.indexing.options import CLEANUPS, WriteOptions
 from ragkit.indexing.report import IndexReport
-from ragkit.indexing.storage import Session
+from ragkit.indexing.storage import FileRow, Session
 from ragkit.indexing.target import WriteTarget
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
-CLEANUPS = ("incremental", "full", "none")
 COUNTS = ("num_added", "num_updated", "num_skipped", "num_deleted")
 __all__ = ["CLEANUPS", "IndexReport", "Progress", "WriteTarget", "Writer", "write"]
 
@@ -122,20 +121,12 @@ class Writer:
         self.progress.embedded += result.embedded
         return bool(result.counts.get("num_added") or result.counts.get("num_updated"))
 
-    def add_paths(
-        self,
-        paths: Sequence[str],
-        glob: Sequence[str],
-        exclude: Sequence[str],
-        cleanup: str,
-        workers: int,
-        batch_size: int,
-        force: bool,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> bool:
+    def add_paths(self, paths: Sequence[str], options: WriteOptions) -> bool:
         """Index the files under ``paths``; returns whether anything changed."""
+        cleanup, workers, batch_size = options.cleanup, options.workers, options.batch_size
+        force, max_file_size = options.force_update, options.size_limit
         roots = [os.path.abspath(os.fspath(p)) for p in paths]
-        found = list(walk(roots, glob, exclude, max_file_size))
+        found = list(walk(roots, options.glob, options.exclude, max_file_size))
         old = self.files.all()
         fingerprint = self.target.settings.fingerprint()
         report, start = self.report, self.rm.get_time()
@@ -267,27 +258,11 @@ class Writer:
 def write(
     target: WriteTarget,
     inputs: Sequence[str | os.PathLike[str] | Document],
-    *,
-    glob: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    cleanup: str = "incremental",
-    workers: int = 1,
-    batch_size: int = 512,
-    force_update: bool = False,
-    rebuild: bool = False,
-    lock_timeout: float | None = 30.0,
-    progress: Callable[[Progress], None] | None = None,
-    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    engine: str | Engine | None = None,
+    options: WriteOptions | None = None,
 ) -> IndexReport:
-    """Run one write job into ``target`` (see :meth:`ragkit.Index.add`).
-
-    ``engine``: who reads, splits and embeds (``"local"``, ``"ray"`` or an
-    :class:`~ragkit.indexing.engine.Engine`; ``None``: local).
-    """
-
-    if cleanup not in CLEANUPS:
-        raise ConfigurationError(f"cleanup must be one of {', '.join(CLEANUPS)}; got {cleanup!r}")
+    """Run one write job into ``target`` (see :meth:`ragkit.Index.add`), as ``options`` say
+    (default: :class:`~ragkit.indexing.options.WriteOptions`'s defaults, the local engine)."""
+    options = options or WriteOptions()
     docs = [x for x in inputs if isinstance(x, Document)]
     paths = [os.fspath(x) for x in inputs if not isinstance(x, Document)]
     for p in paths:
@@ -295,28 +270,12 @@ def write(
             raise ConfigurationError(
                 f"{p}: no such file or folder; check the path (nothing was indexed)"
             )
-    chosen = engine_from(engine)
     began = time.monotonic()
     state = Progress()
+    progress = options.progress
     notify = (lambda: progress(state)) if progress is not None else (lambda: None)
     try:
-        report = _write(
-            target,
-            paths,
-            docs,
-            glob,
-            exclude,
-            cleanup,
-            workers,
-            batch_size,
-            force_update,
-            rebuild,
-            lock_timeout,
-            max_file_size,
-            state,
-            notify,
-            chosen,
-        )
+        report = _write(target, paths, docs, options, _Feedback(state, notify))
     except Exception as err:  # DiskFullError too: it is an OSError
         better = target.storage.translate(err)
         if better is not None:
@@ -326,51 +285,39 @@ def write(
     return report
 
 
+@dataclass(frozen=True)
+class _Feedback:
+    """The job's progress and the callback told when it moves."""
+
+    state: Progress
+    notify: Callable[[], None]
+
+
 def _write(
     target: WriteTarget,
     paths: list[str],
     docs: list[Document],
-    glob: Sequence[str],
-    exclude: Sequence[str],
-    cleanup: str,
-    workers: int,
-    batch_size: int,
-    force_update: bool,
-    rebuild: bool,
-    lock_timeout: float | None,
-    max_file_size: int | None,
-    state: Progress,
-    notify: Callable[[], None],
-    engine: Engine,
+    options: WriteOptions,
+    feedback: _Feedback,
 ) -> IndexReport:
+    engine = engine_from(options.engine)  # a Ray cluster is reached now, not before
     storage = target.storage
-    with storage.lock(lock_timeout):
+    state, notify = feedback.state, feedback.notify
+    with storage.lock(options.lock_timeout):
         run = engine.start(target, state, notify)
         try:
             embeddings = CountingEmbeddings(run.embeddings, state, notify)
-            session = storage.session(target, rebuild, embeddings)
+            session = storage.session(target, options.rebuild, embeddings)
         except BaseException:
             run.close()
             raise
         try:
             job = Writer(target, session, run, state, notify)
-            changed = (
-                job.add_paths(
-                    paths,
-                    glob,
-                    exclude,
-                    cleanup,
-                    workers,
-                    batch_size,
-                    force_update,
-                    max_file_size=max_file_size,
+            changed = job.add_paths(paths, options) if paths else False
+            if docs:
+                changed = (
+                    job.add_documents(docs, options.batch_size, options.force_update) or changed
                 )
-                if paths
-                else False
-            )
-            changed = (
-                job.add_documents(docs, batch_size, force_update) or changed if docs else changed
-            )
             if changed or session.needs_commit:
                 state.stage = "save"
                 notify()

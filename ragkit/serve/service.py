@@ -9,7 +9,7 @@ it at once, and those in flight finish on the one they started with.
 
 A PostgreSQL index has no snapshots: every query reads the newest committed
 state, so any number of servers share one index. Its check is one cheap query
-(:meth:`~ragkit.indexing.pg_index.PGIndex.refresh`); when the index changed, the
+(:meth:`~ragkit.indexing.postgres.index.PGIndex.refresh`); when the index changed, the
 generation (counts, metadata keys, path roots) is rebuilt the same way. Each
 worker process opens its own connection pool of at most
 ``settings.pool_size`` connections.
@@ -77,14 +77,9 @@ class IndexService:
         return self.index
 
     def _open_index(self, arg: str | os.PathLike[str], embeddings: Any) -> Any:
-        from ragkit.indexing.index_dir import Index
-        from ragkit.indexing.pg_location import is_index_url
+        from ragkit.indexing.open import open_index
 
-        if is_index_url(arg):
-            from ragkit.indexing.pg_index import PGIndex
-
-            return PGIndex.open(str(arg), embeddings, pool_size=self.settings.pool_size)
-        return Index.open(arg, embeddings=embeddings)
+        return open_index(arg, embeddings, pool_size=self.settings.pool_size)
 
     def start(self) -> Generation:
         """Open the index and load its current snapshot (blocking; run before serving)."""
@@ -175,7 +170,7 @@ def display_name(arg: Any) -> str:
         text = os.fspath(arg)
         if "://" in text:  # a database URL: its collection, never its user, host or password
             from ragkit.errors import ConfigurationError
-            from ragkit.indexing.pg_location import PGLocation
+            from ragkit.indexing.postgres.location import PGLocation
 
             try:
                 return PGLocation.parse(text).collection

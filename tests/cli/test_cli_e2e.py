@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ragkit.indexing.lock import WriterLock
+from ragkit.indexing.folder.lock import WriterLock
 from tests.indexing.corpus import write_mixed_folder
 
 from .helpers import REPO, ragkit

@@ -12,7 +12,8 @@ import time
 import pytest
 
 from ragkit import Index
-from ragkit.indexing.layout import NAMESPACE, RECORDS
+from ragkit.indexing.folder.layout import RECORDS
+from ragkit.indexing.index_config import NAMESPACE
 
 from .helpers import ragkit, start
 

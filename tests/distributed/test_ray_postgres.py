@@ -20,8 +20,8 @@ import numpy as np
 
 from ragkit import Index
 from ragkit.indexing import RayEngine
-from ragkit.indexing.pg_index import PGIndex
-from ragkit.indexing.pg_location import PGLocation
+from ragkit.indexing.postgres.index import PGIndex
+from ragkit.indexing.postgres.location import PGLocation
 from tests.distributed.conftest import REPO
 from tests.distributed.models import LoggingEmbeddings, logged
 from tests.distributed.test_ray_engine import QUERIES, report_view, write_corpus

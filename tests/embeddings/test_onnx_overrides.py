@@ -15,7 +15,7 @@ import pytest
 from ragkit.embeddings import CacheBackedEmbeddings, LocalEmbeddings, OnnxEmbeddings
 from ragkit.errors import IndexMismatchError
 from ragkit.indexing import Index
-from ragkit.indexing.manifest import read_toml
+from ragkit.indexing.folder.config_file import read_toml
 from ragkit.stores import FaissStore, InMemoryByteStore, InMemoryVectorStore
 from tests.embeddings.onnx_models import minilm_dir
 

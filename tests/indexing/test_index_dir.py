@@ -16,7 +16,7 @@ from ragkit.errors import (
     IndexLockedError,
     IndexMismatchError,
 )
-from ragkit.indexing.lock import WriterLock
+from ragkit.indexing.folder.lock import WriterLock
 
 
 def write(folder, files):
@@ -216,7 +216,7 @@ def test_failing_write_leaves_the_previous_index(tmp_path, docs_dir, monkeypatch
     idx.add([docs_dir])
     before = sorted(d.page_content for d in Index.open(tmp_path / "idx").search("chain", k=10))
     (docs_dir / "a.txt").write_text("Brand new text about saddles.")
-    from ragkit.indexing import snapshot
+    from ragkit.indexing.folder import snapshots as snapshot
 
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")

@@ -11,7 +11,7 @@ import pytest
 from ragkit.embeddings import OnnxEmbeddings
 from ragkit.errors import ConfigurationError, IndexMismatchError
 from ragkit.indexing import Index
-from ragkit.indexing.manifest import read_toml
+from ragkit.indexing.folder.config_file import read_toml
 from ragkit.retrievers import CrossEncoderReranker, OnnxCrossEncoder
 from tests.embeddings.onnx_models import (
     cross_encoder_dir,

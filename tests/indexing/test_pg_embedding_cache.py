@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ragkit import Index
-from ragkit.indexing.pg_index import PGIndex
+from ragkit.indexing.postgres.index import PGIndex
 from tests.distributed.models import LoggingEmbeddings, logged
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ import pytest
 from ragkit.documents import Document
 from ragkit.errors import IndexLockedError, IndexMismatchError, InvalidInputError
 from ragkit.indexing import Index, apply_batch
-from ragkit.indexing.pg_index import PGIndex
-from ragkit.indexing.pg_location import PGLocation
+from ragkit.indexing.postgres.index import PGIndex
+from ragkit.indexing.postgres.location import PGLocation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +95,7 @@ def test_a_second_writer_waits_then_fails_clearly(tmp_path, pg_dsn, pg_collectio
     url = _url(pg_dsn, pg_collection)
     idx = Index.create(url, embeddings="hash")
     idx.add([_docs(tmp_path / "docs", 1)])
-    from ragkit.indexing.pg_record_manager import PGRecordManager
+    from ragkit.indexing.postgres.record_manager import PGRecordManager
 
     holder = PGRecordManager("ragkit", client=idx.client, schema=pg_collection)
     entered, release = threading.Event(), threading.Event()

@@ -9,7 +9,7 @@ import pytest
 
 from ragkit.errors import IndexingError, IndexLockedError
 from ragkit.indexing import SQLRecordManager
-from ragkit.indexing.pg_record_manager import PGRecordManager
+from ragkit.indexing.postgres.record_manager import PGRecordManager
 from ragkit.stores import PGVectorStore
 
 

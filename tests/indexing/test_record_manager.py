@@ -173,7 +173,7 @@ def test_writer_lock_released_when_holder_is_killed(tmp_path):
 
 
 def test_lock_timeout_zero_fails_at_once_in_process(tmp_path):
-    from ragkit.indexing.lock import WriterLock
+    from ragkit.indexing.folder.lock import WriterLock
 
     lock_path = tmp_path / "x.lock"
     with WriterLock(lock_path):

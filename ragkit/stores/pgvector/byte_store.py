@@ -22,7 +22,8 @@ missing (for a cache: it is recomputed, never served).
 
 Given a connection string, the store opens (and :meth:`close` closes) its own small connection
 pool, so its writes commit on their own even while the caller's ``client.transaction()`` is
-open; given a :class:`~ragkit.stores.pgvector.PGClient`, it joins that client's transactions.
+open; given a :class:`~ragkit.stores.pgvector.PGClient`, it joins that client's transactions
+(or, made with :meth:`beside`, shares its pool and commits on its own).
 
 Example:
     >>> # cache = PGByteStore("postgresql://app:pw@db/rag", schema="manuals",
@@ -117,6 +118,17 @@ class PGByteStore(BaseStore[str, bytes]):
         )
         self._table = ident(self.schema, self.table_name)
         self._ready = False
+        self._detached = False
+
+    @classmethod
+    def beside(
+        cls, client: PGClient, *, schema: str, namespace: str, checksum: bool = False
+    ) -> PGByteStore:
+        """A store on ``client``'s pool whose writes commit at once, outside the caller's
+        ``client.transaction()`` (what a cache written during a batch wants)."""
+        store = cls(client, schema=schema, namespace=namespace, checksum=checksum)
+        store._detached = True
+        return store
 
     def __repr__(self) -> str:
         return (
@@ -147,13 +159,15 @@ class PGByteStore(BaseStore[str, bytes]):
                 for statement in statements:
                     conn.execute(statement, ())
 
-        self.client.run(create, what="create the key-value table", retry=False)
+        self.client.run(
+            create, what="create the key-value table", retry=False, detached=self._detached
+        )
         self._ready = True
 
     def _run(self, fn: Any, what: str) -> Any:
         if not self._ready:
             self.create_schema()
-        return self.client.run(fn, what=what)
+        return self.client.run(fn, what=what, detached=self._detached)
 
     def close(self) -> None:
         """Close the store's own pool (a shared ``PGClient`` is left open)."""

@@ -235,10 +235,21 @@ class PGClient(PGAsyncClientMixin):
         except _pool_timeout() as err:
             raise self._pool_timeout_error(err) from None
 
-    def run(self, fn: Callable[[Any], T], *, what: str = "query", retry: bool = True) -> T:
-        """``fn(connection)``; a lost connection is retried once (not inside a transaction)."""
+    def run(
+        self,
+        fn: Callable[[Any], T],
+        *,
+        what: str = "query",
+        retry: bool = True,
+        detached: bool = False,
+    ) -> T:
+        """``fn(connection)``; a lost connection is retried once (not inside a transaction).
+
+        ``detached=True``: on a connection of the pool even inside :meth:`transaction` (what
+        ``fn`` writes commits at once, whatever becomes of the transaction).
+        """
         psycopg = _driver()
-        pinned = self._pinned.get()
+        pinned = None if detached else self._pinned.get()
         if pinned is not None:
             try:
                 return fn(pinned)

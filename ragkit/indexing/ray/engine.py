@@ -16,7 +16,7 @@ does (unchanged files are never read); the changed files go through Ray Data:
    - a PostgreSQL index: the actors write each batch of whole files themselves, one
      transaction each (chunks, records and file rows together, the code of
      :func:`~ragkit.indexing.apply_batch`), and the driver receives only counts
-     (:mod:`ragkit.indexing.ray_write`). The driver still decides what changed and what is
+     (:mod:`ragkit.indexing.ray.write`). The driver still decides what changed and what is
      deleted. :attr:`RayEngine.last_run` says what went through the driver.
 
 When the index caches vectors, every actor reads and adds to the index's embedding cache
@@ -49,7 +49,7 @@ from ragkit.indexing.loading import describe
 
 if TYPE_CHECKING:
     from ragkit.indexing.loading import Progress
-    from ragkit.indexing.ray_write import RayRunStats
+    from ragkit.indexing.ray.write import RayRunStats
     from ragkit.indexing.splitting import SplitSettings
     from ragkit.indexing.target import WriteTarget
 
@@ -371,7 +371,7 @@ class _RayRun(EngineRun):
         self.engine, self.target, self.started = engine, target, started
         self.received = _Received(target.embeddings)
         self.embeddings = self.received
-        from ragkit.indexing.ray_write import RayRunStats
+        from ragkit.indexing.ray.write import RayRunStats
 
         self.stats = engine.last_run = RayRunStats()
 
@@ -411,7 +411,7 @@ class _RayRun(EngineRun):
     def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
         url = self.target.storage.worker_url()
         if url:  # the actors write each batch of whole files into the index themselves
-            from ragkit.indexing.ray_write import collect_written, write_dataset
+            from ragkit.indexing.ray.write import collect_written, write_dataset
 
             ds = write_dataset(self, files, job, url)
             return collect_written(files, ds, self.stats)

@@ -2,9 +2,9 @@
 
 A PostgreSQL index is one collection (one schema) holding the vectors and texts
 (:class:`~ragkit.stores.pgvector.PGVectorStore`, with its BM25 postings), the record manager's
-table (:class:`~ragkit.indexing.pg_record_manager.PGRecordManager`), the file table
-(:class:`~ragkit.indexing.pg_file_table.PGFileTable`) and the index's settings
-(:mod:`ragkit.indexing.pg_config`). They share one connection pool, so each batch of whole
+table (:class:`~ragkit.indexing.postgres.record_manager.PGRecordManager`), the file table
+(:class:`~ragkit.indexing.postgres.file_table.PGFileTable`) and the index's settings
+(:mod:`ragkit.indexing.postgres.config`). They share one connection pool, so each batch of whole
 files (chunks, records, file rows) commits in one transaction: readers see every file as it
 was or as it is now, and a killed job keeps the batches it committed (the rerun continues).
 
@@ -19,14 +19,14 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from ragkit.indexing import layout as L
-from ragkit.indexing import pg_config
-from ragkit.indexing.pg_file_table import PGFileTable
+from ragkit.indexing.index_config import NAMESPACE, SECTION_SPLITTER
+from ragkit.indexing.postgres import config as pg_config
+from ragkit.indexing.postgres.file_table import PGFileTable
 from ragkit.indexing.storage import Session, Storage
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.pg_location import PGLocation
+    from ragkit.indexing.postgres.location import PGLocation
     from ragkit.indexing.report import IndexReport
     from ragkit.indexing.target import WriteTarget
     from ragkit.stores.pgvector.client import PGClient
@@ -53,9 +53,9 @@ class PGStorage(Storage):
         self.name = location.display
 
     def _records(self) -> Any:
-        from ragkit.indexing.pg_record_manager import PGRecordManager
+        from ragkit.indexing.postgres.record_manager import PGRecordManager
 
-        return PGRecordManager(L.NAMESPACE, client=self.client, schema=self.location.collection)
+        return PGRecordManager(NAMESPACE, client=self.client, schema=self.location.collection)
 
     def lock(self, timeout: float | None) -> contextlib.AbstractContextManager[Any]:
         return self._records().lock(timeout if timeout is not None else 365 * 86400.0)
@@ -102,7 +102,7 @@ class PGSession(Session):
                 self.rm.delete_keys(self.rm.list_keys())
                 self.files.delete(list(self.files.all()))
         config = pg_config.read(client, storage.location.collection) or {}
-        self.needs_commit = rebuild or config.get(L.SECTION_SPLITTER) != target.settings.to_dict()
+        self.needs_commit = rebuild or config.get(SECTION_SPLITTER) != target.settings.to_dict()
 
     def transaction(self) -> contextlib.AbstractContextManager[Any]:
         return self.storage.client.transaction()

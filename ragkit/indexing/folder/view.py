@@ -1,7 +1,7 @@
 """SnapshotView: the one snapshot a reader uses, held until it refreshes or closes.
 
 The first call to :meth:`SnapshotView.manifest` pins the live snapshot with a reader
-lease (see :mod:`ragkit.indexing.readers`) and reads its checked manifest; every later
+lease (see :mod:`ragkit.indexing.folder.readers`) and reads its checked manifest; every later
 call returns the same one, whatever other processes commit. :meth:`refresh` moves to
 the newest snapshot, :meth:`close` lets go; both prune what no reader holds any more.
 A view that is garbage-collected (or whose process ends) lets go too.
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import RagkitError
-from ragkit.indexing.readers import ReaderLease
-from ragkit.indexing.snapshot import Snapshots
-from ragkit.indexing.snapshot_manifest import SnapshotManifest
+from ragkit.indexing.folder.manifest import SnapshotManifest
+from ragkit.indexing.folder.readers import ReaderLease
+from ragkit.indexing.folder.snapshots import Snapshots
 
 
 def _release(lease: ReaderLease | None, root: Path) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ragkit.indexing import layout as L
+from ragkit.indexing.folder import layout as L
 
 PARTS = ("store", "lexical", "records", "cache", "old_snapshots", "other")
 

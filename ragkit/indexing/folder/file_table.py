@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import astuple, dataclass
+from dataclasses import astuple
 
-from ragkit.indexing.record_db import CheckedConnection, database_error
+from ragkit.indexing.folder.record_db import CheckedConnection, database_error
+from ragkit.indexing.storage import FileRow
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS indexed_file (
@@ -25,15 +26,6 @@ CREATE TABLE IF NOT EXISTS indexed_file (
     chunks INTEGER NOT NULL, fingerprint TEXT NOT NULL
 ) WITHOUT ROWID;
 """
-
-
-@dataclass(frozen=True)
-class FileRow:
-    path: str
-    size: int
-    mtime_ns: int
-    chunks: int
-    fingerprint: str
 
 
 class FileTable:

@@ -25,21 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigurationError, IndexCorruptedError, IndexDamagedError
-from ragkit.indexing import layout as L
+from ragkit.indexing.folder import layout as L
+from ragkit.indexing.index_config import (
+    CONFIG_FORMAT,
+    SECTION_DEFAULTS,
+    SECTION_INDEX,
+    SECTION_SPLITTER,
+    check_defaults,
+)
 from ragkit.stores._safe_read import read_regular
 
 FILE_NAME = L.CONFIG
-FORMAT = L.CONFIG_FORMAT
+FORMAT = CONFIG_FORMAT
 _MAX_BYTES = 1 << 20
-#: The ``[defaults]`` keys the ``ragkit`` command reads, with what each must be.
-_CHOICES = {
-    "retriever": ("similarity", "mmr", "bm25", "hybrid", "multi-query", "parent"),
-    "cleanup": ("incremental", "full", "none"),
-}
-_POSITIVE = ("k", "workers", "chunk_size")
-_NON_NEGATIVE = ("chunk_overlap",)
-_TEXT = ("embedding", "splitter", "model", "endpoint")
-_PATTERNS = ("glob", "exclude")
 
 
 def _toml_value(value: Any, where: str) -> str:
@@ -93,45 +91,12 @@ def read_toml(path: Path) -> dict[str, Any]:
             f"{path} cannot be read ({err}); fix it: it is a small text file whose [index] and "
             "[splitter] tables ragkit writes and whose [defaults] table is yours"
         ) from err
-    for section in (L.SECTION_INDEX, L.SECTION_SPLITTER, L.SECTION_DEFAULTS):
+    for section in (SECTION_INDEX, SECTION_SPLITTER, SECTION_DEFAULTS):
         if not isinstance(data.get(section, {}), dict):
             raise IndexDamagedError(f"{path}: [{section}] must be a table; fix the file")
     return data
 
 
-def check_defaults(table: Any, path: Path) -> dict[str, Any]:
-    """The ``[defaults]`` table of ``path``, checked: a bad value is a ConfigurationError naming it."""
-    if not isinstance(table, dict):
-        raise ConfigurationError(f"{path}: [defaults] must be a table")
-
-    def bad(key: str, what: str) -> ConfigurationError:
-        return ConfigurationError(
-            f"{path}: [defaults] {key} = {table[key]!r} is invalid: {what}; fix or remove it"
-        )
-
-    for key, value in table.items():
-        is_int = isinstance(value, int) and not isinstance(value, bool)
-        if key in _POSITIVE and not (is_int and value > 0):
-            raise bad(key, "it must be a whole number above 0")
-        if key in _NON_NEGATIVE and not (is_int and value >= 0):
-            raise bad(key, "it must be a whole number, 0 or more")
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise bad(key, f"it must be one of {', '.join(_CHOICES[key])}")
-        if key in _TEXT and not (isinstance(value, str) and value):
-            raise bad(key, "it must be a non-empty string")
-        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if key == "dedupe" and not (isinstance(value, bool) or (is_number and 0 < value <= 1)):
-            raise bad(key, "it must be true, false or a similarity threshold above 0, up to 1")
-        if key == "dedupe_threshold" and not (is_number and 0 < value <= 1):
-            raise bad(key, "it must be a similarity threshold above 0, up to 1")
-        if key in _PATTERNS and not (
-            isinstance(value, str)
-            or (isinstance(value, list) and all(isinstance(v, str) for v in value))
-        ):
-            raise bad(key, "it must be a pattern or a list of patterns")
-    return {k: [v] if k in _PATTERNS and isinstance(v, str) else v for k, v in table.items()}
-
-
 def read_defaults(path: Path) -> dict[str, Any]:
     """The checked ``[defaults]`` table of the ``ragkit.toml`` at ``path`` (empty when absent)."""
-    return check_defaults(read_toml(path).get(L.SECTION_DEFAULTS, {}), path)
+    return check_defaults(read_toml(path).get(SECTION_DEFAULTS, {}), path)

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import IndexCorruptedError
-from ragkit.indexing import layout as L
 from ragkit.indexing.failures import damaged
+from ragkit.indexing.folder import layout as L
 from ragkit.stores._safe_read import not_regular_error, parse_json, read_regular, sha256_file
 
 _MAX_BYTES = 1 << 20  # a manifest lists a handful of files
@@ -223,7 +223,7 @@ def live_splitter(root: Path) -> tuple[dict[str, Any], Path] | None:
     reported when the index is used); ``ragkit.toml``'s ``[splitter]`` copy is the fallback.
     """
     from ragkit.errors import RagkitError
-    from ragkit.indexing.snapshot import Snapshots
+    from ragkit.indexing.folder.snapshots import Snapshots
 
     try:
         current = Snapshots(root).current()

@@ -42,15 +42,6 @@ READERS = "READERS"
 STORE = "store"
 BM25 = "bm25"
 RECORDS = "records.sqlite"
-#: The record manager's namespace inside ``records.sqlite``.
-NAMESPACE = "ragkit"
-
-# -- ragkit.toml -------------------------------------------------------------------------
-#: Format of ``ragkit.toml``'s ``[index]`` table.
-CONFIG_FORMAT = 1
-SECTION_INDEX = "index"
-SECTION_SPLITTER = "splitter"
-SECTION_DEFAULTS = "defaults"
 
 # -- a snapshot's manifest.json ------------------------------------------------------------
 #: Format 2 added ``files`` (size and sha256 of every file) and ``checksum`` (of the manifest).

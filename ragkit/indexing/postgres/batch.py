@@ -3,7 +3,7 @@
 For indexing spread over worker processes (e.g. Ray tasks): a coordinator decides which files
 changed and holds the index's writer lock; each worker loads, splits and embeds its files and
 calls :func:`apply_batch` with all the chunks of those files (and, optionally, their
-:class:`~ragkit.indexing.file_table.FileRow` rows, so the next run skips them unchanged).
+:class:`~ragkit.indexing.folder.file_table.FileRow` rows, so the next run skips them unchanged).
 Chunks, records and file rows commit together: readers see each file as it was or as it is
 now, and a worker that dies commits nothing. A file's old chunks that are not in the batch are
 removed (LangChain's ``cleanup="incremental"``), so a batch must hold *every* chunk of each
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 
 from ragkit.documents import Document
 from ragkit.errors import InvalidInputError
-from ragkit.indexing import layout as L
+from ragkit.indexing.index_config import NAMESPACE
 
 if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult
-    from ragkit.indexing.file_table import FileRow
-    from ragkit.indexing.pg_index import PGIndex
+    from ragkit.indexing.postgres.index import PGIndex
+    from ragkit.indexing.storage import FileRow
     from ragkit.stores.pgvector.client import PGClient
     from ragkit.stores.pgvector.store import PGVectorStore
 
@@ -52,7 +52,7 @@ def apply_batch(
     of the batch is kept).
     """
     from ragkit.indexing.files import unsaveable
-    from ragkit.indexing.pg_index import PGIndex
+    from ragkit.indexing.postgres.index import PGIndex
 
     docs = list(chunks)
     for n, doc in enumerate(docs):
@@ -78,16 +78,16 @@ class BatchWriter:
 
     ``store`` (the collection's PGVectorStore) embeds with its own embeddings; ``client`` is
     the pool it shares with the record manager and the file table. :func:`apply_batch` and the
-    Ray engine's write stage (:mod:`ragkit.indexing.ray_engine`) both write through
+    Ray engine's write stage (:mod:`ragkit.indexing.ray.engine`) both write through
     :meth:`write`.
     """
 
     def __init__(self, client: PGClient, collection: str, store: PGVectorStore) -> None:
-        from ragkit.indexing.pg_file_table import PGFileTable
-        from ragkit.indexing.pg_record_manager import PGRecordManager
+        from ragkit.indexing.postgres.file_table import PGFileTable
+        from ragkit.indexing.postgres.record_manager import PGRecordManager
 
         self.client, self.store = client, store
-        self.rm = PGRecordManager(L.NAMESPACE, client=client, schema=collection)
+        self.rm = PGRecordManager(NAMESPACE, client=client, schema=collection)
         self.rm.create_schema()
         self.table = PGFileTable(client, collection)
         self.table.create()

@@ -1,7 +1,7 @@
 """FolderStorage: a write job's storage in an index directory (the next snapshot, then commit).
 
 The job works on a staging folder that starts as a copy of the live snapshot's records and
-store (see :mod:`ragkit.indexing.snapshot`); nothing the live index uses is touched until
+store (see :mod:`ragkit.indexing.folder.snapshots`); nothing the live index uses is touched until
 :meth:`FolderSession.commit` saves the store, the BM25 index and the manifest and makes the
 staging folder the live snapshot. An interrupted job leaves the previous index as it was.
 
@@ -19,13 +19,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.indexing import layout as L
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
-from ragkit.indexing.file_table import FileTable
+from ragkit.indexing.folder import layout as L
+from ragkit.indexing.folder.contents import copy_records, load_store
+from ragkit.indexing.folder.file_table import FileTable
+from ragkit.indexing.folder.manifest import SnapshotManifest
+from ragkit.indexing.folder.snapshots import Snapshots
+from ragkit.indexing.index_config import NAMESPACE
 from ragkit.indexing.record_manager import SQLRecordManager
-from ragkit.indexing.snapshot import Snapshots
-from ragkit.indexing.snapshot_files import copy_records, load_store
-from ragkit.indexing.snapshot_manifest import SnapshotManifest
 from ragkit.indexing.storage import Session, Storage
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class FolderStorage(Storage):
         self.snapshots = Snapshots(self.root)
 
     def lock(self, timeout: float | None) -> contextlib.AbstractContextManager[Any]:
-        from ragkit.indexing.lock import WriterLock
+        from ragkit.indexing.folder.lock import WriterLock
 
         return WriterLock(self.root / L.LOCK, timeout=timeout, what=f"the index {self.root}")
 
@@ -96,7 +97,7 @@ class FolderSession(Session):
         records = staging / L.RECORDS
         if base is not None:
             copy_records(base, records)
-        self.rm = SQLRecordManager(L.NAMESPACE, db_url=f"sqlite:///{records}")
+        self.rm = SQLRecordManager(NAMESPACE, db_url=f"sqlite:///{records}")
         self.files: Any = None
         try:
             self.rm.create_schema()

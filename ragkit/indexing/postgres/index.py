@@ -5,7 +5,7 @@
 what differs:
 
 - the index is one collection (schema) of the database: vectors and texts, BM25 postings,
-  records, file rows and settings (:mod:`ragkit.indexing.pg_storage`), shared by any number of
+  records, file rows and settings (:mod:`ragkit.indexing.postgres.storage`), shared by any number of
   readers and query servers;
 - writing commits one transaction per batch of whole files, so readers see each file as it was
   or as it is now, and a killed job keeps the batches it committed (a rerun continues);
@@ -30,27 +30,25 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ragkit.errors import ConfigurationError, IndexDamagedError
-from ragkit.indexing import layout as L
-from ragkit.indexing import pg_config
+from ragkit.errors import ConfigurationError
 from ragkit.indexing.embedding_choice import worth_caching
 from ragkit.indexing.index_config import (
-    new_config,
-    now,
+    NAMESPACE,
+    IndexConfig,
+    check_defaults,
     recorded_model,
     resolve_embeddings,
     split_settings,
 )
 from ragkit.indexing.index_dir import Index
-from ragkit.indexing.manifest import check_defaults
-from ragkit.indexing.pg_location import PGLocation
-from ragkit.indexing.splitting import SplitSettings, make_splitter
+from ragkit.indexing.postgres import config as pg_config
+from ragkit.indexing.postgres.location import PGLocation
+from ragkit.indexing.splitting import SplitSettings
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.indexing.target import WriteTarget
+    from ragkit.indexing.storage import Storage
     from ragkit.retrievers.base import BaseRetriever
-    from ragkit.stores.kv import ByteStore
     from ragkit.stores.pgvector.byte_store import PGByteStore
     from ragkit.stores.pgvector.client import PGClient
 
@@ -75,7 +73,7 @@ class PGIndex(Index):
         embeddings: Embeddings,
         embedding_name: str,
         settings: SplitSettings,
-        config: dict[str, Any],
+        config: IndexConfig,
     ) -> None:
         self.location = location
         self.client = client
@@ -91,41 +89,34 @@ class PGIndex(Index):
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
-    def create(
+    def create_in(
         cls,
-        path: str | os.PathLike[str],
-        embeddings: Embeddings | str = "local",
-        *,
-        splitter: str = "recursive",
-        chunk_size: int = 1000,
-        chunk_overlap: int = 200,
+        location: PGLocation,
+        client: PGClient,
+        embeddings: Embeddings | str,
+        settings: SplitSettings,
+        config: IndexConfig | None,
     ) -> PGIndex:
-        """Open the index at URL ``path``, creating it (with these settings) if it is new."""
-        location = PGLocation.parse(str(path))
-        client = connect(location)
-        try:
-            if pg_config.read(client, location.collection) is not None:
-                idx = cls._open(location, client, embeddings)
-                idx.settings = SplitSettings(splitter, chunk_size, chunk_overlap)
-                return idx
-            emb, name = resolve_embeddings(embeddings)
-            settings = SplitSettings(splitter, chunk_size, chunk_overlap)
-            config = new_config(emb, name, settings)
-            from ragkit.indexing.pg_storage import open_store
+        """The index in ``location`` (recording ``config``, read on ``client``), or a new one
+        built with these; the index keeps ``client``. See :func:`ragkit.indexing.open.create_index`."""
+        if config is not None:
+            idx = cls._open(location, client, embeddings, config)
+            idx.settings = settings
+            return idx
+        emb, name = resolve_embeddings(embeddings)
+        config = IndexConfig.new(emb, name, settings)
+        from ragkit.indexing.postgres.storage import open_store
 
-            open_store(location, client, emb)  # refuses a collection built otherwise
-            pg_config.create(client, location.collection)
-            if worth_caching(emb):  # the embedding cache's table, with the collection's
-                from ragkit.indexing.embedding_cache import open_pg_cache
+        open_store(location, client, emb)  # refuses a collection built otherwise
+        pg_config.create(client, location.collection)
+        if worth_caching(emb):  # the embedding cache's table, with the collection's
+            from ragkit.indexing.embedding_cache import open_pg_cache
 
-                open_pg_cache(location).close()
-            with client.transaction():
-                if pg_config.read(client, location.collection) is None:  # else a racing create
-                    pg_config.write(client, location.collection, config)
-            return cls(location, client, emb, name, settings, config)
-        except BaseException:
-            client.close()
-            raise
+            open_pg_cache(location, client).close()
+        with client.transaction():
+            if pg_config.read(client, location.collection) is None:  # else a racing create
+                pg_config.write(client, location.collection, config.to_dict())
+        return cls(location, client, emb, name, settings, config)
 
     @classmethod
     def open(
@@ -152,25 +143,22 @@ class PGIndex(Index):
 
     @classmethod
     def _open(
-        cls, location: PGLocation, client: PGClient, embeddings: Embeddings | str | None
+        cls,
+        location: PGLocation,
+        client: PGClient,
+        embeddings: Embeddings | str | None,
+        config: IndexConfig | None = None,
     ) -> PGIndex:
-        config = pg_config.read(client, location.collection)
         where = location.display
+        if config is None:
+            config = read_config(client, location)
         if config is None:
             raise ConfigurationError(
                 f"{where} is not a ragkit index (collection {location.collection!r} has no "
                 f"{pg_config.TABLE} table); build one with `ragkit index PATH --index {where}`"
             )
-        meta = config.get(L.SECTION_INDEX, {})
-        recorded, name = meta.get("model_id"), meta.get("embedding")
-        if not isinstance(recorded, str) or not isinstance(name, (str, type(None))):
-            raise IndexDamagedError(
-                f"{where}: table {pg_config.TABLE} has no valid index.model_id and embedding; "
-                "re-index into a new collection"
-            )
-        emb, name = recorded_model(where, meta, embeddings, home="collection", arg="url")
-        split = config.get(L.SECTION_SPLITTER, {})
-        settings = split_settings(split, f"{where} splitter settings")
+        emb, name = recorded_model(where, config, embeddings, home="collection", arg="url")
+        settings = split_settings(config.splitter, f"{where} splitter settings")
         return cls(location, client, emb, name, settings, config)
 
     # -- properties ----------------------------------------------------------------------
@@ -182,40 +170,27 @@ class PGIndex(Index):
     @property
     def defaults(self) -> dict[str, Any]:
         """The ``defaults`` section of the index settings (your default command options)."""
-        return check_defaults(self.config.get(L.SECTION_DEFAULTS, {}), self.display)  # type: ignore[arg-type]
+        return check_defaults(self.config.defaults, self.display)
 
     # -- writing -------------------------------------------------------------------------
     def _cache(self) -> PGByteStore | None:
-        """The embedding cache: table ``key_value_store`` of the collection (its own pool)."""
+        """The embedding cache: table ``key_value_store`` of the collection, on the index's pool
+        (each write commits at once, outside the batch being written)."""
         if not worth_caching(self.embeddings):
             return None
         from ragkit.indexing.embedding_cache import open_pg_cache
 
-        return open_pg_cache(self.location)
+        return open_pg_cache(self.location, self.client)
 
-    def _write_target(self, cache: ByteStore | None) -> WriteTarget:
-        """The write job's view of this index: its collection, model, splitter and cache."""
-        from ragkit.indexing.embedding_cache import cached
-        from ragkit.indexing.pg_storage import PGStorage
-        from ragkit.indexing.target import WriteTarget
+    def _storage(self) -> Storage:
+        """Where a write job's results land: the collection, on the index's pool."""
+        from ragkit.indexing.postgres.storage import PGStorage
 
-        return WriteTarget(
-            storage=PGStorage(self.location, self.client),
-            model_id=self.model_id,
-            dimension=self.dimension,
-            settings=self.settings,
-            embeddings=cached(self.embeddings, cache),
-            split_for=make_splitter(self.settings, self.embeddings),
-            on_commit=self._record_commit,
-            model=self.embeddings,
-            model_name=self.embedding_name,
-            cache=cache,
-        )
+        return PGStorage(self.location, self.client)
 
     def _record_commit(self) -> None:
-        self.config[L.SECTION_SPLITTER] = self.settings.to_dict()
-        self.config.setdefault(L.SECTION_INDEX, {})["updated"] = now()
-        pg_config.write(self.client, self.location.collection, self.config)
+        self.config.committed(self.settings)
+        pg_config.write(self.client, self.location.collection, self.config.to_dict())
 
     # -- reading -------------------------------------------------------------------------
     def refresh(self) -> bool:
@@ -281,7 +256,7 @@ class PGIndex(Index):
     def vectorstore(self) -> Any:
         """The PGVectorStore of the collection."""
         if self._store is None:
-            from ragkit.indexing.pg_storage import open_store
+            from ragkit.indexing.postgres.storage import open_store
 
             self._store = open_store(self.location, self.client, self.embeddings)
         return self._store
@@ -331,8 +306,7 @@ class PGIndex(Index):
 
     def _info(self, store: Any, records: Any) -> dict[str, Any]:
         sizes = _sizes(self.client, self.location.collection)
-        meta = self.config = pg_config.read(self.client, self.location.collection) or self.config
-        index = meta.get(L.SECTION_INDEX, {})
+        self.config = read_config(self.client, self.location) or self.config
         return {
             "path": self.display,
             "model": self.model_id,
@@ -342,8 +316,8 @@ class PGIndex(Index):
             "chunks": len(store),
             "size_bytes": sum(sizes.values()),
             "sizes": sizes,
-            "created": index.get("created"),
-            "last_indexed": index.get("updated"),
+            "created": self.config.created,
+            "last_indexed": self.config.updated,
             "splitter": self.settings.to_dict(),
             "snapshot": None,
         }
@@ -354,9 +328,9 @@ class PGIndex(Index):
 
     def _records(self) -> Any:
         """The index's record manager (its table created, once, when missing)."""
-        from ragkit.indexing.pg_record_manager import PGRecordManager
+        from ragkit.indexing.postgres.record_manager import PGRecordManager
 
-        rm = PGRecordManager(L.NAMESPACE, client=self.client, schema=self.location.collection)
+        rm = PGRecordManager(NAMESPACE, client=self.client, schema=self.location.collection)
         if not self._records_ready:
             rm.create_schema()
             self._records_ready = True
@@ -392,22 +366,11 @@ def _sizes(client: PGClient, schema: str) -> dict[str, int]:
     return out
 
 
-def recorded_settings(url: str) -> dict[str, Any]:
-    """Embedding and splitter settings recorded in the index at ``url`` (empty when it is new).
-
-    What ``ragkit index`` reuses on a rerun when no option overrides them.
-    """
-    location = PGLocation.parse(url)
-    client = connect(location)
-    try:
-        config = pg_config.read(client, location.collection) or {}
-    finally:
-        client.close()
-    split = config.get(L.SECTION_SPLITTER, {})
-    out = {
-        "embedding": config.get(L.SECTION_INDEX, {}).get("embedding") or None,
-        "splitter": split.get("name"),
-        "chunk_size": split.get("chunk_size"),
-        "chunk_overlap": split.get("chunk_overlap"),
-    }
-    return {k: v for k, v in out.items() if v is not None}
+def read_config(client: PGClient, location: PGLocation) -> IndexConfig | None:
+    """What the index in ``location`` records (``None`` when the collection has no settings)."""
+    found = pg_config.read(client, location.collection)
+    if found is None:
+        return None
+    return IndexConfig.parse(
+        found, f"{location.display}: table {pg_config.TABLE}", "re-index into a new collection"
+    )

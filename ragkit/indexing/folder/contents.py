@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.errors import RagkitError
-from ragkit.indexing import layout as L
 from ragkit.indexing.failures import damaged, disk_full, is_disk_full
-from ragkit.indexing.snapshot_manifest import SnapshotManifest
+from ragkit.indexing.folder import layout as L
+from ragkit.indexing.folder.manifest import SnapshotManifest
+from ragkit.indexing.index_config import NAMESPACE
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -103,7 +104,7 @@ def read_sources(manifest: SnapshotManifest | None) -> list[str]:
                 for r in conn.execute(
                     "SELECT DISTINCT group_id FROM upsertion_record WHERE namespace = ? "
                     "AND group_id IS NOT NULL ORDER BY group_id",
-                    (L.NAMESPACE,),
+                    (NAMESPACE,),
                 )
             ]
         finally:

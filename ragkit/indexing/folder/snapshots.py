@@ -2,13 +2,13 @@
 
 Everything a query needs (vector store, BM25 index, record database) lives in one
 snapshot folder ``snap-NNNNNN`` with a manifest checksumming every file (see
-:mod:`ragkit.indexing.snapshot_manifest`); the file ``CURRENT`` names the live one. A
+:mod:`ragkit.indexing.folder.manifest`); the file ``CURRENT`` names the live one. A
 write builds the next snapshot in a ``.staging-*`` folder, fsyncs it, renames it to its
 final name and then replaces ``CURRENT`` (temp file, fsync, rename): that rename is the
 commit. A crash or ``kill -9`` at any moment leaves ``CURRENT`` naming a complete
 snapshot (or ``none`` before the first commit); the next writer removes leftovers.
 
-Readers pin the snapshot they use with a :class:`~ragkit.indexing.readers.ReaderLease`;
+Readers pin the snapshot they use with a :class:`~ragkit.indexing.folder.readers.ReaderLease`;
 :meth:`Snapshots.prune` (after each commit, and when a reader lets go) removes every
 older snapshot that no reader holds, so no stale snapshot outlives its last reader.
 
@@ -29,9 +29,9 @@ import shutil
 from pathlib import Path
 
 from ragkit.errors import IndexCorruptedError, RagkitError
-from ragkit.indexing import layout as L
 from ragkit.indexing.failures import damaged
-from ragkit.indexing.readers import LOCKS, ReaderLease, exclusive
+from ragkit.indexing.folder import layout as L
+from ragkit.indexing.folder.readers import LOCKS, ReaderLease, exclusive
 from ragkit.stores._safe_read import read_regular
 
 #: What CURRENT holds between the first write's start of commit and its end.

@@ -22,12 +22,13 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragkit.core.base import run_in_executor
 from ragkit.errors import IndexingError, IndexLockedError
-from ragkit.indexing.record_manager import SQLRecordManager, one_group_per_key
+from ragkit.indexing.record_manager import SQLRecordManager
+from ragkit.indexing.records import Write
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.schema import check_collection_name, ident
 from ragkit.stores.pgvector.writes import LOCK_CLASS
@@ -36,8 +37,16 @@ from ragkit.stores.pgvector.writes import LOCK_CLASS
 WRITER_LOCK_CLASS = LOCK_CLASS + 2
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
 class PGRecordManager(SQLRecordManager):
-    """Records of indexed keys in PostgreSQL, one ``namespace`` per index."""
+    """Records of indexed keys in PostgreSQL, one ``namespace`` per index (the loop is
+    :class:`~ragkit.indexing.records.RecordLoop`'s; this is its PostgreSQL backend)."""
+
+    MARK = "%s"
+    PART = None  # a list is one array parameter: any length in one statement
 
     def __new__(cls, *args: Any, **kwargs: Any) -> PGRecordManager:
         return object.__new__(cls)
@@ -64,6 +73,7 @@ class PGRecordManager(SQLRecordManager):
             client if client is not None else PGClient.connect(str(db_url), require_vector=False)
         )
         self._table = ident(self.schema, "upsertion_record")
+        self._records = f"{_quoted(self.schema)}.upsertion_record"
         self._last_time = 0.0
         self._mutex = threading.RLock()
 
@@ -124,153 +134,41 @@ class PGRecordManager(SQLRecordManager):
 
         self.client.run(create, what="create the record table", retry=False)
 
-    def get_time(self) -> float:
-        """The server's clock in seconds, strictly later than any earlier call and stored record."""
-        from psycopg import sql
-
-        rows = self._run(
-            sql.SQL(
-                "SELECT extract(epoch FROM clock_timestamp())::float8, "
-                "(SELECT max(updated_at) FROM {} WHERE namespace = %s)"
-            ).format(self._table),
+    # -- the backend of RecordLoop --------------------------------------------------------------
+    def _clock(self) -> tuple[float, float | None]:
+        """The server's clock (shared by every writer) and the latest stored time."""
+        rows = self._read(
+            f"SELECT extract(epoch FROM clock_timestamp())::float8, "
+            f"(SELECT max(updated_at) FROM {self._records} WHERE namespace = %s)",
             (self.namespace,),
-            fetch=True,
         )
         server_now, latest = rows[0]
-        return self._later(float(server_now), latest)
+        return float(server_now), latest
 
-    def update(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        from psycopg import sql
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        return self._run(sql, params, fetch=True)
 
-        group_ids = one_group_per_key(keys, group_ids)
-        if not keys:
-            return
-        now = self._update_time(time_at_least)
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Write]:
+        def write(sql: str, params: Sequence[Any]) -> None:
+            self._run(sql, params, what="write records")
+
+        yield write  # one statement per call: joins the caller's client.transaction() if any
+
+    def _upsert(self, keys: Sequence[str], group_ids: Sequence[str | None], now: float) -> None:
         self._run(
-            sql.SQL(
-                "INSERT INTO {} (namespace, key, group_id, updated_at) "
-                "SELECT %s, k, g, %s FROM unnest(%s::text[], %s::text[]) AS u(k, g) "
-                "ON CONFLICT (namespace, key) DO UPDATE SET group_id = excluded.group_id, "
-                "updated_at = excluded.updated_at"
-            ).format(self._table),
+            f"INSERT INTO {self._records} (namespace, key, group_id, updated_at) "
+            "SELECT %s, k, g, %s FROM unnest(%s::text[], %s::text[]) AS u(k, g) "
+            "ON CONFLICT (namespace, key) DO UPDATE SET group_id = excluded.group_id, "
+            "updated_at = excluded.updated_at",
             (self.namespace, now, list(keys), list(group_ids)),
             what="update records",
         )
 
-    def exists(self, keys: Sequence[str]) -> list[bool]:
-        from psycopg import sql
-
-        wanted = list(keys)
-        if not wanted:
-            return []
-        rows = self._run(
-            sql.SQL("SELECT key FROM {} WHERE namespace = %s AND key = ANY(%s::text[])").format(
-                self._table
-            ),
-            (self.namespace, wanted),
-            fetch=True,
-        )
-        found = {r[0] for r in rows}
-        return [k in found for k in wanted]
-
-    def list_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        from psycopg import sql
-
-        where = [sql.SQL("namespace = %s")]
-        params: list[object] = [self.namespace]
-        if before is not None:
-            where.append(sql.SQL("updated_at < %s"))
-            params.append(before)
-        if after is not None:
-            where.append(sql.SQL("updated_at > %s"))
-            params.append(after)
-        if group_ids is not None:
-            groups = list(group_ids)
-            if not groups:
-                return []
-            where.append(sql.SQL("group_id = ANY(%s::text[])"))
-            params.append(groups)
-        query = sql.SQL("SELECT key FROM {} WHERE {} ORDER BY updated_at, key").format(
-            self._table, sql.SQL(" AND ").join(where)
-        )
-        if limit is not None:
-            query = query + sql.SQL(" LIMIT %s")
-            params.append(int(limit))
-        return [r[0] for r in self._run(query, params, fetch=True)]
-
-    def delete_keys(self, keys: Sequence[str]) -> None:
-        from psycopg import sql
-
-        self._run(
-            sql.SQL("DELETE FROM {} WHERE namespace = %s AND key = ANY(%s::text[])").format(
-                self._table
-            ),
-            (self.namespace, list(keys)),
-            what="delete records",
-        )
+    def _in(self, values: Sequence[str]) -> tuple[str, list[Any]]:
+        return "= ANY(%s::text[])", [list(values)]
 
     # -- extras used by Index -------------------------------------------------------------------
-    def count(self) -> int:
-        from psycopg import sql
-
-        rows = self._run(
-            sql.SQL("SELECT count(*) FROM {} WHERE namespace = %s").format(self._table),
-            (self.namespace,),
-            fetch=True,
-        )
-        return int(rows[0][0])
-
-    def list_groups(self, *, before: float | None = None) -> list[str]:
-        from psycopg import sql
-
-        query = sql.SQL(
-            "SELECT DISTINCT group_id FROM {} WHERE namespace = %s AND group_id IS NOT NULL"
-        ).format(self._table)
-        params: list[object] = [self.namespace]
-        if before is not None:
-            query = query + sql.SQL(" AND updated_at < %s")
-            params.append(before)
-        return [r[0] for r in self._run(query + sql.SQL(" ORDER BY group_id"), params, fetch=True)]
-
-    def count_by_group(self, group_ids: Sequence[str]) -> int:
-        from psycopg import sql
-
-        rows = self._run(
-            sql.SQL(
-                "SELECT count(*) FROM {} WHERE namespace = %s AND group_id = ANY(%s::text[])"
-            ).format(self._table),
-            (self.namespace, list(group_ids)),
-            fetch=True,
-        )
-        return int(rows[0][0])
-
-    def touch_groups(self, group_ids: Sequence[str]) -> None:
-        from psycopg import sql
-
-        if not group_ids:
-            return
-        now = self.get_time()
-        self._run(
-            sql.SQL(
-                "UPDATE {} SET updated_at = %s WHERE namespace = %s AND group_id = ANY(%s::text[])"
-            ).format(self._table),
-            (now, self.namespace, list(group_ids)),
-            what="touch records",
-        )
-
     def checkpoint(self) -> None:
         """Nothing to do: PostgreSQL's WAL is the server's business."""
 

@@ -8,7 +8,7 @@ size, estimated from the files' sizes; always whole files), then:
 1. a Ray task reads and splits the files of one batch (:class:`_ReadSplitBatch`);
 2. an actor of the pool (:class:`_EmbedWrite`, one model session and one connection pool per
    actor) embeds the batch's chunks in one call, through the index's embedding cache, and
-   writes them with :class:`~ragkit.indexing.pg_batch.BatchWriter`, the code behind
+   writes them with :class:`~ragkit.indexing.postgres.batch.BatchWriter`, the code behind
    :func:`~ragkit.indexing.apply_batch`: chunks, records and file rows in one transaction,
    so readers see each file as it was or as it is now;
 3. the driver receives, per file, its chunk count and problems (or its error) and, per batch,
@@ -39,7 +39,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Loaded, LoadJob, WrittenFile
 from ragkit.indexing.loading import describe
-from ragkit.indexing.ray_engine import (
+from ragkit.indexing.ray.engine import (
     _fit_threads,
     _model_factory,
     _ReadSplit,
@@ -51,7 +51,7 @@ from ragkit.indexing.ray_engine import (
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
     from ragkit.indexing.files import FoundFile
-    from ragkit.indexing.ray_engine import _RayRun
+    from ragkit.indexing.ray.engine import _RayRun
 
 
 @dataclass
@@ -126,9 +126,9 @@ class _EmbedWrite:
     ) -> None:
         from ragkit.indexing.embedding_cache import cached, open_pg_cache
         from ragkit.indexing.loading import CountingEmbeddings, Progress
-        from ragkit.indexing.pg_batch import BatchWriter
-        from ragkit.indexing.pg_location import PGLocation
-        from ragkit.indexing.pg_storage import open_store
+        from ragkit.indexing.postgres.batch import BatchWriter
+        from ragkit.indexing.postgres.location import PGLocation
+        from ragkit.indexing.postgres.storage import open_store
         from ragkit.stores.pgvector.client import PGClient
 
         embeddings: Embeddings = model()
@@ -137,10 +137,11 @@ class _EmbedWrite:
             _use_cuda(embeddings)
         embeddings.embed_query("warm-up")  # a worker that cannot load the model fails now
         location = PGLocation.parse(url)
-        self.cache = open_pg_cache(location) if cache else None
+        # one pool: the batch's transaction, and the cache committing beside it
+        self.client = PGClient.connect(location.dsn, max_size=3)
+        self.cache = open_pg_cache(location, self.client) if cache else None
         self.counter = Progress()
         counted = CountingEmbeddings(cached(embeddings, self.cache), self.counter, lambda: None)
-        self.client = PGClient.connect(location.dsn, max_size=2)
         store = open_store(location, self.client, counted)
         self.writer = BatchWriter(self.client, location.collection, store)
         self.cleanup, self.force, self.fingerprint = cleanup, force, fingerprint
@@ -150,8 +151,8 @@ class _EmbedWrite:
         return {"batch": np.asarray(batch["batch"]), "result": np.asarray(results)}
 
     def _write(self, files: list[dict[str, Any]]) -> str:
-        from ragkit.indexing.file_table import FileRow
         from ragkit.indexing.files import unsaveable
+        from ragkit.indexing.storage import FileRow
 
         docs: list[Document] = []
         rows: list[FileRow] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ragkit.indexing.file_table import FileRow
+from ragkit.indexing.storage import FileRow
 from ragkit.stores.pgvector.schema import ident
 
 TABLE = "indexed_file"

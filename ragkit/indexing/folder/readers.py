@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ragkit.errors import RagkitError
 from ragkit.indexing.failures import damaged
-from ragkit.indexing.layout import READERS
+from ragkit.indexing.folder.layout import READERS
 from ragkit.stores._safe_read import not_regular_error
 
 #: Whether this platform has shared/exclusive file locks (not Windows).
