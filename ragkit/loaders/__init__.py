@@ -21,12 +21,16 @@ __all__ = [
     "DirectoryLoader",
     "GzipFileLoader",
     "HTMLLoader",
+    "ImageLoader",
     "JSONLoader",
     "LoadFailure",
     "MarkdownLoader",
+    "OcrEngine",
     "PDFLoader",
+    "PDFPlumberLoader",
     "RecursiveUrlLoader",
     "TextLoader",
+    "UnstructuredImageLoader",
     "WebBaseLoader",
 ]
 
@@ -38,6 +42,10 @@ _LAZY = {
     "GzipFileLoader": "ragkit.loaders.gzip_file",
     "BSHTMLLoader": "ragkit.loaders.html_loader",
     "HTMLLoader": "ragkit.loaders.html_loader",
+    "ImageLoader": "ragkit.loaders.image",
+    "UnstructuredImageLoader": "ragkit.loaders.image",
+    "OcrEngine": "ragkit.loaders.ocr",
+    "PDFPlumberLoader": "ragkit.loaders.pdfplumber_loader",
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
     "PDFLoader": "ragkit.loaders.pdf",
@@ -52,9 +60,12 @@ if TYPE_CHECKING:
     from ragkit.loaders.directory import DirectoryLoader
     from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
+    from ragkit.loaders.image import ImageLoader, UnstructuredImageLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
+    from ragkit.loaders.ocr import OcrEngine
     from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.pdfplumber_loader import PDFPlumberLoader
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.text import TextLoader
     from ragkit.loaders.web_base import WebBaseLoader

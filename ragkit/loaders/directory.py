@@ -81,6 +81,10 @@ def default_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE)
         from ragkit.loaders.pdf import PDFLoader
 
         return PDFLoader(path, max_file_size=max_file_size)
+    if ext in IMAGE_EXTENSIONS:
+        from ragkit.loaders.image import ImageLoader
+
+        return ImageLoader(path, max_file_size=max_file_size)
     return TextLoader(path, max_file_size=max_file_size)
 
 
@@ -271,9 +275,25 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
 
+# read by OCR with ImageLoader (the same set as ragkit.loaders.image.IMAGE_EXTENSIONS)
+IMAGE_EXTENSIONS = frozenset((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"))
 # extensions with their own loader (.gz: decompressed first); every other file is plain text
-STRUCTURED_EXTENSIONS = frozenset(
-    (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
+STRUCTURED_EXTENSIONS = (
+    frozenset(
+        (
+            ".md",
+            ".markdown",
+            ".html",
+            ".htm",
+            ".xhtml",
+            ".csv",
+            ".json",
+            ".jsonl",
+            ".ndjson",
+            ".pdf",
+        )
+    )
+    | IMAGE_EXTENSIONS
 )
 _BATCH = 32
 
