@@ -111,8 +111,9 @@ class ImageLoader(BaseLoader):
                 return Image.open(name)
         except Image.DecompressionBombError as e:
             raise LoaderError(
-                f"{name} is refused by Pillow's decompression-bomb limit ({e}); not read. "
-                "Raise max_pixels= and PIL.Image.MAX_IMAGE_PIXELS to load it",
+                f"{name} is too large to decode (over max_pixels="
+                f"{self.max_pixels or 0:,} and Pillow's decompression-bomb limit: {e}); not "
+                "read. Raise max_pixels= and PIL.Image.MAX_IMAGE_PIXELS, or downscale the image",
                 name,
             ) from e
         except Exception as e:  # UnidentifiedImageError, truncated headers, ...
