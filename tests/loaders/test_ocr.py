@@ -253,3 +253,10 @@ def test_a_loader_with_ocr_pickles_for_a_worker_process(tmp_path: Path) -> None:
     clone = pickle.loads(pickle.dumps(loader))  # what Ray or a process pool does with it
     assert [d.page_content for d in clone.load()] == [d.page_content for d in first]
     assert recall(BRAKES, first[0].page_content) >= 0.9
+
+
+def test_ocr_always_reads_pages_that_have_text_too(tmp_path: Path, engine: OcrEngine) -> None:
+    path = write_pdf(tmp_path / "typed.pdf", ["Typed page about saddles and seat posts"])
+    [doc] = PDFLoader(path, ocr="always", ocr_engine=engine, ocr_dpi=150).load()
+    assert doc.metadata["ocr"] is True
+    assert recall(["Typed page about saddles and seat posts"], doc.page_content) >= 0.9
