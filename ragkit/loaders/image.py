@@ -51,7 +51,7 @@ from ragkit.loaders.ocr import (
 IMAGE_EXTENSIONS = frozenset((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"))
 DEFAULT_MAX_PIXELS = 89_478_485
 """Pillow's own default limit (``PIL.Image.MAX_IMAGE_PIXELS``)."""
-_MULTI_PAGE_FORMATS = frozenset(("TIFF", "MPO"))
+_MULTI_PAGE_FORMATS = frozenset(("TIFF",))
 
 
 class ImageLoader(BaseLoader):

@@ -131,15 +131,17 @@ class PDFLoader(BaseLoader):
         can_ocr = self.ocr != "never" and ocr_available()
         try:
             for i in range(total):
-                text = self._page_text(reader, i, name) if self.ocr != "always" else ""
+                always = self.ocr == "always" and can_ocr
+                text = "" if always else self._page_text(reader, i, name)
                 meta: dict[str, Any] = {}
-                if self.ocr == "always" or not text.strip():
+                if always or not text.strip():
                     if can_ocr:
                         ocr = ocr or self._ocr(name)
                         try:
                             found = ocr.read(i)
-                        except LoaderError:
-                            raise
+                        except LoaderError as e:  # pypdfium2 cannot open the file: no more OCR
+                            self._record(name, f"page {i}: not read by OCR: {e}", e)
+                            can_ocr, found = False, None
                         except Exception as e:  # one page's OCR failing must not lose the others
                             self._record(name, f"page {i}: OCR failed: {type(e).__name__}: {e}", e)
                             found = None

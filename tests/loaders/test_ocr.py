@@ -240,6 +240,9 @@ def test_ocr_extra_missing_reports_each_scanned_page(
         "pip install 'ragkit[ocr]'"
         for i in (1, 2)
     ]
+    always = PDFLoader(path, ocr="always")  # without OCR, the text layer is still read
+    assert [d.page_content for d in always.load()] == ["Typed page about saddles", "", ""]
+    assert len(always.errors) == 2
     with pytest.raises(LoaderError, match=r"note\.png is an image: .*pip install 'ragkit\[ocr\]'"):
         ImageLoader(image).load()
     with pytest.raises(ConfigurationError, match=r"pip install 'ragkit\[ocr\]'"):
