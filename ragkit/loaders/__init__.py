@@ -24,15 +24,19 @@ __all__ = [
     "EmailLoader",
     "GzipFileLoader",
     "HTMLLoader",
+    "ImageLoader",
     "JSONLoader",
     "LoadFailure",
     "MarkdownLoader",
     "MboxLoader",
+    "OcrEngine",
     "OutlookMessageLoader",
     "PDFLoader",
+    "PDFPlumberLoader",
     "RecursiveUrlLoader",
     "TextLoader",
     "UnstructuredEmailLoader",
+    "UnstructuredImageLoader",
     "WebBaseLoader",
     "sniff_type",
 ]
@@ -52,6 +56,10 @@ _LAZY = {
     "GzipFileLoader": "ragkit.loaders.gzip_file",
     "BSHTMLLoader": "ragkit.loaders.html_loader",
     "HTMLLoader": "ragkit.loaders.html_loader",
+    "ImageLoader": "ragkit.loaders.image",
+    "UnstructuredImageLoader": "ragkit.loaders.image",
+    "OcrEngine": "ragkit.loaders.ocr",
+    "PDFPlumberLoader": "ragkit.loaders.pdfplumber_loader",
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
     "PDFLoader": "ragkit.loaders.pdf",
@@ -69,11 +77,14 @@ if TYPE_CHECKING:
     from ragkit.loaders.email_loader import EmailLoader, UnstructuredEmailLoader
     from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
+    from ragkit.loaders.image import ImageLoader, UnstructuredImageLoader
     from ragkit.loaders.json_loader import JSONLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
     from ragkit.loaders.mbox import MboxLoader
+    from ragkit.loaders.ocr import OcrEngine
     from ragkit.loaders.outlook_msg import OutlookMessageLoader
     from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.pdfplumber_loader import PDFPlumberLoader
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.sniff import sniff_type
     from ragkit.loaders.text import TextLoader

@@ -120,6 +120,10 @@ def loader_for_extension(
         from ragkit.loaders.outlook_msg import OutlookMessageLoader
 
         return OutlookMessageLoader(path, max_file_size=max_file_size)
+    if ext in IMAGE_EXTENSIONS:
+        from ragkit.loaders.image import ImageLoader
+
+        return ImageLoader(path, max_file_size=max_file_size)
     return TextLoader(path, max_file_size=max_file_size)
 
 
@@ -339,6 +343,8 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
 
+# read by OCR with ImageLoader (the same set as ragkit.loaders.image.IMAGE_EXTENSIONS)
+IMAGE_EXTENSIONS = frozenset((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"))
 _FAMILY_EXTS = frozenset(
     ".docx .docm .dotx .pptx .pptm .ppsx .xlsx .xlsm .odt .ods .odp .epub .doc .dot .xls .ppt .pps "
     ".rtf .png .jpg .jpeg .gif .tif .tiff .bmp .webp .bz2 .xz".split()
@@ -357,6 +363,7 @@ STRUCTURED_EXTENSIONS = frozenset(
     (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
     + (".eml", ".mbox", ".msg")
     + tuple(ARCHIVE_EXTENSIONS)
+    + tuple(IMAGE_EXTENSIONS)
 )
 # every extension some loader reads as what it names (sniffing keeps these unless the
 # content belongs to another family: see ragkit.loaders.sniff)

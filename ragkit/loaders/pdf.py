@@ -1,6 +1,14 @@
 """PDFLoader: one Document per page (``page`` is 0-based, ``total_pages``), or one for the file.
 
-Built on pypdf. An encrypted PDF needs ``password`` (one encrypted with an
+Built on pypdf. A page without a text layer (a scan) is read by OCR when the
+``ocr`` extra is installed (``ocr="auto"``, the default; ``"always"`` reads every
+page by OCR, ``"never"`` none): the page is rendered with pypdfium2 at
+``ocr_dpi`` and read by :class:`~ragkit.loaders.ocr.OcrEngine`, and its Document
+gets ``ocr: True`` and ``ocr_confidence``. OCR costs about 1-4 s a page, so it is
+bounded per file: ``max_ocr_pages`` pages (100) and ``ocr_time_limit`` seconds
+(600); the pages left unread are listed on ``loader.errors``. Without the extra
+(or with ``ocr="never"``), each page with images and no text is recorded on
+``loader.errors`` with how to read it, and the rest loads. An encrypted PDF needs ``password`` (one encrypted with an
 empty password opens without); a wrong or missing password raises
 :class:`~ragkit.errors.EncryptedFileError`. A page whose text cannot be
 extracted is recorded on ``loader.errors`` and yields an empty page, so the
@@ -29,7 +37,9 @@ from typing import Any, Literal
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._pdf_ocr import PdfOcr
 from ragkit.loaders.base import BaseLoader
+from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, ocr_available, shared_engine
 
 
 class PDFLoader(BaseLoader):
@@ -43,11 +53,33 @@ class PDFLoader(BaseLoader):
         pages_delimiter: str = "\n\f",
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+        ocr: Literal["auto", "always", "never"] = "auto",
+        ocr_dpi: float = 200,
+        max_ocr_pages: int | None = 100,
+        ocr_time_limit: float | None = 600.0,
+        ocr_engine: OcrEngine | None = None,
+        ocr_threads: int | None = None,
     ) -> None:
         super().__init__()
         self.max_file_size = max_file_size
         if mode not in ("page", "single"):
             raise ConfigurationError(f"PDFLoader mode must be 'page' or 'single', got {mode!r}")
+        if ocr not in ("auto", "always", "never"):
+            raise ConfigurationError(
+                f"PDFLoader ocr must be 'auto', 'always' or 'never', got {ocr!r}"
+            )
+        if not 10 <= ocr_dpi <= 1200:
+            raise ConfigurationError(f"ocr_dpi must be between 10 and 1200, got {ocr_dpi}")
+        if max_ocr_pages is not None and max_ocr_pages < 0:
+            raise ConfigurationError(f"max_ocr_pages must be >= 0 or None, got {max_ocr_pages}")
+        if ocr_time_limit is not None and ocr_time_limit <= 0:
+            raise ConfigurationError(f"ocr_time_limit must be > 0 or None, got {ocr_time_limit}")
+        self.ocr = ocr
+        self.ocr_dpi = ocr_dpi
+        self.max_ocr_pages = max_ocr_pages
+        self.ocr_time_limit = ocr_time_limit
+        self.ocr_engine = ocr_engine
+        self.ocr_threads = ocr_threads
         self.file_path = file_path
         self.mode = mode
         self.password = password
@@ -92,6 +124,53 @@ class PDFLoader(BaseLoader):
             self._record(name, f"page {index}: no text; the page looks damaged: {warned[0]}")
         return text
 
+    def _page_docs(self, reader: Any, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each page's text and its own metadata (``ocr``, ``ocr_confidence`` when OCR read it)."""
+        total = len(reader.pages)
+        ocr: PdfOcr | None = None
+        can_ocr = self.ocr != "never" and ocr_available()
+        try:
+            for i in range(total):
+                always = self.ocr == "always" and can_ocr
+                text = "" if always else self._page_text(reader, i, name)
+                meta: dict[str, Any] = {}
+                if always or not text.strip():
+                    if can_ocr:
+                        ocr = ocr or self._ocr(name)
+                        try:
+                            found = ocr.read(i)
+                        except LoaderError as e:  # pypdfium2 cannot open the file: no more OCR
+                            self._record(name, f"page {i}: not read by OCR: {e}", e)
+                            can_ocr, found = False, None
+                        except Exception as e:  # one page's OCR failing must not lose the others
+                            self._record(name, f"page {i}: OCR failed: {type(e).__name__}: {e}", e)
+                            found = None
+                        if found is not None:
+                            text, confidence = found
+                            meta["ocr"] = True
+                            if confidence is not None:
+                                meta["ocr_confidence"] = confidence
+                    elif _has_images(reader, i):
+                        self._record(name, f"page {i} has no text layer (a scan?); {self._no_ocr}")
+                yield text, meta
+        finally:
+            if ocr is not None:
+                for reason in ocr.skipped_reasons():
+                    self._record(name, reason)
+                ocr.close()
+
+    @property
+    def _no_ocr(self) -> str:
+        if self.ocr == "never":
+            return "not read: ocr='never' (pass ocr='auto' to read it by OCR)"
+        return f"not read: reading it needs OCR: {INSTALL_HINT}"
+
+    def _ocr(self, name: str) -> PdfOcr:
+        engine = self.ocr_engine or shared_engine(self.ocr_threads)
+        return PdfOcr(
+            name, self.password, engine, self.ocr_dpi, self.max_ocr_pages, self.ocr_time_limit
+        )
+
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         reader = self._reader()
@@ -101,13 +180,31 @@ class PDFLoader(BaseLoader):
         if title:
             base["title"] = title
         if self.mode == "single":
-            text = self.pages_delimiter.join(self._page_text(reader, i, name) for i in range(total))
-            yield Document(text, metadata=base)
+            texts, any_ocr = [], False
+            for text, meta in self._page_docs(reader, name):
+                texts.append(text)
+                any_ocr = any_ocr or bool(meta.get("ocr"))
+            yield Document(
+                self.pages_delimiter.join(texts),
+                metadata={**base, "ocr": True} if any_ocr else base,
+            )
             return
         labels = _labels(reader, total)
-        for i in range(total):
-            meta = {**base, "page": i, "page_label": labels[i]}
-            yield Document(self._page_text(reader, i, name), metadata=meta)
+        for i, (text, meta) in enumerate(self._page_docs(reader, name)):
+            yield Document(text, metadata={**base, "page": i, "page_label": labels[i], **meta})
+
+
+def _has_images(reader: Any, index: int) -> bool:
+    """Whether page ``index`` draws an image (a scanned page does), from its resources."""
+    try:
+        resources: Any = reader.pages[index].get("/Resources")
+        xobjects: Any = resources.get_object().get("/XObject") if resources is not None else None
+        if xobjects is None:
+            return False
+        xobjects = xobjects.get_object()
+        return any(xobjects[k].get_object().get("/Subtype") == "/Image" for k in xobjects)
+    except Exception:
+        return False
 
 
 class _PypdfWarnings(logging.Handler):
