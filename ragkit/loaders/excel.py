@@ -181,10 +181,48 @@ def _trim(values: Iterable[Any]) -> list[Any]:
 
 
 def _rows_of(ws: Any) -> Iterator[Row]:
-    for index, values in enumerate(ws.iter_rows(values_only=True), start=1):
-        row = _trim(values)
-        if row:
-            yield index, row
+    """The non-empty rows of a read-only sheet, one at a time, in bounded memory.
+
+    openpyxl's own ``iter_rows`` clears each parsed ``<row>`` but leaves it attached
+    to ``<sheetData>``, so memory grows with the row count (about 70 bytes a row);
+    here the rows are parsed with openpyxl's row parser and ``<sheetData>`` is
+    emptied after each one.
+    """
+    from openpyxl.worksheet._reader import ROW_TAG, WorkSheetParser
+    from openpyxl.xml.constants import SHEET_MAIN_NS
+    from openpyxl.xml.functions import iterparse
+
+    sheet_data_tag = f"{{{SHEET_MAIN_NS}}}sheetData"
+    wb = ws.parent
+    with ws._get_source() as src:
+        parser = WorkSheetParser(
+            src,
+            ws._shared_strings,
+            data_only=True,
+            epoch=wb.epoch,
+            date_formats=wb._date_formats,
+            timedelta_formats=wb._timedelta_formats,
+        )
+        sheet_data = None
+        for event, element in iterparse(src, events=("start", "end")):
+            if event == "start":
+                if element.tag == sheet_data_tag:
+                    sheet_data = element
+                continue
+            if element.tag != ROW_TAG:
+                continue
+            index, cells = parser.parse_row(element)
+            if sheet_data is not None:
+                sheet_data.clear()
+            values: list[Any] = []
+            for cell in cells:
+                column = cell["column"]
+                if column > len(values):
+                    values.extend([None] * (column - len(values)))
+                values[column - 1] = cell["value"]
+            row = _trim(values)
+            if row:
+                yield index, row
 
 
 def _guarded(rows: Iterator[Row], name: str) -> Iterator[Row]:
