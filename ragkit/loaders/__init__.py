@@ -19,15 +19,31 @@ __all__ = [
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
+    "Docx2txtLoader",
+    "DocxLoader",
+    "EPubLoader",
+    "ExcelLoader",
     "GzipFileLoader",
     "HTMLLoader",
     "JSONLoader",
+    "LegacyOfficeLoader",
     "LoadFailure",
     "MarkdownLoader",
+    "NotebookLoader",
+    "OpenDocumentLoader",
     "PDFLoader",
+    "PowerPointLoader",
+    "PptxLoader",
+    "RTFLoader",
     "RecursiveUrlLoader",
+    "TSVLoader",
     "TextLoader",
+    "UnstructuredEPubLoader",
+    "UnstructuredExcelLoader",
+    "UnstructuredPowerPointLoader",
+    "UnstructuredWordDocumentLoader",
     "WebBaseLoader",
+    "XMLLoader",
 ]
 
 _LAZY = {
@@ -44,6 +60,22 @@ _LAZY = {
     "RecursiveUrlLoader": "ragkit.loaders.recursive_url",
     "TextLoader": "ragkit.loaders.text",
     "WebBaseLoader": "ragkit.loaders.web_base",
+    "Docx2txtLoader": "ragkit.loaders.docx_loader",
+    "DocxLoader": "ragkit.loaders.docx_loader",
+    "UnstructuredWordDocumentLoader": "ragkit.loaders.docx_loader",
+    "PowerPointLoader": "ragkit.loaders.pptx_loader",
+    "PptxLoader": "ragkit.loaders.pptx_loader",
+    "UnstructuredPowerPointLoader": "ragkit.loaders.pptx_loader",
+    "ExcelLoader": "ragkit.loaders.excel",
+    "UnstructuredExcelLoader": "ragkit.loaders.excel",
+    "OpenDocumentLoader": "ragkit.loaders.odf_loader",
+    "RTFLoader": "ragkit.loaders.rtf",
+    "EPubLoader": "ragkit.loaders.epub",
+    "UnstructuredEPubLoader": "ragkit.loaders.epub",
+    "NotebookLoader": "ragkit.loaders.notebook",
+    "XMLLoader": "ragkit.loaders.xml_loader",
+    "TSVLoader": "ragkit.loaders.csv_loader",
+    "LegacyOfficeLoader": "ragkit.loaders.legacy_office",
 }
 
 if TYPE_CHECKING:
@@ -58,5 +90,15 @@ if TYPE_CHECKING:
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.text import TextLoader
     from ragkit.loaders.web_base import WebBaseLoader
+    from ragkit.loaders.csv_loader import TSVLoader
+    from ragkit.loaders.docx_loader import Docx2txtLoader, DocxLoader, UnstructuredWordDocumentLoader
+    from ragkit.loaders.epub import EPubLoader, UnstructuredEPubLoader
+    from ragkit.loaders.excel import ExcelLoader, UnstructuredExcelLoader
+    from ragkit.loaders.legacy_office import LegacyOfficeLoader
+    from ragkit.loaders.notebook import NotebookLoader
+    from ragkit.loaders.odf_loader import OpenDocumentLoader
+    from ragkit.loaders.pptx_loader import PowerPointLoader, PptxLoader, UnstructuredPowerPointLoader
+    from ragkit.loaders.rtf import RTFLoader
+    from ragkit.loaders.xml_loader import XMLLoader
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

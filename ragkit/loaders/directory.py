@@ -32,7 +32,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
-from ragkit.loaders.gzip_file import is_gzip
+from ragkit.loaders.registry import loader_entry, loader_for, registered_extensions
 from ragkit.loaders.text import TextLoader, read_text
 
 logger = logging.getLogger("ragkit.loaders")
@@ -45,43 +45,12 @@ TEXT_EXTENSIONS = frozenset(
 
 
 def default_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:
-    """The loader for ``path`` by its extension (text for code and unknown types).
+    """The loader for ``path`` from :mod:`ragkit.loaders.registry` (text for code and unknown types).
 
     A ``.gz`` file is read by :class:`~ragkit.loaders.gzip_file.GzipFileLoader` with the
     loader of its inner extension (``notes.md.gz`` as Markdown).
     """
-    if is_gzip(path):
-        from ragkit.loaders.gzip_file import GzipFileLoader
-
-        return GzipFileLoader(path, max_file_size=max_file_size)
-    ext = os.path.splitext(path)[1].lower()
-    if ext in (".md", ".markdown"):
-        from ragkit.loaders.markdown_loader import MarkdownLoader
-
-        return MarkdownLoader(path, max_file_size=max_file_size)
-    if ext in (".html", ".htm", ".xhtml"):
-        from ragkit.loaders.html_loader import HTMLLoader
-
-        return HTMLLoader(path, max_file_size=max_file_size)
-    if ext == ".csv":
-        from ragkit.loaders.csv_loader import CSVLoader
-
-        return CSVLoader(path, max_file_size=max_file_size)
-    if ext in (".json", ".jsonl", ".ndjson"):
-        from ragkit.loaders.json_loader import JSONLoader
-
-        return JSONLoader(
-            path,
-            jq_schema=".",
-            text_content=False,
-            json_lines=ext != ".json",
-            max_file_size=max_file_size,
-        )
-    if ext == ".pdf":
-        from ragkit.loaders.pdf import PDFLoader
-
-        return PDFLoader(path, max_file_size=max_file_size)
-    return TextLoader(path, max_file_size=max_file_size)
+    return loader_for(path, max_file_size)
 
 
 @lru_cache(maxsize=64)
@@ -239,7 +208,10 @@ class DirectoryLoader(BaseLoader):
         if self.loader_cls is not None:
             return self.loader_cls is TextLoader and not self.loader_kwargs
         ext = os.path.splitext(path)[1].lower()
-        return ext not in STRUCTURED_EXTENSIONS and ext != ".gz"
+        if ext == ".gz" or default_sniff_set():
+            return False
+        entry = loader_entry(ext) if ext else None
+        return entry is None or (entry.text_fallback and bool(entry.missing()))
 
     def _load_file(self, path: str) -> list[Document] | BaseException:
         try:
@@ -271,10 +243,18 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
 
-# extensions with their own loader (.gz: decompressed first); every other file is plain text
-STRUCTURED_EXTENSIONS = frozenset(
-    (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
-)
+# The registered types when this module was imported (kept for older imports; the registry
+# itself, ragkit.loaders.registry.registered_extensions(), is the one source of truth).
+STRUCTURED_EXTENSIONS = frozenset(registered_extensions())
+
+
+def default_sniff_set() -> bool:
+    """Whether a content sniffer is installed (then every file goes through the registry)."""
+    from ragkit.loaders import registry
+
+    return registry.default_sniff is not None
+
+
 _BATCH = 32
 
 

@@ -1,0 +1,183 @@
+"""The loader registry: ONE table from file types to loaders, used by DirectoryLoader.
+
+Each entry maps extensions (``".docx"``) to a factory ``factory(path, max_file_size=...)``
+that returns a :class:`~ragkit.loaders.BaseLoader`, a ``name`` for reports, and the
+``extra`` whose packages it needs (``None``: ragkit's core). Add a type in one place::
+
+    register_loader([".note"], lambda path, max_file_size: TextLoader(path, max_file_size=max_file_size),
+                    name="notes")
+
+:func:`loader_for` picks the loader for a file: a ``.gz`` file is read by the gzip
+loader (which uses its inner extension), a sniffed type (see below) wins over the
+extension, and an extension nobody registered is read as text. :func:`why_not`
+says why a file cannot be loaded here without opening it (the extra is not
+installed: ``"install ragkit[documents] ..."``), or None.
+
+**Content sniffing hook.** ``loader_for(path, sniff=fn)`` calls ``fn(path)``; when it
+returns a canonical extension (``".pptx"`` for a ``.ppt`` that is really a zip), that
+extension's loader is used. :data:`default_sniff` is used when ``sniff`` is not given
+(``None`` until ``ragkit.loaders.sniff`` sets it, or a user does:
+``registry.default_sniff = my_sniffer``). A sniffer returns ``None`` to keep the name's
+extension.
+
+Example:
+    >>> from ragkit.loaders.text import TextLoader
+    >>> register_loader([".note"], lambda p, max_file_size=None: TextLoader(p), name="notes")
+    >>> type(loader_for("a.note")).__name__, type(loader_for("b.docx")).__name__
+    ('TextLoader', 'DocxLoader')
+    >>> ".xlsx" in registered_extensions(), loader_entry(".xlsx").extra
+    (True, 'documents')
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.errors import ConfigurationError
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
+from ragkit.loaders.base import BaseLoader
+
+LoaderFactory = Callable[..., BaseLoader]
+Sniffer = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class LoaderEntry:
+    """One registered type: its loader factory, a name, the extra it needs and that extra's modules."""
+
+    factory: LoaderFactory
+    name: str
+    extra: str | None = None
+    modules: tuple[str, ...] = ()
+    text_fallback: bool = False
+    """Read the file as plain text when the extra is missing (``.xml`` was text before)."""
+
+    def missing(self) -> list[str]:
+        """The modules of ``extra`` that are not installed."""
+        return [m for m in self.modules if importlib.util.find_spec(m) is None]
+
+
+_TABLE: dict[str, LoaderEntry] = {}
+default_sniff: Sniffer | None = None
+"""Called by :func:`loader_for` when no ``sniff`` is passed; set by ``ragkit.loaders.sniff``."""
+
+
+def _ext(ext: str) -> str:
+    ext = ext.lower().strip()
+    if not ext.startswith("."):
+        ext = "." + ext
+    return ext
+
+
+def register_loader(
+    extensions: Iterable[str] | str,
+    factory: LoaderFactory,
+    *,
+    name: str,
+    extra: str | None = None,
+    modules: Iterable[str] = (),
+    text_fallback: bool = False,
+) -> None:
+    """Map ``extensions`` to ``factory(path, max_file_size=...)`` (replacing any earlier entry).
+
+    ``extra`` names the ``ragkit[...]`` extra the loader needs and ``modules`` the modules
+    that extra installs (checked by :func:`why_not`); with ``text_fallback=True`` a file of
+    this type is read as plain text while they are missing.
+    """
+    if isinstance(extensions, str):
+        extensions = [extensions]
+    exts = [_ext(e) for e in extensions]
+    if not exts or any(e in (".", ".gz") for e in exts):
+        raise ConfigurationError(f"register_loader needs extensions like '.docx', got {exts!r}")
+    if not callable(factory):
+        raise ConfigurationError("register_loader: factory must be callable(path, max_file_size=...)")
+    entry = LoaderEntry(factory, name, extra, tuple(modules), text_fallback)
+    for e in exts:
+        _TABLE[e] = entry
+
+
+def registered_extensions() -> list[str]:
+    """Every registered extension, sorted (types not listed here are read as text)."""
+    return sorted(_TABLE)
+
+
+def loader_entry(extension: str) -> LoaderEntry | None:
+    """The entry for an extension (``".docx"`` or ``"docx"``), or None."""
+    return _TABLE.get(_ext(extension))
+
+
+def _kind(path: str, sniff: Sniffer | None) -> str:
+    sniffer = sniff if sniff is not None else default_sniff
+    if sniffer is not None:
+        found = sniffer(path)
+        if found:
+            return _ext(found)
+    return os.path.splitext(path)[1].lower()
+
+
+def loader_for(
+    path: str | os.PathLike[str],
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    *,
+    sniff: Sniffer | None = None,
+) -> BaseLoader:
+    """The loader for ``path``: by its sniffed type, else its extension; text when unregistered."""
+    name = os.fspath(path)
+    if name.lower().endswith(".gz"):
+        from ragkit.loaders.gzip_file import GzipFileLoader
+
+        return GzipFileLoader(name, max_file_size=max_file_size)
+    entry = _TABLE.get(_kind(name, sniff))
+    if entry is None or (entry.text_fallback and entry.missing()):
+        from ragkit.loaders.text import TextLoader
+
+        return TextLoader(name, max_file_size=max_file_size)
+    return entry.factory(name, max_file_size=max_file_size)
+
+
+def why_not(path: str | os.PathLike[str], *, sniff: Sniffer | None = None) -> str | None:
+    """Why ``path`` cannot be loaded in this installation (a missing extra), or None."""
+    entry = _TABLE.get(_kind(os.fspath(path), sniff))
+    if entry is None or entry.text_fallback or not entry.missing():
+        return None
+    return (
+        f"{entry.name} files need {', '.join(entry.missing())}: "
+        f"install ragkit[{entry.extra}] (pip install 'ragkit[{entry.extra}]')"
+    )
+
+
+def _lazy(module: str, cls: str, **fixed: Any) -> LoaderFactory:
+    def factory(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:
+        loader_cls = getattr(importlib.import_module(module), cls)
+        return loader_cls(path, max_file_size=max_file_size, **fixed)  # type: ignore[no-any-return]
+
+    factory.__qualname__ = f"{cls}"
+    return factory
+
+
+def _builtin() -> None:
+    docs = "documents"
+    register_loader([".md", ".markdown"], _lazy("ragkit.loaders.markdown_loader", "MarkdownLoader"), name="Markdown")
+    register_loader([".html", ".htm", ".xhtml"], _lazy("ragkit.loaders.html_loader", "HTMLLoader"), name="HTML")
+    register_loader(".csv", _lazy("ragkit.loaders.csv_loader", "CSVLoader"), name="CSV")
+    register_loader(".tsv", _lazy("ragkit.loaders.csv_loader", "TSVLoader"), name="TSV")
+    register_loader(".json", _lazy("ragkit.loaders.json_loader", "JSONLoader", jq_schema=".", text_content=False, json_lines=False), name="JSON")
+    register_loader([".jsonl", ".ndjson"], _lazy("ragkit.loaders.json_loader", "JSONLoader", jq_schema=".", text_content=False, json_lines=True), name="JSON Lines")
+    register_loader(".pdf", _lazy("ragkit.loaders.pdf", "PDFLoader"), name="PDF")
+    register_loader(".ipynb", _lazy("ragkit.loaders.notebook", "NotebookLoader"), name="Jupyter notebook")
+    register_loader([".docx", ".docm"], _lazy("ragkit.loaders.docx_loader", "DocxLoader"), name="Word", extra=docs, modules=("docx",))
+    register_loader([".pptx", ".pptm"], _lazy("ragkit.loaders.pptx_loader", "PowerPointLoader"), name="PowerPoint", extra=docs, modules=("pptx",))
+    register_loader([".xlsx", ".xlsm"], _lazy("ragkit.loaders.excel", "ExcelLoader"), name="Excel", extra=docs, modules=("openpyxl", "defusedxml"))
+    register_loader(".xls", _lazy("ragkit.loaders.excel", "ExcelLoader"), name="Excel 97-2003", extra=docs, modules=("xlrd",))
+    register_loader([".odt", ".ods", ".odp"], _lazy("ragkit.loaders.odf_loader", "OpenDocumentLoader"), name="OpenDocument", extra=docs, modules=("defusedxml",))
+    register_loader(".epub", _lazy("ragkit.loaders.epub", "EPubLoader"), name="EPUB", extra=docs, modules=("defusedxml",))
+    register_loader(".rtf", _lazy("ragkit.loaders.rtf", "RTFLoader"), name="RTF", extra=docs, modules=("striprtf",))
+    register_loader(".xml", _lazy("ragkit.loaders.xml_loader", "XMLLoader"), name="XML", extra=docs, modules=("defusedxml",), text_fallback=True)
+    register_loader([".doc", ".ppt"], _lazy("ragkit.loaders.legacy_office", "LegacyOfficeLoader"), name="legacy Office (LibreOffice)", extra=docs, modules=("docx", "pptx"))
+
+
+_builtin()
