@@ -25,6 +25,7 @@ __all__ = [
     "Language",
     "LatexTextSplitter",
     "MarkdownHeaderTextSplitter",
+    "MarkdownTableTextSplitter",
     "MarkdownTextSplitter",
     "PythonCodeTextSplitter",
     "RecursiveCharacterTextSplitter",
@@ -41,6 +42,7 @@ _LAZY = {
     "CharacterTextSplitter": "ragkit.splitters.character",
     "LatexTextSplitter": "ragkit.splitters.format_splitters",
     "MarkdownTextSplitter": "ragkit.splitters.format_splitters",
+    "MarkdownTableTextSplitter": "ragkit.splitters.markdown_table",
     "PythonCodeTextSplitter": "ragkit.splitters.format_splitters",
     "HTMLHeaderTextSplitter": "ragkit.splitters.html_header",
     "HTMLSectionSplitter": "ragkit.splitters.html_section",
@@ -57,6 +59,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.splitters.base import DocumentSplitter, TextSplitter
     from ragkit.splitters.character import CharacterTextSplitter
+    from ragkit.splitters.markdown_table import MarkdownTableTextSplitter
     from ragkit.splitters.format_splitters import (
         LatexTextSplitter,
         MarkdownTextSplitter,
