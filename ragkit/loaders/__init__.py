@@ -80,25 +80,32 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ragkit.loaders.base import BaseLoader, LoadFailure
-    from ragkit.loaders.csv_loader import CSVLoader
+    from ragkit.loaders.csv_loader import CSVLoader, TSVLoader
     from ragkit.loaders.directory import DirectoryLoader
+    from ragkit.loaders.docx_loader import (
+        Docx2txtLoader,
+        DocxLoader,
+        UnstructuredWordDocumentLoader,
+    )
+    from ragkit.loaders.epub import EPubLoader, UnstructuredEPubLoader
+    from ragkit.loaders.excel import ExcelLoader, UnstructuredExcelLoader
     from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.json_loader import JSONLoader
-    from ragkit.loaders.markdown_loader import MarkdownLoader
-    from ragkit.loaders.pdf import PDFLoader
-    from ragkit.loaders.recursive_url import RecursiveUrlLoader
-    from ragkit.loaders.text import TextLoader
-    from ragkit.loaders.web_base import WebBaseLoader
-    from ragkit.loaders.csv_loader import TSVLoader
-    from ragkit.loaders.docx_loader import Docx2txtLoader, DocxLoader, UnstructuredWordDocumentLoader
-    from ragkit.loaders.epub import EPubLoader, UnstructuredEPubLoader
-    from ragkit.loaders.excel import ExcelLoader, UnstructuredExcelLoader
     from ragkit.loaders.legacy_office import LegacyOfficeLoader
+    from ragkit.loaders.markdown_loader import MarkdownLoader
     from ragkit.loaders.notebook import NotebookLoader
     from ragkit.loaders.odf_loader import OpenDocumentLoader
-    from ragkit.loaders.pptx_loader import PowerPointLoader, PptxLoader, UnstructuredPowerPointLoader
+    from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.pptx_loader import (
+        PowerPointLoader,
+        PptxLoader,
+        UnstructuredPowerPointLoader,
+    )
+    from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.rtf import RTFLoader
+    from ragkit.loaders.text import TextLoader
+    from ragkit.loaders.web_base import WebBaseLoader
     from ragkit.loaders.xml_loader import XMLLoader
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -172,7 +172,9 @@ def open_zip(
         zf = zipfile.ZipFile(name)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as e:
         what = "zip archive" if kind == "zip" else f"{kind} file"
-        raise LoaderError(f"{name} is not a readable {what} (damaged or truncated?): {e}", name) from e
+        raise LoaderError(
+            f"{name} is not a readable {what} (damaged or truncated?): {e}", name
+        ) from e
     except OSError as e:
         raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e
     try:
@@ -190,7 +192,9 @@ def read_member(zf: zipfile.ZipFile, member: str, name: str, max_size: int | Non
     try:
         info = zf.getinfo(member)
     except KeyError as e:
-        raise LoaderError(f"{name} has no member {member!r} (damaged or not this format?)", name) from e
+        raise LoaderError(
+            f"{name} has no member {member!r} (damaged or not this format?)", name
+        ) from e
     if max_size and info.file_size > max_size:
         raise LoaderError(
             f"{name}: member {member!r} is {format_size(info.file_size)}, over {format_size(max_size)}",
@@ -214,6 +218,7 @@ def check_xml_prolog(zf: zipfile.ZipFile, member: str, name: str) -> None:
     try:
         with zf.open(member) as f:
             start = f.read(4)
+            decoder: codecs.IncrementalDecoder
             if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in start:
                 decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
             else:  # the markup of the prolog is ASCII in every ASCII-compatible encoding
@@ -270,7 +275,9 @@ def _prolog_verdict(text: str) -> bool | None:
 
 
 def check_xml_members(
-    zf: zipfile.ZipFile, name: str, suffixes: Iterable[str] = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx")
+    zf: zipfile.ZipFile,
+    name: str,
+    suffixes: Iterable[str] = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx"),
 ) -> None:
     """:func:`check_xml_prolog` on every member whose name ends with one of ``suffixes``."""
     ends = tuple(suffixes)

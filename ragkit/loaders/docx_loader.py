@@ -62,7 +62,9 @@ class DocxLoader(BaseLoader):
     ) -> None:
         super().__init__()
         if mode not in ("single", "sections"):
-            raise ConfigurationError(f"DocxLoader mode must be 'single' or 'sections', got {mode!r}")
+            raise ConfigurationError(
+                f"DocxLoader mode must be 'single' or 'sections', got {mode!r}"
+            )
         self.file_path = file_path
         self.mode = mode
         self.include_headers_footers = include_headers_footers
@@ -79,12 +81,16 @@ class DocxLoader(BaseLoader):
         except LoaderError:
             raise
         except Exception as e:  # python-docx raises many kinds on damaged parts
-            raise LoaderError(f"{name} is not a readable Word file: {type(e).__name__}: {e}", name) from e
+            raise LoaderError(
+                f"{name} is not a readable Word file: {type(e).__name__}: {e}", name
+            ) from e
         if self.mode == "single":
             yield Document(builder.text, metadata=metadata)
             return
         for section in builder.nonempty():
-            yield Document(section.text, metadata={**metadata, "section": section_path(section.path)})
+            yield Document(
+                section.text, metadata={**metadata, "section": section_path(section.path)}
+            )
 
     def _convert(self, doc: Any) -> SectionBuilder:
         from docx.table import Table
@@ -122,7 +128,10 @@ class Docx2txtLoader(DocxLoader):
     """
 
     def __init__(
-        self, file_path: str | os.PathLike[str], *, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+        self,
+        file_path: str | os.PathLike[str],
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__(file_path, "single", max_file_size=max_file_size)
 
@@ -180,7 +189,9 @@ class _Numbering:
             levels = {}
             for lvl in an.iter(f"{_W}lvl"):
                 fmt = lvl.find(f"{_W}numFmt")
-                levels[lvl.get(f"{_W}ilvl", "0")] = fmt.get(f"{_W}val", "") if fmt is not None else ""
+                levels[lvl.get(f"{_W}ilvl", "0")] = (
+                    fmt.get(f"{_W}val", "") if fmt is not None else ""
+                )
             abstract[an.get(f"{_W}abstractNumId", "")] = levels
         for num in root.iter(f"{_W}num"):
             ref = num.find(f"{_W}abstractNumId")

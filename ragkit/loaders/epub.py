@@ -36,7 +36,13 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._office import import_extra
-from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits, check_xml_prolog, open_zip, read_member
+from ragkit.loaders._zip_guard import (
+    DEFAULT_ZIP_LIMITS,
+    ZipLimits,
+    check_xml_prolog,
+    open_zip,
+    read_member,
+)
 from ragkit.loaders.base import BaseLoader
 
 _OPF = "{http://www.idpf.org/2007/opf}"
@@ -60,7 +66,9 @@ class EPubLoader(BaseLoader):
     ) -> None:
         super().__init__()
         if mode not in ("single", "chapters"):
-            raise ConfigurationError(f"EPubLoader mode must be 'single' or 'chapters', got {mode!r}")
+            raise ConfigurationError(
+                f"EPubLoader mode must be 'single' or 'chapters', got {mode!r}"
+            )
         self.file_path = file_path
         self.mode = mode
         self.max_file_size = max_file_size
@@ -68,7 +76,9 @@ class EPubLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        with open_zip(name, kind="EPUB", limits=self.zip_limits, max_file_size=self.max_file_size) as zf:
+        with open_zip(
+            name, kind="EPUB", limits=self.zip_limits, max_file_size=self.max_file_size
+        ) as zf:
             metadata, chapters = self._read(zf, name)
         base = {"source": str(self.file_path), **metadata}
         if self.mode == "single":
@@ -88,14 +98,18 @@ class EPubLoader(BaseLoader):
         if "META-INF/encryption.xml" in names:
             enc = read_member(zf, "META-INF/encryption.xml", name, 1 << 20)
             if b"EncryptedData" in enc and b"font" not in enc.lower():
-                raise EncryptedFileError(f"{name} is a DRM-protected (encrypted) EPUB; not read", name)
+                raise EncryptedFileError(
+                    f"{name} is a DRM-protected (encrypted) EPUB; not read", name
+                )
 
         def parse(member: str) -> Any:
             check_xml_prolog(zf, member, name)
             try:
                 return ET.fromstring(read_member(zf, member, name), forbid_dtd=False)
             except Exception as e:  # ParseError, EntitiesForbidden
-                raise LoaderError(f"{name}: {member} is not readable XML: {type(e).__name__}: {e}", name) from e
+                raise LoaderError(
+                    f"{name}: {member} is not readable XML: {type(e).__name__}: {e}", name
+                ) from e
 
         container = parse("META-INF/container.xml")
         rootfile = container.find(f".//{_CONTAINER}rootfile")
@@ -108,10 +122,7 @@ class EPubLoader(BaseLoader):
             found = opf.find(f".//{_DC}{tag}")
             if found is not None and (found.text or "").strip():
                 metadata[key] = found.text.strip()
-        manifest = {
-            item.get("id"): item.get("href", "")
-            for item in opf.iter(f"{_OPF}item")
-        }
+        manifest = {item.get("id"): item.get("href", "") for item in opf.iter(f"{_OPF}item")}
         folder = posixpath.dirname(opf_path)
         chapters: list[tuple[str, str]] = []
         for ref in opf.iter(f"{_OPF}itemref"):
@@ -146,8 +157,12 @@ class UnstructuredEPubLoader(EPubLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         if mode not in ("single", "elements"):
-            raise ConfigurationError(f"UnstructuredEPubLoader mode must be 'single' or 'elements', got {mode!r}")
-        super().__init__(file_path, "single" if mode == "single" else "chapters", max_file_size=max_file_size)
+            raise ConfigurationError(
+                f"UnstructuredEPubLoader mode must be 'single' or 'elements', got {mode!r}"
+            )
+        super().__init__(
+            file_path, "single" if mode == "single" else "chapters", max_file_size=max_file_size
+        )
 
 
 def write_minimal_epub(path: str, title: str, author: str, chapters: Sequence[str]) -> str:

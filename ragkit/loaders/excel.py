@@ -79,7 +79,9 @@ class ExcelLoader(BaseLoader):
         if self.mode == "single":
             parts = []
             for _, sheet_name, rows in sheets:
-                parts += [doc.page_content for doc in self._documents(source, 0, sheet_name, rows, None)]
+                parts += [
+                    doc.page_content for doc in self._documents(source, 0, sheet_name, rows, None)
+                ]
             yield Document("\n\n".join(parts), metadata={"source": source})
             return
         for number, sheet_name, rows in sheets:
@@ -119,7 +121,9 @@ class ExcelLoader(BaseLoader):
         title = heading(sheet_name, 1)
 
         def document() -> Document:
-            text = "\n".join([title, "", table_row(header or [], width), separator_row(width), *block])
+            text = "\n".join(
+                [title, "", table_row(header or [], width), separator_row(width), *block]
+            )
             meta: dict[str, Any] = {"source": source, "sheet_name": sheet_name}
             if number:
                 meta["page_number"] = number
@@ -245,7 +249,9 @@ def _xls_sheets(name: str, max_file_size: int | None) -> Iterator[tuple[int, str
                 f"{name} is a password-protected (encrypted) Excel file; ragkit cannot read it",
                 name,
             ) from e
-        raise LoaderError(f"{name} is not a readable .xls file: {type(e).__name__}: {e}", name) from e
+        raise LoaderError(
+            f"{name} is not a readable .xls file: {type(e).__name__}: {e}", name
+        ) from e
     try:
         for number in range(book.nsheets):
             sheet = book.sheet_by_index(number)

@@ -47,7 +47,9 @@ class LegacyOfficeLoader(BaseLoader):
         name = os.fspath(file_path)
         ext = os.path.splitext(name)[1].lower()
         if ext not in _TARGETS:
-            raise UnsupportedFileError(f"{name}: LegacyOfficeLoader reads .doc and .ppt, not {ext!r}", name)
+            raise UnsupportedFileError(
+                f"{name}: LegacyOfficeLoader reads .doc and .ppt, not {ext!r}", name
+            )
         self.file_path = file_path
         self.target = _TARGETS[ext]
         self.timeout = check_timeout(timeout)

@@ -33,7 +33,13 @@ from ragkit.errors import LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import heading, markdown_table
 from ragkit.loaders._office import import_extra
-from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits, check_xml_prolog, open_zip, read_member
+from ragkit.loaders._zip_guard import (
+    DEFAULT_ZIP_LIMITS,
+    ZipLimits,
+    check_xml_prolog,
+    open_zip,
+    read_member,
+)
 from ragkit.loaders.base import BaseLoader
 
 _NS = {
@@ -73,8 +79,10 @@ class OpenDocumentLoader(BaseLoader):
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         ET = import_extra("defusedxml.ElementTree", "defusedxml")
-        with open_zip(name, kind="OpenDocument", limits=self.zip_limits, max_file_size=self.max_file_size) as zf:
-            members = {"content.xml": None, "meta.xml": None}
+        with open_zip(
+            name, kind="OpenDocument", limits=self.zip_limits, max_file_size=self.max_file_size
+        ) as zf:
+            members: dict[str, bytes | None] = {"content.xml": None, "meta.xml": None}
             for member in members:
                 if member in zf.namelist():
                     check_xml_prolog(zf, member, name)
@@ -85,7 +93,9 @@ class OpenDocumentLoader(BaseLoader):
             content = ET.fromstring(members["content.xml"], forbid_dtd=False)
             meta = ET.fromstring(members["meta.xml"]) if members["meta.xml"] else None
         except Exception as e:  # ParseError, EntitiesForbidden, ...
-            raise LoaderError(f"{name}: content.xml is not readable XML: {type(e).__name__}: {e}", name) from e
+            raise LoaderError(
+                f"{name}: content.xml is not readable XML: {type(e).__name__}: {e}", name
+            ) from e
         base: dict[str, Any] = {"source": str(self.file_path), **_meta(meta)}
         body = content.find(_q("office:body"))
         if body is None:
@@ -136,7 +146,7 @@ def _inline(element: Any) -> str:
             out.append("\t")
         elif child.tag == _q("text:line-break"):
             out.append("\n")
-        elif child.tag != "{%s}annotation" % _NS["office"]:
+        elif child.tag != _q("office:annotation"):
             out.append(_inline(child))
         out.append(child.tail or "")
     return "".join(out)

@@ -62,9 +62,7 @@ class PowerPointLoader(BaseLoader):
     ) -> None:
         super().__init__()
         if mode not in ("paged", "single", "elements"):
-            raise ConfigurationError(
-                f"mode must be 'paged', 'single' or 'elements', got {mode!r}"
-            )
+            raise ConfigurationError(f"mode must be 'paged', 'single' or 'elements', got {mode!r}")
         self.file_path = file_path
         self.mode = mode
         self.include_notes = include_notes
@@ -74,14 +72,18 @@ class PowerPointLoader(BaseLoader):
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         pptx = import_extra("pptx", "python-pptx")
-        prs = load_office(name, "PowerPoint", pptx.Presentation, self.max_file_size, self.zip_limits)
+        prs = load_office(
+            name, "PowerPoint", pptx.Presentation, self.max_file_size, self.zip_limits
+        )
         try:
             slides = [self._slide(slide) for slide in prs.slides]
             base: dict[str, Any] = {"source": str(self.file_path), **_properties(prs)}
         except LoaderError:
             raise
         except Exception as e:  # python-pptx raises many kinds on damaged parts
-            raise LoaderError(f"{name} is not a readable PowerPoint file: {type(e).__name__}: {e}", name) from e
+            raise LoaderError(
+                f"{name} is not a readable PowerPoint file: {type(e).__name__}: {e}", name
+            ) from e
         base["total_slides"] = len(slides)
         if self.mode == "single":
             text = "\n\n".join(_join(elements) for _, elements in slides if elements)
@@ -99,7 +101,9 @@ class PowerPointLoader(BaseLoader):
 
     def _slide(self, slide: Any) -> tuple[str, list[tuple[str, str]]]:
         title_shape = slide.shapes.title
-        title = " ".join((title_shape.text_frame.text or "").split()) if title_shape is not None else ""
+        title = (
+            " ".join((title_shape.text_frame.text or "").split()) if title_shape is not None else ""
+        )
         elements: list[tuple[str, str]] = []
         if title:
             elements.append(("Title", heading(title, 1)))
@@ -191,7 +195,11 @@ def _table_rows(table: Any) -> list[list[str]]:
 def _properties(prs: Any) -> dict[str, Any]:
     props = prs.core_properties
     out: dict[str, Any] = {}
-    for key, value in (("author", props.author), ("created", props.created), ("modified", props.modified)):
+    for key, value in (
+        ("author", props.author),
+        ("created", props.created),
+        ("modified", props.modified),
+    ):
         text = iso(value)
         if text:
             out[key] = text

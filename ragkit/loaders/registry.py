@@ -94,7 +94,9 @@ def register_loader(
     if not exts or any(e in (".", ".gz") for e in exts):
         raise ConfigurationError(f"register_loader needs extensions like '.docx', got {exts!r}")
     if not callable(factory):
-        raise ConfigurationError("register_loader: factory must be callable(path, max_file_size=...)")
+        raise ConfigurationError(
+            "register_loader: factory must be callable(path, max_file_size=...)"
+        )
     entry = LoaderEntry(factory, name, extra, tuple(modules), text_fallback)
     for e in exts:
         _TABLE[e] = entry
@@ -153,7 +155,8 @@ def why_not(path: str | os.PathLike[str], *, sniff: Sniffer | None = None) -> st
 def _lazy(module: str, cls: str, **fixed: Any) -> LoaderFactory:
     def factory(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:
         loader_cls = getattr(importlib.import_module(module), cls)
-        return loader_cls(path, max_file_size=max_file_size, **fixed)  # type: ignore[no-any-return]
+        loader: BaseLoader = loader_cls(path, max_file_size=max_file_size, **fixed)
+        return loader
 
     factory.__qualname__ = f"{cls}"
     return factory
@@ -161,23 +164,106 @@ def _lazy(module: str, cls: str, **fixed: Any) -> LoaderFactory:
 
 def _builtin() -> None:
     docs = "documents"
-    register_loader([".md", ".markdown"], _lazy("ragkit.loaders.markdown_loader", "MarkdownLoader"), name="Markdown")
-    register_loader([".html", ".htm", ".xhtml"], _lazy("ragkit.loaders.html_loader", "HTMLLoader"), name="HTML")
+    register_loader(
+        [".md", ".markdown"],
+        _lazy("ragkit.loaders.markdown_loader", "MarkdownLoader"),
+        name="Markdown",
+    )
+    register_loader(
+        [".html", ".htm", ".xhtml"], _lazy("ragkit.loaders.html_loader", "HTMLLoader"), name="HTML"
+    )
     register_loader(".csv", _lazy("ragkit.loaders.csv_loader", "CSVLoader"), name="CSV")
     register_loader(".tsv", _lazy("ragkit.loaders.csv_loader", "TSVLoader"), name="TSV")
-    register_loader(".json", _lazy("ragkit.loaders.json_loader", "JSONLoader", jq_schema=".", text_content=False, json_lines=False), name="JSON")
-    register_loader([".jsonl", ".ndjson"], _lazy("ragkit.loaders.json_loader", "JSONLoader", jq_schema=".", text_content=False, json_lines=True), name="JSON Lines")
+    register_loader(
+        ".json",
+        _lazy(
+            "ragkit.loaders.json_loader",
+            "JSONLoader",
+            jq_schema=".",
+            text_content=False,
+            json_lines=False,
+        ),
+        name="JSON",
+    )
+    register_loader(
+        [".jsonl", ".ndjson"],
+        _lazy(
+            "ragkit.loaders.json_loader",
+            "JSONLoader",
+            jq_schema=".",
+            text_content=False,
+            json_lines=True,
+        ),
+        name="JSON Lines",
+    )
     register_loader(".pdf", _lazy("ragkit.loaders.pdf", "PDFLoader"), name="PDF")
-    register_loader(".ipynb", _lazy("ragkit.loaders.notebook", "NotebookLoader"), name="Jupyter notebook")
-    register_loader([".docx", ".docm"], _lazy("ragkit.loaders.docx_loader", "DocxLoader"), name="Word", extra=docs, modules=("docx",))
-    register_loader([".pptx", ".pptm"], _lazy("ragkit.loaders.pptx_loader", "PowerPointLoader"), name="PowerPoint", extra=docs, modules=("pptx",))
-    register_loader([".xlsx", ".xlsm"], _lazy("ragkit.loaders.excel", "ExcelLoader"), name="Excel", extra=docs, modules=("openpyxl", "defusedxml"))
-    register_loader(".xls", _lazy("ragkit.loaders.excel", "ExcelLoader"), name="Excel 97-2003", extra=docs, modules=("xlrd",))
-    register_loader([".odt", ".ods", ".odp"], _lazy("ragkit.loaders.odf_loader", "OpenDocumentLoader"), name="OpenDocument", extra=docs, modules=("defusedxml",))
-    register_loader(".epub", _lazy("ragkit.loaders.epub", "EPubLoader"), name="EPUB", extra=docs, modules=("defusedxml",))
-    register_loader(".rtf", _lazy("ragkit.loaders.rtf", "RTFLoader"), name="RTF", extra=docs, modules=("striprtf",))
-    register_loader(".xml", _lazy("ragkit.loaders.xml_loader", "XMLLoader"), name="XML", extra=docs, modules=("defusedxml",), text_fallback=True)
-    register_loader([".doc", ".ppt"], _lazy("ragkit.loaders.legacy_office", "LegacyOfficeLoader"), name="legacy Office (LibreOffice)", extra=docs, modules=("docx", "pptx"))
+    register_loader(
+        ".ipynb", _lazy("ragkit.loaders.notebook", "NotebookLoader"), name="Jupyter notebook"
+    )
+    register_loader(
+        [".docx", ".docm"],
+        _lazy("ragkit.loaders.docx_loader", "DocxLoader"),
+        name="Word",
+        extra=docs,
+        modules=("docx",),
+    )
+    register_loader(
+        [".pptx", ".pptm"],
+        _lazy("ragkit.loaders.pptx_loader", "PowerPointLoader"),
+        name="PowerPoint",
+        extra=docs,
+        modules=("pptx",),
+    )
+    register_loader(
+        [".xlsx", ".xlsm"],
+        _lazy("ragkit.loaders.excel", "ExcelLoader"),
+        name="Excel",
+        extra=docs,
+        modules=("openpyxl", "defusedxml"),
+    )
+    register_loader(
+        ".xls",
+        _lazy("ragkit.loaders.excel", "ExcelLoader"),
+        name="Excel 97-2003",
+        extra=docs,
+        modules=("xlrd",),
+    )
+    register_loader(
+        [".odt", ".ods", ".odp"],
+        _lazy("ragkit.loaders.odf_loader", "OpenDocumentLoader"),
+        name="OpenDocument",
+        extra=docs,
+        modules=("defusedxml",),
+    )
+    register_loader(
+        ".epub",
+        _lazy("ragkit.loaders.epub", "EPubLoader"),
+        name="EPUB",
+        extra=docs,
+        modules=("defusedxml",),
+    )
+    register_loader(
+        ".rtf",
+        _lazy("ragkit.loaders.rtf", "RTFLoader"),
+        name="RTF",
+        extra=docs,
+        modules=("striprtf",),
+    )
+    register_loader(
+        ".xml",
+        _lazy("ragkit.loaders.xml_loader", "XMLLoader"),
+        name="XML",
+        extra=docs,
+        modules=("defusedxml",),
+        text_fallback=True,
+    )
+    register_loader(
+        [".doc", ".ppt"],
+        _lazy("ragkit.loaders.legacy_office", "LegacyOfficeLoader"),
+        name="legacy Office (LibreOffice)",
+        extra=docs,
+        modules=("docx", "pptx"),
+    )
 
 
 _builtin()

@@ -33,7 +33,10 @@ class RTFLoader(BaseLoader):
     """Load an RTF file as plain text."""
 
     def __init__(
-        self, file_path: str | os.PathLike[str], *, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+        self,
+        file_path: str | os.PathLike[str],
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         self.file_path = file_path
@@ -54,5 +57,7 @@ class RTFLoader(BaseLoader):
         try:
             text = striprtf.rtf_to_text(data.decode("latin-1"), encoding=encoding, errors="replace")
         except Exception as e:  # striprtf on malformed input
-            raise LoaderError(f"{name} is not a readable RTF file: {type(e).__name__}: {e}", name) from e
+            raise LoaderError(
+                f"{name} is not a readable RTF file: {type(e).__name__}: {e}", name
+            ) from e
         yield Document(text.strip(), metadata={"source": str(self.file_path)})

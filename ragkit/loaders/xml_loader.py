@@ -49,7 +49,10 @@ class XMLLoader(BaseLoader):
     """Load an XML file's text content (one Document)."""
 
     def __init__(
-        self, file_path: str | os.PathLike[str], *, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+        self,
+        file_path: str | os.PathLike[str],
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         self.file_path = file_path

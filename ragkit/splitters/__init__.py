@@ -59,7 +59,6 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.splitters.base import DocumentSplitter, TextSplitter
     from ragkit.splitters.character import CharacterTextSplitter
-    from ragkit.splitters.markdown_table import MarkdownTableTextSplitter
     from ragkit.splitters.format_splitters import (
         LatexTextSplitter,
         MarkdownTextSplitter,
@@ -71,6 +70,7 @@ if TYPE_CHECKING:
     from ragkit.splitters.language import Language, get_separators_for_language
     from ragkit.splitters.markdown_header import MarkdownHeaderTextSplitter
     from ragkit.splitters.markdown_syntax import ExperimentalMarkdownSyntaxTextSplitter
+    from ragkit.splitters.markdown_table import MarkdownTableTextSplitter
     from ragkit.splitters.recursive import RecursiveCharacterTextSplitter
     from ragkit.splitters.semantic import SemanticChunker
     from ragkit.splitters.token import TokenTextSplitter

@@ -73,8 +73,13 @@ def write_xlsx(path: Path) -> Path:
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Parts"
-    for row in [("part", "price", "since"), ("chain", 30, datetime.date(2020, 1, 2)),
-                ("tyre | rear", 45.5, None), (None, None, None), ("bell", "=1+1", None)]:
+    for row in [
+        ("part", "price", "since"),
+        ("chain", 30, datetime.date(2020, 1, 2)),
+        ("tyre | rear", 45.5, None),
+        (None, None, None),
+        ("bell", "=1+1", None),
+    ]:
         ws.append(row)
     ws2 = wb.create_sheet("Staff")
     ws2.append(["name", "role"])
@@ -182,9 +187,14 @@ def write_notebook(path: Path) -> Path:
     code = nbformat.v4.new_code_cell("print('hello world')")
     code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="hello world\n")]
     bad = nbformat.v4.new_code_cell("1/0")
-    bad.outputs = [nbformat.v4.new_output("error", ename="ZeroDivisionError",
-                                          evalue="division by zero",
-                                          traceback=["\x1b[0;31mTraceback\x1b[0m", "line 1"])]
+    bad.outputs = [
+        nbformat.v4.new_output(
+            "error",
+            ename="ZeroDivisionError",
+            evalue="division by zero",
+            traceback=["\x1b[0;31mTraceback\x1b[0m", "line 1"],
+        )
+    ]
     nb.cells = [nbformat.v4.new_markdown_cell("# Analysis\nSome notes."), code, bad]
     nbformat.write(nb, str(path))
     return path

@@ -74,7 +74,9 @@ def test_entities_refused_in_opendocument_epub_and_xml(tmp_path: Path) -> None:
     with pytest.raises(LoaderError, match="bad.odt: content.xml declares XML entities"):
         OpenDocumentLoader(bad).load()
     book = Path(write_minimal_epub(str(tmp_path / "b.epub"), "T", "A", ["<p>x</p>"]))
-    bad_book = _replace_member(book, tmp_path / "bad.epub", "OEBPS/text/c0.xhtml", _with_doctype(XXE, ""))
+    bad_book = _replace_member(
+        book, tmp_path / "bad.epub", "OEBPS/text/c0.xhtml", _with_doctype(XXE, "")
+    )
     with pytest.raises(LoaderError, match="bad.epub: OEBPS/text/c0.xhtml declares XML entities"):
         EPubLoader(bad_book).load()
     xml = tmp_path / "lol.xml"
@@ -89,9 +91,13 @@ def test_entities_refused_in_opendocument_epub_and_xml(tmp_path: Path) -> None:
 
 def test_public_doctype_without_entities_is_allowed(tmp_path: Path) -> None:
     book = Path(write_minimal_epub(str(tmp_path / "b.epub"), "T", "A", ["<p>kept</p>"]))
-    doctype = ('<?xml version="1.0"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
-               '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n')
-    ok = _replace_member(book, tmp_path / "ok.epub", "OEBPS/text/c0.xhtml", _with_doctype(doctype, ""))
+    doctype = (
+        '<?xml version="1.0"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
+        '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n'
+    )
+    ok = _replace_member(
+        book, tmp_path / "ok.epub", "OEBPS/text/c0.xhtml", _with_doctype(doctype, "")
+    )
     assert EPubLoader(ok).load()[0].page_content == "kept"
 
 
@@ -106,7 +112,9 @@ def _bomb(path: Path, member: str, size: int) -> Path:
 
 def test_zip_bomb_by_ratio(tmp_path: Path) -> None:
     bomb = _bomb(tmp_path / "ratio.docx", "word/media/zeros.bin", 20 << 20)
-    with pytest.raises(LoaderError, match=r"ratio.docx: member 'word/media/zeros.bin' expands .* times"):
+    with pytest.raises(
+        LoaderError, match=r"ratio.docx: member 'word/media/zeros.bin' expands .* times"
+    ):
         DocxLoader(bomb).load()
 
 
@@ -114,7 +122,11 @@ def test_zip_bomb_by_total_size(tmp_path: Path) -> None:
     bomb = _bomb(tmp_path / "size.docx", "word/media/zeros.bin", 20 << 20)
     with pytest.raises(LoaderError, match=r"size.docx expands to more than 10 MiB"):
         DocxLoader(bomb, zip_limits=ZipLimits(max_total_size=10 << 20, max_ratio=None)).load()
-    assert DocxLoader(bomb, zip_limits=ZipLimits(max_ratio=None)).load()[0].page_content.startswith("# Overview")
+    assert (
+        DocxLoader(bomb, zip_limits=ZipLimits(max_ratio=None))
+        .load()[0]
+        .page_content.startswith("# Overview")
+    )
 
 
 def test_zip_member_count_bound(tmp_path: Path) -> None:
@@ -136,7 +148,11 @@ def _ole_with(path: Path, stream_name: str) -> Path:
 
 
 def test_encrypted_ooxml_says_so(tmp_path: Path) -> None:
-    for name, loader in (("secret.docx", DocxLoader), ("secret.xlsx", ExcelLoader), ("secret.pptx", PowerPointLoader)):
+    for name, loader in (
+        ("secret.docx", DocxLoader),
+        ("secret.xlsx", ExcelLoader),
+        ("secret.pptx", PowerPointLoader),
+    ):
         path = _ole_with(tmp_path / name, "EncryptedPackage")
         with pytest.raises(EncryptedFileError, match=f"{name} is a password-protected"):
             loader(path).load()
@@ -169,7 +185,9 @@ def test_macro_files_load_text_only(tmp_path: Path) -> None:
     with zipfile.ZipFile(good) as zin, zipfile.ZipFile(xlsm, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
             zout.writestr(info.filename, zin.read(info))
-        zout.writestr("xl/vbaProject.bin", b"\xd0\xcf\x11\xe0" + b"Sub AutoOpen() Shell(\"rm -rf /\")")
+        zout.writestr(
+            "xl/vbaProject.bin", b"\xd0\xcf\x11\xe0" + b'Sub AutoOpen() Shell("rm -rf /")'
+        )
     docs = ExcelLoader(xlsm).load()
     assert [d.metadata["sheet_name"] for d in docs] == ["Parts", "Staff"]
     assert all("Shell" not in d.page_content for d in docs)

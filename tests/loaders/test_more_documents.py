@@ -14,35 +14,58 @@ from ragkit.loaders import (
     LegacyOfficeLoader,
     NotebookLoader,
     RTFLoader,
-    TSVLoader,
     TextLoader,
+    TSVLoader,
     XMLLoader,
+    registry,
 )
-from ragkit.loaders import registry
 from ragkit.loaders.epub import write_minimal_epub
-from tests.loaders.office_corpus import write_docx, write_notebook, write_odf, write_pptx, write_xlsx
+from tests.loaders.office_corpus import (
+    write_docx,
+    write_notebook,
+    write_odf,
+    write_pptx,
+    write_xlsx,
+)
 
 
 def test_epub_chapters_in_spine_order(tmp_path: Path) -> None:
     path = write_minimal_epub(
-        str(tmp_path / "b.epub"), "Dune", "Frank Herbert",
+        str(tmp_path / "b.epub"),
+        "Dune",
+        "Frank Herbert",
         ["<h1>One</h1><p>Sand.</p>", "<h1>Two</h1><p>Spice <b>melange</b>.</p>"],
     )
     [book] = EPubLoader(path).load()
-    assert book.page_content == "One\nSand.\n\nTwo\nSpice \nmelange\n."  # HTMLLoader's text: one line per text node
-    assert book.metadata == {"source": path, "title": "Dune", "author": "Frank Herbert", "language": "en"}
+    assert (
+        book.page_content == "One\nSand.\n\nTwo\nSpice \nmelange\n."
+    )  # HTMLLoader's text: one line per text node
+    assert book.metadata == {
+        "source": path,
+        "title": "Dune",
+        "author": "Frank Herbert",
+        "language": "en",
+    }
     chapters = EPubLoader(path, mode="chapters").load()
-    assert [(d.metadata["chapter"], d.metadata["section"]) for d in chapters] == [(1, "One"), (2, "Two")]
+    assert [(d.metadata["chapter"], d.metadata["section"]) for d in chapters] == [
+        (1, "One"),
+        (2, "Two"),
+    ]
 
 
 def test_notebook_markdown_code_and_outputs(tmp_path: Path) -> None:
     path = write_notebook(tmp_path / "nb.ipynb")
     [doc] = NotebookLoader(path).load()
-    assert doc.page_content == "# Analysis\nSome notes.\n\n```python\nprint('hello world')\n```\n\n```python\n1/0\n```"
+    assert (
+        doc.page_content
+        == "# Analysis\nSome notes.\n\n```python\nprint('hello world')\n```\n\n```python\n1/0\n```"
+    )
     assert doc.metadata == {"source": str(path), "language": "python"}
     [out] = NotebookLoader(path, include_outputs=True, max_output_length=5, traceback=True).load()
     assert "```output\nhello\n```" in out.page_content
-    assert "```output\nZeroDivisionError: division by zero\nTraceback\nline 1\n```" in out.page_content
+    assert (
+        "```output\nZeroDivisionError: division by zero\nTraceback\nline 1\n```" in out.page_content
+    )
 
 
 def test_notebook_against_langchain(tmp_path: Path) -> None:
@@ -54,7 +77,9 @@ def test_notebook_against_langchain(tmp_path: Path) -> None:
     theirs = LCNotebookLoader(str(path)).load()
     assert len(ours) == len(theirs) == 1
     assert ours[0].metadata["source"] == theirs[0].metadata["source"]
-    positions = [ours[0].page_content.index(s) for s in ("Some notes.", "print('hello world')", "1/0")]
+    positions = [
+        ours[0].page_content.index(s) for s in ("Some notes.", "print('hello world')", "1/0")
+    ]
     assert positions == sorted(positions)
     for source in ("Some notes.", "print('hello world')", "1/0"):
         assert source in theirs[0].page_content
@@ -80,7 +105,9 @@ def test_docx_against_langchain_docx2txt(tmp_path: Path) -> None:
 
 def test_rtf_text_not_markup(tmp_path: Path) -> None:
     path = tmp_path / "n.rtf"
-    path.write_bytes(rb"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0 Arial;}}{\b Bold} caf\'e9\par next \u8364?}")
+    path.write_bytes(
+        rb"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0 Arial;}}{\b Bold} caf\'e9\par next \u8364?}"
+    )
     [doc] = RTFLoader(path).load()
     assert doc.page_content == "Bold café\nnext €"
     (tmp_path / "fake.rtf").write_text("plain")
@@ -90,8 +117,10 @@ def test_rtf_text_not_markup(tmp_path: Path) -> None:
 
 def test_xml_text_content(tmp_path: Path) -> None:
     path = tmp_path / "c.xml"
-    path.write_text('<?xml version="1.0"?><catalog><book id="1"><title>Dune</title>'
-                    "<p>Sand <b>and</b> spice</p></book><book><title>Emma</title></book></catalog>")
+    path.write_text(
+        '<?xml version="1.0"?><catalog><book id="1"><title>Dune</title>'
+        "<p>Sand <b>and</b> spice</p></book><book><title>Emma</title></book></catalog>"
+    )
     assert XMLLoader(path).load()[0].page_content == "Dune\nSand and spice\nEmma"
 
 
@@ -102,25 +131,52 @@ def test_tsv_is_csv_with_tabs(tmp_path: Path) -> None:
     assert doc.page_content == "name: Ada\nnote: first, programmer"
 
 
-def test_legacy_doc_without_libreoffice_says_how(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_legacy_doc_without_libreoffice_says_how(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """LibreOffice is not installed by the project: only the error path is tested."""
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     path = tmp_path / "old.doc"
     path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)
-    with pytest.raises(LoaderError, match=r"old.doc: a legacy .doc file .* LibreOffice, which is not installed"):
+    with pytest.raises(
+        LoaderError, match=r"old.doc: a legacy .doc file .* LibreOffice, which is not installed"
+    ):
         LegacyOfficeLoader(path).load()
 
 
 def test_registry_api(tmp_path: Path) -> None:
     exts = registry.registered_extensions()
-    for ext in (".docx", ".docm", ".pptx", ".xlsx", ".xlsm", ".xls", ".odt", ".ods", ".odp", ".epub",
-                ".rtf", ".ipynb", ".tsv", ".xml", ".doc", ".ppt", ".md", ".html", ".csv", ".json", ".pdf"):
+    for ext in (
+        ".docx",
+        ".docm",
+        ".pptx",
+        ".xlsx",
+        ".xlsm",
+        ".xls",
+        ".odt",
+        ".ods",
+        ".odp",
+        ".epub",
+        ".rtf",
+        ".ipynb",
+        ".tsv",
+        ".xml",
+        ".doc",
+        ".ppt",
+        ".md",
+        ".html",
+        ".csv",
+        ".json",
+        ".pdf",
+    ):
         assert ext in exts
     assert type(registry.loader_for("a.DOCX")).__name__ == "DocxLoader"
     assert type(registry.loader_for("a.py")).__name__ == "TextLoader"
     assert type(registry.loader_for("a.md.gz")).__name__ == "GzipFileLoader"
     # a sniffer's answer wins over the name
-    assert type(registry.loader_for("a.ppt", sniff=lambda p: ".pptx")).__name__ == "PowerPointLoader"
+    assert (
+        type(registry.loader_for("a.ppt", sniff=lambda p: ".pptx")).__name__ == "PowerPointLoader"
+    )
     assert type(registry.loader_for("a.txt", sniff=lambda p: None)).__name__ == "TextLoader"
     with pytest.raises(ConfigurationError):
         registry.register_loader([".gz"], TextLoader, name="no")
@@ -173,6 +229,15 @@ def test_directory_loader_reads_every_new_format(tmp_path: Path) -> None:
         name = os.path.basename(d.metadata["source"])
         by_file[name] = by_file.get(name, 0) + 1
     assert by_file == {
-        "a.docx": 1, "b.pptx": 2, "c.xlsx": 2, "deck.odp": 1, "e.ipynb": 1, "f.epub": 1,
-        "g.rtf": 1, "h.tsv": 1, "i.txt": 1, "notes.odt": 1, "sheet.ods": 2,
+        "a.docx": 1,
+        "b.pptx": 2,
+        "c.xlsx": 2,
+        "deck.odp": 1,
+        "e.ipynb": 1,
+        "f.epub": 1,
+        "g.rtf": 1,
+        "h.tsv": 1,
+        "i.txt": 1,
+        "notes.odt": 1,
+        "sheet.ods": 2,
     }

@@ -66,9 +66,9 @@ def test_docx_sections_carry_their_heading_path(tmp_path: Path) -> None:
     assert docs[1].page_content.startswith("## Figures\n\n| Region")
     assert "\n\n".join(d.page_content for d in docs) == DOCX_TEXT
     # UnstructuredWordDocumentLoader's "elements" is the sections mode here
-    assert [d.page_content for d in UnstructuredWordDocumentLoader(path, mode="elements").load()] == [
-        d.page_content for d in docs
-    ]
+    assert [
+        d.page_content for d in UnstructuredWordDocumentLoader(path, mode="elements").load()
+    ] == [d.page_content for d in docs]
 
 
 def test_docx_headers_and_footers_only_when_asked(tmp_path: Path) -> None:
@@ -94,7 +94,9 @@ def test_pptx_one_document_per_slide(tmp_path: Path) -> None:
         "grouped\n\nSpeaker notes:\nmention the merger",
         "# Next\n\npoint one\n  sub point",
     ]
-    assert [(d.metadata["slide_number"], d.metadata["page_number"], d.metadata["title"]) for d in docs] == [
+    assert [
+        (d.metadata["slide_number"], d.metadata["page_number"], d.metadata["title"]) for d in docs
+    ] == [
         (1, 1, "Sales"),
         (2, 2, "Next"),
     ]
@@ -107,7 +109,14 @@ def test_pptx_modes_and_notes_option(tmp_path: Path) -> None:
     [single] = UnstructuredPowerPointLoader(path).load()
     assert single.page_content == "\n\n".join(d.page_content for d in paged)
     elements = PowerPointLoader(path, mode="elements").load()
-    assert [d.metadata["category"] for d in elements] == ["Title", "Table", "Text", "Notes", "Title", "Text"]
+    assert [d.metadata["category"] for d in elements] == [
+        "Title",
+        "Table",
+        "Text",
+        "Notes",
+        "Title",
+        "Text",
+    ]
     no_notes = PowerPointLoader(path, include_notes=False).load()
     assert "Speaker notes" not in no_notes[0].page_content
     with pytest.raises(ConfigurationError):
@@ -123,7 +132,12 @@ def test_xlsx_one_document_per_sheet(tmp_path: Path) -> None:
         "# Staff\n\n| name | role |\n| --- | --- |\n| Ada | engineer |",
     ]
     assert [
-        (d.metadata["sheet_name"], d.metadata["page_number"], d.metadata["first_row"], d.metadata["last_row"])
+        (
+            d.metadata["sheet_name"],
+            d.metadata["page_number"],
+            d.metadata["first_row"],
+            d.metadata["last_row"],
+        )
         for d in docs
     ] == [("Parts", 1, 2, 5), ("Staff", 2, 2, 2)]
     [single] = UnstructuredExcelLoader(path).load()
@@ -145,7 +159,11 @@ def test_xlsx_long_sheet_repeats_its_header_in_each_part(tmp_path: Path) -> None
     assert len(docs) == 3
     for doc in docs:
         assert doc.page_content.startswith("# Log\n\n| n | square |\n| --- | --- |\n")
-    assert [(d.metadata["first_row"], d.metadata["last_row"]) for d in docs] == [(2, 11), (12, 21), (22, 26)]
+    assert [(d.metadata["first_row"], d.metadata["last_row"]) for d in docs] == [
+        (2, 11),
+        (12, 21),
+        (22, 26),
+    ]
     assert docs[2].page_content.endswith("| 24 | 576 |")
 
 
