@@ -73,8 +73,8 @@ class DocxLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        docx = import_extra("docx", "python-docx")
-        doc = load_office(name, "Word", docx.Document, self.max_file_size, self.zip_limits)
+        import_extra("docx", "python-docx")  # a clear error when the extra is missing
+        doc = load_office(name, "Word", _open_word, self.max_file_size, self.zip_limits)
         try:
             builder = self._convert(doc)
             metadata = {"source": str(self.file_path), **_core_properties(doc)}
@@ -158,6 +158,29 @@ class UnstructuredWordDocumentLoader(DocxLoader):
         super().__init__(
             file_path, "single" if mode == "single" else "sections", max_file_size=max_file_size
         )
+
+
+_MACRO_TYPES = (
+    "application/vnd.ms-word.document.macroEnabled.main+xml",
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+)
+
+
+def _open_word(path: str) -> Any:
+    """python-docx's Document, also for ``.docm``/``.dotx``/``.dotm`` (python-docx takes only
+    ``.docx``'s content type; the macro-enabled and template main parts have the same XML).
+    The macros (``vbaProject.bin``) are never read."""
+    from docx.opc.part import PartFactory
+    from docx.package import Package
+    from docx.parts.document import DocumentPart
+
+    for content_type in _MACRO_TYPES:
+        PartFactory.part_type_for.setdefault(content_type, DocumentPart)
+    part = Package.open(path).main_document_part
+    if not isinstance(part, DocumentPart):
+        raise ValueError(f"not a Word document: its main part is {part.content_type!r}")
+    return part.document
 
 
 def _heading_level(paragraph: Any) -> int:

@@ -79,11 +79,43 @@ def test_docx_headers_and_footers_only_when_asked(tmp_path: Path) -> None:
     assert text.endswith("More text.\n\npage footer")
 
 
+def _as_macro_enabled(src: Path, dst: Path, old: bytes, new: bytes) -> Path:
+    """The same package with the macro-enabled main content type (as Word saves a .docm)."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "[Content_Types].xml":
+                assert old in data
+                data = data.replace(old, new)
+            zout.writestr(info.filename, data)
+        zout.writestr("word/vbaProject.bin", b"\xd0\xcf\x11\xe0 Sub AutoOpen() End Sub")
+    return dst
+
+
 def test_docm_loads_its_text(tmp_path: Path) -> None:
     path = write_docx(tmp_path / "report.docx")
-    docm = tmp_path / "macro.docm"
-    docm.write_bytes(path.read_bytes())
+    docm = _as_macro_enabled(
+        path,
+        tmp_path / "macro.docm",
+        b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+        b"application/vnd.ms-word.document.macroEnabled.main+xml",
+    )
     assert DocxLoader(docm).load()[0].page_content == DOCX_TEXT
+
+
+def test_pptm_loads_its_text(tmp_path: Path) -> None:
+    path = write_pptx(tmp_path / "deck.pptx")
+    pptm = _as_macro_enabled(
+        path,
+        tmp_path / "macro.pptm",
+        b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml",
+        b"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml",
+    )
+    assert [d.page_content for d in PowerPointLoader(pptm).load()] == [
+        d.page_content for d in PowerPointLoader(path).load()
+    ]
 
 
 def test_pptx_one_document_per_slide(tmp_path: Path) -> None:
