@@ -21,23 +21,39 @@ __all__ = [
     "BaseLoader",
     "CSVLoader",
     "DirectoryLoader",
+    "Docx2txtLoader",
+    "DocxLoader",
+    "EPubLoader",
     "EmailLoader",
+    "ExcelLoader",
     "GzipFileLoader",
     "HTMLLoader",
     "ImageLoader",
     "JSONLoader",
+    "LegacyOfficeLoader",
     "LoadFailure",
     "MarkdownLoader",
     "MboxLoader",
+    "NotebookLoader",
     "OcrEngine",
+    "OpenDocumentLoader",
     "OutlookMessageLoader",
     "PDFLoader",
     "PDFPlumberLoader",
+    "PowerPointLoader",
+    "PptxLoader",
+    "RTFLoader",
     "RecursiveUrlLoader",
+    "TSVLoader",
     "TextLoader",
+    "UnstructuredEPubLoader",
     "UnstructuredEmailLoader",
+    "UnstructuredExcelLoader",
     "UnstructuredImageLoader",
+    "UnstructuredPowerPointLoader",
+    "UnstructuredWordDocumentLoader",
     "WebBaseLoader",
+    "XMLLoader",
     "sniff_type",
 ]
 
@@ -66,28 +82,61 @@ _LAZY = {
     "RecursiveUrlLoader": "ragkit.loaders.recursive_url",
     "TextLoader": "ragkit.loaders.text",
     "WebBaseLoader": "ragkit.loaders.web_base",
+    "Docx2txtLoader": "ragkit.loaders.docx_loader",
+    "DocxLoader": "ragkit.loaders.docx_loader",
+    "UnstructuredWordDocumentLoader": "ragkit.loaders.docx_loader",
+    "PowerPointLoader": "ragkit.loaders.pptx_loader",
+    "PptxLoader": "ragkit.loaders.pptx_loader",
+    "UnstructuredPowerPointLoader": "ragkit.loaders.pptx_loader",
+    "ExcelLoader": "ragkit.loaders.excel",
+    "UnstructuredExcelLoader": "ragkit.loaders.excel",
+    "OpenDocumentLoader": "ragkit.loaders.odf_loader",
+    "RTFLoader": "ragkit.loaders.rtf",
+    "EPubLoader": "ragkit.loaders.epub",
+    "UnstructuredEPubLoader": "ragkit.loaders.epub",
+    "NotebookLoader": "ragkit.loaders.notebook",
+    "XMLLoader": "ragkit.loaders.xml_loader",
+    "TSVLoader": "ragkit.loaders.csv_loader",
+    "LegacyOfficeLoader": "ragkit.loaders.legacy_office",
 }
 
 if TYPE_CHECKING:
     from ragkit.loaders._archive_limits import ArchiveLimits
     from ragkit.loaders.archive import ArchiveLoader
     from ragkit.loaders.base import BaseLoader, LoadFailure
-    from ragkit.loaders.csv_loader import CSVLoader
+    from ragkit.loaders.csv_loader import CSVLoader, TSVLoader
     from ragkit.loaders.directory import DirectoryLoader
+    from ragkit.loaders.docx_loader import (
+        Docx2txtLoader,
+        DocxLoader,
+        UnstructuredWordDocumentLoader,
+    )
     from ragkit.loaders.email_loader import EmailLoader, UnstructuredEmailLoader
+    from ragkit.loaders.epub import EPubLoader, UnstructuredEPubLoader
+    from ragkit.loaders.excel import ExcelLoader, UnstructuredExcelLoader
     from ragkit.loaders.gzip_file import GzipFileLoader
     from ragkit.loaders.html_loader import BSHTMLLoader, HTMLLoader
     from ragkit.loaders.image import ImageLoader, UnstructuredImageLoader
     from ragkit.loaders.json_loader import JSONLoader
+    from ragkit.loaders.legacy_office import LegacyOfficeLoader
     from ragkit.loaders.markdown_loader import MarkdownLoader
     from ragkit.loaders.mbox import MboxLoader
+    from ragkit.loaders.notebook import NotebookLoader
     from ragkit.loaders.ocr import OcrEngine
+    from ragkit.loaders.odf_loader import OpenDocumentLoader
     from ragkit.loaders.outlook_msg import OutlookMessageLoader
     from ragkit.loaders.pdf import PDFLoader
     from ragkit.loaders.pdfplumber_loader import PDFPlumberLoader
+    from ragkit.loaders.pptx_loader import (
+        PowerPointLoader,
+        PptxLoader,
+        UnstructuredPowerPointLoader,
+    )
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
+    from ragkit.loaders.rtf import RTFLoader
     from ragkit.loaders.sniff import sniff_type
     from ragkit.loaders.text import TextLoader
     from ragkit.loaders.web_base import WebBaseLoader
+    from ragkit.loaders.xml_loader import XMLLoader
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

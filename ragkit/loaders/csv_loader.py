@@ -96,3 +96,11 @@ class CSVLoader(BaseLoader):
                 )
             metadata[col] = row[col]
         return Document(content, metadata=metadata)
+
+
+class TSVLoader(CSVLoader):
+    """A tab-separated file: :class:`CSVLoader` with ``delimiter="\\t"`` (other ``csv_args`` kept)."""
+
+    def __init__(self, file_path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> None:
+        super().__init__(file_path, *args, **kwargs)
+        self.csv_args = {"delimiter": "\t", **self.csv_args}

@@ -30,9 +30,11 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.loaders import registry
 from ragkit.loaders._decode import decode_bytes, refuse_binary_head, universal_newlines
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
 from ragkit.loaders.base import BaseLoader
+from ragkit.loaders.registry import file_extension, loader_entry, registered_extensions
 from ragkit.loaders.text import TextLoader, read_text
 
 logger = logging.getLogger("ragkit.loaders")
@@ -47,7 +49,8 @@ TEXT_EXTENSIONS = frozenset(
 def default_loader(
     path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE, sniff: bool = True
 ) -> BaseLoader:
-    """The loader for ``path`` by its extension and content (text for code and unknown types).
+    """The loader for ``path`` from :mod:`ragkit.loaders.registry`, by its type (text for code
+    and unknown types).
 
     With ``sniff`` (the default) the first bytes are read once and the content decides when
     it disagrees with the name in a way that matters (see :mod:`ragkit.loaders.sniff`: a
@@ -55,76 +58,20 @@ def default_loader(
     A ``.gz`` file is read by :class:`~ragkit.loaders.gzip_file.GzipFileLoader` with the
     loader of its inner extension (``notes.md.gz`` as Markdown); ``.tar.gz`` is an archive.
     """
-    ext = _name_extension(path)
+    ext = file_extension(path)
     if sniff:
         from ragkit.loaders.sniff import loading_extension
 
-        ext = loading_extension(path, KNOWN_EXTENSIONS)
+        ext = loading_extension(path, known_extensions())
     return loader_for_extension(path, ext, max_file_size)
-
-
-def _name_extension(path: str) -> str:
-    ext = os.path.splitext(path)[1].lower()
-    if ext in (".gz", ".bz2", ".xz") and path[: -len(ext)].lower().endswith(".tar"):
-        return ".tar" + ext
-    return ext
 
 
 def loader_for_extension(
     path: str, ext: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
 ) -> BaseLoader:
-    """The loader that reads ``path`` as a file of type ``ext`` (``".html"``, ``".eml"`` ...)."""
-    if ext in ARCHIVE_EXTENSIONS:
-        from ragkit.loaders.archive import ArchiveLoader
-
-        return ArchiveLoader(path, max_file_size=max_file_size)
-    if ext == ".gz":
-        from ragkit.loaders.gzip_file import GzipFileLoader
-
-        return GzipFileLoader(path, max_file_size=max_file_size)
-    if ext in (".md", ".markdown"):
-        from ragkit.loaders.markdown_loader import MarkdownLoader
-
-        return MarkdownLoader(path, max_file_size=max_file_size)
-    if ext in (".html", ".htm", ".xhtml"):
-        from ragkit.loaders.html_loader import HTMLLoader
-
-        return HTMLLoader(path, max_file_size=max_file_size)
-    if ext == ".csv":
-        from ragkit.loaders.csv_loader import CSVLoader
-
-        return CSVLoader(path, max_file_size=max_file_size)
-    if ext in (".json", ".jsonl", ".ndjson"):
-        from ragkit.loaders.json_loader import JSONLoader
-
-        return JSONLoader(
-            path,
-            jq_schema=".",
-            text_content=False,
-            json_lines=ext != ".json",
-            max_file_size=max_file_size,
-        )
-    if ext == ".pdf":
-        from ragkit.loaders.pdf import PDFLoader
-
-        return PDFLoader(path, max_file_size=max_file_size)
-    if ext == ".eml":
-        from ragkit.loaders.email_loader import EmailLoader
-
-        return EmailLoader(path, max_file_size=max_file_size)
-    if ext == ".mbox":
-        from ragkit.loaders.mbox import MboxLoader
-
-        return MboxLoader(path, max_file_size=max_file_size)
-    if ext == ".msg":
-        from ragkit.loaders.outlook_msg import OutlookMessageLoader
-
-        return OutlookMessageLoader(path, max_file_size=max_file_size)
-    if ext in IMAGE_EXTENSIONS:
-        from ragkit.loaders.image import ImageLoader
-
-        return ImageLoader(path, max_file_size=max_file_size)
-    return TextLoader(path, max_file_size=max_file_size)
+    """The loader that reads ``path`` as a file of type ``ext`` (``".html"``, ``".eml"`` ...):
+    the registry's entry for ``ext``, plain text when none."""
+    return registry.loader_for(path, max_file_size, sniff=lambda _path: ext)
 
 
 @lru_cache(maxsize=64)
@@ -281,18 +228,22 @@ class DirectoryLoader(BaseLoader):
         """Whether ``path`` is loaded as plain text (read, decode, one Document)."""
         if self.loader_cls is not None:
             return self.loader_cls is TextLoader and not self.loader_kwargs
-        ext = os.path.splitext(path)[1].lower()
-        return ext not in STRUCTURED_EXTENSIONS and ext != ".gz"
+        ext = file_extension(path)
+        if ext == ".gz":
+            return False
+        entry = loader_entry(ext) if ext else None
+        return entry is None or (entry.text_fallback and bool(entry.missing()))
 
     def _read_plain(self, path: str) -> list[Document] | BaseLoader:
         """A text file's Document, or the loader its first bytes call for (one read either way)."""
         from ragkit.loaders.sniff import decide
 
-        ext = _name_extension(path)
+        ext = file_extension(path)
+        known = known_extensions()
         redirect: list[str] = []
 
         def check(head: bytes) -> None:
-            kind = decide(path, ext, head, KNOWN_EXTENSIONS)
+            kind = decide(path, ext, head, known)
             if kind != ext:
                 redirect.append(kind)
                 raise _Redirect
@@ -343,8 +294,8 @@ class DirectoryLoader(BaseLoader):
             yield from result
 
 
-# read by OCR with ImageLoader (the same set as ragkit.loaders.image.IMAGE_EXTENSIONS)
-IMAGE_EXTENSIONS = frozenset((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"))
+# Types that sniffing recognises by content (a name with one of these is kept unless the content
+# belongs to another family: see ragkit.loaders.sniff).
 _FAMILY_EXTS = frozenset(
     ".docx .docm .dotx .pptx .pptm .ppsx .xlsx .xlsm .odt .ods .odp .epub .doc .dot .xls .ppt .pps "
     ".rtf .png .jpg .jpeg .gif .tif .tiff .bmp .webp .bz2 .xz".split()
@@ -355,19 +306,16 @@ class _Redirect(Exception):
     """Raised from the first-bytes check when a "text" file is something else."""
 
 
-ARCHIVE_EXTENSIONS = frozenset(
-    (".zip", ".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz")
-)
-# extensions with their own loader (.gz: decompressed first); every other file is plain text
-STRUCTURED_EXTENSIONS = frozenset(
-    (".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf")
-    + (".eml", ".mbox", ".msg")
-    + tuple(ARCHIVE_EXTENSIONS)
-    + tuple(IMAGE_EXTENSIONS)
-)
-# every extension some loader reads as what it names (sniffing keeps these unless the
-# content belongs to another family: see ragkit.loaders.sniff)
-KNOWN_EXTENSIONS = STRUCTURED_EXTENSIONS | TEXT_EXTENSIONS | frozenset((".gz",)) | _FAMILY_EXTS
+def known_extensions() -> frozenset[str]:
+    """Every extension some loader reads as what it names: the registry's, the text and code
+    types, ``.gz`` and the types sniffing recognises."""
+    return frozenset(registered_extensions()) | TEXT_EXTENSIONS | _FAMILY_EXTS | {".gz"}
+
+
+# The registered types when this module was imported (kept for older imports; the registry
+# itself, ragkit.loaders.registry.registered_extensions(), is the one source of truth).
+STRUCTURED_EXTENSIONS = frozenset(registered_extensions())
+KNOWN_EXTENSIONS = known_extensions()
 _BATCH = 32
 
 

@@ -133,9 +133,9 @@ class GzipFileLoader(BaseLoader):
         name = os.fspath(self.file_path)
         data = read_gzip(name, self.max_file_size)
         inner = content_extension(name)
-        from ragkit.loaders.directory import STRUCTURED_EXTENSIONS
+        from ragkit.loaders.registry import loader_entry
 
-        if self.loader_cls is None and inner not in STRUCTURED_EXTENSIONS:
+        if self.loader_cls is None and (not inner or loader_entry(inner) is None):
             yield Document(
                 universal_newlines(decode_bytes(data, name)[0]), metadata={"source": name}
             )

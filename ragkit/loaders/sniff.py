@@ -41,6 +41,8 @@ import os
 import re
 import zipfile
 
+from ragkit.loaders.registry import file_extension
+
 HEAD_BYTES = 4096
 """How many bytes of a file are read to sniff its type."""
 
@@ -236,14 +238,6 @@ def sniff_type(path: str | os.PathLike[str], head: bytes | None = None) -> str |
     return refine(name, coarse)
 
 
-def _name_extension(path: str) -> str:
-    base, ext = os.path.splitext(path)
-    ext = ext.lower()
-    if os.path.splitext(base)[1].lower() == ".tar" and ext in (".gz", ".bz2", ".xz"):
-        return ".tar" + ext
-    return ext
-
-
 def loading_extension(
     path: str | os.PathLike[str], known: frozenset[str] | None = None, head: bytes | None = None
 ) -> str:
@@ -253,11 +247,11 @@ def loading_extension(
     :data:`FAMILIES` and those of :func:`~ragkit.loaders.directory.default_loader`).
     """
     name = os.fspath(path)
-    ext = _name_extension(name)
+    ext = file_extension(name)
     if known is None:
-        from ragkit.loaders.directory import KNOWN_EXTENSIONS
+        from ragkit.loaders.directory import known_extensions
 
-        known = KNOWN_EXTENSIONS
+        known = known_extensions()
     data = read_head(name) if head is None else head
     return decide(name, ext, data, known)
 

@@ -25,6 +25,7 @@ __all__ = [
     "Language",
     "LatexTextSplitter",
     "MarkdownHeaderTextSplitter",
+    "MarkdownTableTextSplitter",
     "MarkdownTextSplitter",
     "PythonCodeTextSplitter",
     "RecursiveCharacterTextSplitter",
@@ -41,6 +42,7 @@ _LAZY = {
     "CharacterTextSplitter": "ragkit.splitters.character",
     "LatexTextSplitter": "ragkit.splitters.format_splitters",
     "MarkdownTextSplitter": "ragkit.splitters.format_splitters",
+    "MarkdownTableTextSplitter": "ragkit.splitters.markdown_table",
     "PythonCodeTextSplitter": "ragkit.splitters.format_splitters",
     "HTMLHeaderTextSplitter": "ragkit.splitters.html_header",
     "HTMLSectionSplitter": "ragkit.splitters.html_section",
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
     from ragkit.splitters.language import Language, get_separators_for_language
     from ragkit.splitters.markdown_header import MarkdownHeaderTextSplitter
     from ragkit.splitters.markdown_syntax import ExperimentalMarkdownSyntaxTextSplitter
+    from ragkit.splitters.markdown_table import MarkdownTableTextSplitter
     from ragkit.splitters.recursive import RecursiveCharacterTextSplitter
     from ragkit.splitters.semantic import SemanticChunker
     from ragkit.splitters.token import TokenTextSplitter

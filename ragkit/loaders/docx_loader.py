@@ -1,0 +1,317 @@
+"""DocxLoader: Word ``.docx``/``.docm`` as Markdown (headings, lists, tables), with python-docx.
+
+The body is read in order: a heading paragraph (style ``Title`` or ``Heading N``, or
+a style based on one) becomes ``#`` × N, a numbered or bulleted paragraph a Markdown
+list item indented by its level, a table a pipe table whose first row is the header.
+A cell merged across columns or rows repeats its text in every grid position it
+covers, so each row reads whole on its own; a table nested in a cell is written
+inside that cell, its rows separated by ``<br>`` and its cells by ``; ``.
+
+``mode="single"`` (the default, as LangChain's ``Docx2txtLoader`` and
+``UnstructuredWordDocumentLoader``) gives one Document per file; ``mode="sections"``
+one per heading section, with its heading path in ``metadata["section"]``
+(``"Intro > Scope"``). Metadata also has the core properties that are set:
+``title``, ``author``, ``created``, ``modified`` (ISO dates). Page headers and footers
+are left out unless ``include_headers_footers=True``. Macros of a ``.docm`` are never
+run (only the text is read). Needs ``pip install 'ragkit[documents]'``.
+
+Example:
+    >>> import os, tempfile, docx
+    >>> path = os.path.join(tempfile.mkdtemp(), "memo.docx")
+    >>> d = docx.Document(); _ = d.add_heading("Plan", 1); _ = d.add_paragraph("Ship it.")
+    >>> _ = d.add_paragraph("first", style="List Bullet"); d.save(path)
+    >>> print(DocxLoader(path).load()[0].page_content)
+    # Plan
+    <BLANKLINE>
+    Ship it.
+    <BLANKLINE>
+    - first
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from ragkit.documents import Document
+from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
+from ragkit.loaders._markdown import SectionBuilder, cell_text, iso, markdown_table, section_path
+from ragkit.loaders._office import import_extra, load_office
+from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
+from ragkit.loaders.base import BaseLoader
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_HEADING = re.compile(r"heading\s*([1-9])$", re.IGNORECASE)
+_LIST_STYLE = re.compile(r"list (bullet|number)(?:\s*([1-9]))?$")
+
+
+class DocxLoader(BaseLoader):
+    """Load a Word document as Markdown (``mode="single"`` or ``"sections"``)."""
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        mode: Literal["single", "sections"] = "single",
+        *,
+        include_headers_footers: bool = False,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+        zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+    ) -> None:
+        super().__init__()
+        if mode not in ("single", "sections"):
+            raise ConfigurationError(
+                f"DocxLoader mode must be 'single' or 'sections', got {mode!r}"
+            )
+        self.file_path = file_path
+        self.mode = mode
+        self.include_headers_footers = include_headers_footers
+        self.max_file_size = max_file_size
+        self.zip_limits = zip_limits
+
+    def lazy_load(self) -> Iterator[Document]:
+        name = os.fspath(self.file_path)
+        import_extra("docx", "python-docx")  # a clear error when the extra is missing
+        doc = load_office(name, "Word", _open_word, self.max_file_size, self.zip_limits)
+        try:
+            builder = self._convert(doc)
+            metadata = {"source": str(self.file_path), **_core_properties(doc)}
+        except LoaderError:
+            raise
+        except Exception as e:  # python-docx raises many kinds on damaged parts
+            raise LoaderError(
+                f"{name} is not a readable Word file: {type(e).__name__}: {e}", name
+            ) from e
+        if self.mode == "single":
+            yield Document(builder.text, metadata=metadata)
+            return
+        for section in builder.nonempty():
+            yield Document(
+                section.text, metadata={**metadata, "section": section_path(section.path)}
+            )
+
+    def _convert(self, doc: Any) -> SectionBuilder:
+        from docx.table import Table
+
+        builder = SectionBuilder()
+        numbering = _Numbering(doc)
+        if self.include_headers_footers:
+            for text in _header_footer_texts(doc, "header"):
+                builder.add(text)
+        for block in doc.iter_inner_content():
+            if isinstance(block, Table):
+                builder.add(markdown_table(_table_rows(block)))
+                continue
+            text = block.text.strip()
+            if not text:
+                continue
+            level = _heading_level(block)
+            if level:
+                builder.add_heading(text, level)
+                continue
+            item = numbering.marker(block)
+            builder.add(item + text if item else text)
+        _join_lists(builder)
+        if self.include_headers_footers:
+            for text in _header_footer_texts(doc, "footer"):
+                builder.add(text)
+        return builder
+
+
+class Docx2txtLoader(DocxLoader):
+    """LangChain's name: ``Docx2txtLoader(file_path)``, one Document per file.
+
+    ragkit's text is Markdown (headings, lists, tables) where docx2txt gives plain
+    text with tabs between table cells; the metadata has the core properties too.
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
+        super().__init__(file_path, "single", max_file_size=max_file_size)
+
+
+class UnstructuredWordDocumentLoader(DocxLoader):
+    """LangChain's name: ``UnstructuredWordDocumentLoader(file_path, mode="single")``.
+
+    ``mode="single"`` is one Document per file; ``"elements"`` (Unstructured's one
+    Document per paragraph) gives one per heading section here, with ``section``
+    in metadata. Unstructured's other keyword arguments are not taken.
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        mode: Literal["single", "elements"] = "single",
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
+        if mode not in ("single", "elements"):
+            raise ConfigurationError(
+                f"UnstructuredWordDocumentLoader mode must be 'single' or 'elements', got {mode!r}"
+            )
+        super().__init__(
+            file_path, "single" if mode == "single" else "sections", max_file_size=max_file_size
+        )
+
+
+_MACRO_TYPES = (
+    "application/vnd.ms-word.document.macroEnabled.main+xml",
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+)
+
+
+def _open_word(path: str) -> Any:
+    """python-docx's Document, also for ``.docm``/``.dotx``/``.dotm`` (python-docx takes only
+    ``.docx``'s content type; the macro-enabled and template main parts have the same XML).
+    The macros (``vbaProject.bin``) are never read."""
+    from docx.opc.part import PartFactory
+    from docx.package import Package
+    from docx.parts.document import DocumentPart
+
+    for content_type in _MACRO_TYPES:
+        PartFactory.part_type_for.setdefault(content_type, DocumentPart)
+    part = Package.open(path).main_document_part
+    if not isinstance(part, DocumentPart):
+        raise ValueError(f"not a Word document: its main part is {part.content_type!r}")
+    return part.document
+
+
+def _heading_level(paragraph: Any) -> int:
+    style = paragraph.style
+    for _ in range(10):  # a custom style based on "Heading 2" is a level-2 heading
+        if style is None:
+            return 0
+        name = (style.name or "").strip()
+        if name.lower() == "title":
+            return 1
+        m = _HEADING.match(name)
+        if m:
+            return int(m.group(1))
+        style = style.base_style
+    return 0
+
+
+class _Numbering:
+    """Tells a list paragraph's marker (``- `` or ``1. ``, indented by level) from numbering.xml."""
+
+    def __init__(self, doc: Any) -> None:
+        self.formats: dict[tuple[str, str], str] = {}
+        try:
+            root = doc.part.numbering_part.element
+        except (KeyError, NotImplementedError, AttributeError):
+            return
+        abstract: dict[str, dict[str, str]] = {}
+        for an in root.iter(f"{_W}abstractNum"):
+            levels = {}
+            for lvl in an.iter(f"{_W}lvl"):
+                fmt = lvl.find(f"{_W}numFmt")
+                levels[lvl.get(f"{_W}ilvl", "0")] = (
+                    fmt.get(f"{_W}val", "") if fmt is not None else ""
+                )
+            abstract[an.get(f"{_W}abstractNumId", "")] = levels
+        for num in root.iter(f"{_W}num"):
+            ref = num.find(f"{_W}abstractNumId")
+            levels = abstract.get(ref.get(f"{_W}val", "") if ref is not None else "", {})
+            for ilvl, fmt in levels.items():
+                self.formats[(num.get(f"{_W}numId", ""), ilvl)] = fmt
+
+    def marker(self, paragraph: Any) -> str:
+        ppr = paragraph._p.pPr
+        num_pr = ppr.numPr if ppr is not None else None
+        if num_pr is None or num_pr.numId is None:
+            name = (paragraph.style.name or "").lower() if paragraph.style is not None else ""
+            m = _LIST_STYLE.match(name)
+            if not m:
+                return ""
+            indent = "   " * (int(m.group(2)) - 1 if m.group(2) else 0)
+            return indent + ("- " if m.group(1) == "bullet" else "1. ")
+        num_id = str(num_pr.numId.val)
+        if num_id == "0":  # numbering switched off
+            return ""
+        ilvl = str(num_pr.ilvl.val) if num_pr.ilvl is not None else "0"
+        fmt = self.formats.get((num_id, ilvl), "bullet")
+        indent = "   " * int(ilvl)
+        return indent + ("- " if fmt in ("bullet", "none", "") else "1. ")
+
+
+_LIST = re.compile(r"^\s*(?:- |1\. )")
+
+
+def _join_lists(builder: SectionBuilder) -> None:
+    """Consecutive list items form one block (one list), not a paragraph each."""
+    for section in builder.sections:
+        merged: list[str] = []
+        for block in section.blocks:
+            if merged and _LIST.match(block) and _LIST.match(merged[-1].rsplit("\n", 1)[-1]):
+                merged[-1] += "\n" + block
+            else:
+                merged.append(block)
+        section.blocks = merged
+
+
+def _cell_content(cell: Any) -> str:
+    """A cell's paragraphs (``<br>``-separated) and nested tables, as one Markdown cell."""
+    from docx.table import Table
+
+    parts = []
+    for block in cell.iter_inner_content():
+        if isinstance(block, Table):
+            rows = _table_rows(block)
+            parts.append("<br>".join("; ".join(c for c in row if c) for row in rows))
+        elif block.text.strip():
+            parts.append(cell_text(block.text))
+    return "<br>".join(parts)
+
+
+def _table_rows(table: Any) -> list[list[str]]:
+    """The table's rows as cell texts; a merged cell repeats in every grid cell it spans."""
+    rows: list[list[str]] = []
+    seen: dict[Any, str] = {}  # keyed by the cell's XML element (kept alive by the dict)
+    for row in table.rows:
+        texts = []
+        for cell in row.cells:  # python-docx repeats merged cells, both ways
+            if cell._tc not in seen:
+                seen[cell._tc] = _cell_content(cell)
+            texts.append(seen[cell._tc])
+        rows.append(texts)
+    return rows
+
+
+def _header_footer_texts(doc: Any, which: str) -> list[str]:
+    from docx.table import Table
+
+    texts: list[str] = []
+    for section in doc.sections:
+        part = getattr(section, which)
+        if part.is_linked_to_previous and texts:
+            continue
+        for block in part.iter_inner_content():
+            if isinstance(block, Table):
+                text = markdown_table(_table_rows(block))
+            else:
+                text = block.text.strip()
+            if text and text not in texts:
+                texts.append(text)
+    return texts
+
+
+def _core_properties(doc: Any) -> dict[str, Any]:
+    props = doc.core_properties
+    out: dict[str, Any] = {}
+    for key, value in (
+        ("title", props.title),
+        ("author", props.author),
+        ("created", props.created),
+        ("modified", props.modified),
+    ):
+        text = iso(value)
+        if text:
+            out[key] = text
+    return out

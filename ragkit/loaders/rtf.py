@@ -1,0 +1,63 @@
+"""RTFLoader: the text of a Rich Text Format file (not its markup), with striprtf.
+
+The file must start with ``{\\rtf``; the ``\\ansicpg`` code page it declares decodes
+its ``\\'xx`` escapes (cp1252 when none is declared), Unicode escapes are kept.
+One Document per file with ``metadata={"source": path}``. Needs
+``pip install 'ragkit[documents]'``.
+
+Example:
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "n.rtf")
+    >>> _ = open(path, "w").write(r"{\\rtf1\\ansi{\\b Bold} caf\\'e9\\par next}")
+    >>> print(RTFLoader(path).load()[0].page_content)
+    Bold café
+    next
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from ragkit.documents import Document
+from ragkit.errors import LoaderError
+from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._office import import_extra
+from ragkit.loaders.base import BaseLoader
+
+_CODEPAGE = re.compile(rb"\\ansicpg(\d+)")
+
+
+class RTFLoader(BaseLoader):
+    """Load an RTF file as plain text."""
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        *,
+        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
+        super().__init__()
+        self.file_path = file_path
+        self.max_file_size = max_file_size
+
+    def lazy_load(self) -> Iterator[Document]:
+        name = os.fspath(self.file_path)
+        striprtf = import_extra("striprtf.striprtf", "striprtf")
+        data = read_bytes(name, self.max_file_size)
+        if not data.lstrip().startswith(b"{\\rtf"):
+            raise LoaderError(f"{name} is not an RTF file (it does not start with '{{\\rtf')", name)
+        m = _CODEPAGE.search(data[:4096])
+        encoding = f"cp{m.group(1).decode()}" if m else "cp1252"
+        try:
+            "".encode(encoding)
+        except LookupError:
+            encoding = "cp1252"
+        try:
+            text = striprtf.rtf_to_text(data.decode("latin-1"), encoding=encoding, errors="replace")
+        except Exception as e:  # striprtf on malformed input
+            raise LoaderError(
+                f"{name} is not a readable RTF file: {type(e).__name__}: {e}", name
+            ) from e
+        yield Document(text.strip(), metadata={"source": str(self.file_path)})
