@@ -26,6 +26,11 @@ FETCH_SCRIPT = REPO / "datasets" / "mixed-docs" / "fetch.py"
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|\n\s+File \"")
 _CLASS_PREFIX = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Warning)?\s*:\s*")
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# raw MIME read as text: transport headers and base64 blocks are not a message's text
+_TRANSPORT_HEADER = re.compile(
+    r"^(Received|DKIM-Signature|Content-Transfer-Encoding|Return-Path|X-Mailer):", re.M | re.I
+)
+_BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]{60,}={0,2}$", re.M)
 
 
 def fetch_folder() -> tuple[Path, dict[str, str]]:
@@ -35,13 +40,22 @@ def fetch_folder() -> tuple[Path, dict[str, str]]:
 
 
 def readable(text: str) -> bool:
-    """Whether ``text`` reads as text: a word of 3+ letters and ≥ 90% printable characters."""
+    """Whether ``text`` reads as text: a word of 3+ letters, ≥ 90% printable characters, and
+    not raw MIME (transport headers such as ``Received:``, or 10+ lines of base64).
+    """
     text = text.strip()
     if not text or not _WORD.search(text):
+        return False
+    if raw_mime(text):
         return False
     sample = text[:20000]
     printable = sum(1 for c in sample if c.isprintable() or c in "\n\r\t")
     return printable >= 0.9 * len(sample) and sample.count("\ufffd") < 0.01 * len(sample) + 1
+
+
+def raw_mime(text: str) -> bool:
+    """Whether ``text`` is an e-mail's source rather than its text."""
+    return bool(_TRANSPORT_HEADER.search(text)) or len(_BASE64_LINE.findall(text, 0, 200000)) >= 10
 
 
 def is_reason(message: str) -> bool:
@@ -88,7 +102,8 @@ class Outcome:
         if self.reasons:
             return "; ".join(r.splitlines()[0][:160] for r in self.reasons[:2])
         if self.documents:
-            return f"{self.documents} Document(s) without readable text: {self.text[:60]!r}"
+            what = "raw MIME, not the message's text" if raw_mime(self.text) else "no readable text"
+            return f"{self.documents} Document(s), {what}: {self.text[:60]!r}"
         return "no Document and no reason"
 
 
