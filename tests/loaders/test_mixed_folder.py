@@ -18,8 +18,6 @@ from tests.loaders.mixed_folder import REPO, fetch_folder, is_reason, load_with_
 
 TARGET = 225  # files with text (issue 26), out of the folder's ~250
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
-
 
 @pytest.fixture(scope="module")
 def outcomes():
@@ -27,13 +25,17 @@ def outcomes():
     return [load_with_ragkit(folder, name, fmt) for name, fmt in sorted(kinds.items())]
 
 
-def test_the_folder_is_the_manifest(outcomes):
+@pytest.mark.slow
+@pytest.mark.integration
+def test_the_folder_is_the_manifest():
     folder, kinds = fetch_folder()
     on_disk = {p.name for p in Path(folder).iterdir() if not p.name.startswith(".")}
     assert on_disk == set(kinds)
     assert len(kinds) >= 240 and len(set(kinds.values())) >= 30
 
 
+@pytest.mark.slow
+@pytest.mark.integration
 def test_text_from_225_files_and_a_reason_for_every_other(outcomes, record_property):
     text = report(outcomes)
     artifacts = REPO / "tests" / "artifacts"
