@@ -170,7 +170,8 @@ def fetch(cache: Path = CACHE, quiet: bool = True) -> Path:
     out = cache / "files"
     stamp = out / STAMP
     if stamp.exists() and stamp.read_text().strip() == stamp_value:
-        return out
+        if all((out / name).is_file() for name in formats()):
+            return out
     downloads = cache / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
