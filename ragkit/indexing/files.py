@@ -12,10 +12,10 @@ drop files and whole folders, silently (the user asked for it).
 Example:
     >>> import tempfile, os
     >>> root = tempfile.mkdtemp()
-    >>> for name in ("a.md", "b.png", ".env"):
+    >>> for name in ("a.md", "b.bin", ".env"):
     ...     _ = open(os.path.join(root, name), "w").write("x")
     >>> [(os.path.basename(f.path), f.code) for f in walk([root])]
-    [('.env', 'hidden'), ('a.md', ''), ('b.png', 'no-loader')]
+    [('.env', 'hidden'), ('a.md', ''), ('b.bin', 'no-loader')]
 """
 
 from __future__ import annotations
@@ -28,28 +28,43 @@ import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.loaders.gzip_file import content_extension
+from ragkit.loaders.registry import why_not
 
-STRUCTURED_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".json", ".jsonl", ".ndjson", ".pdf"}
-)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 ROW_EXTENSIONS = frozenset({".csv", ".jsonl", ".ndjson"})
 """Files loaded as one Document per row or line; :func:`load_file` packs small rows together."""
 
 
-@lru_cache(maxsize=1)
 def loadable_extensions() -> frozenset[str]:
-    """Extensions ``ragkit index`` reads: the loaders' text/code types plus the structured formats."""
-    from ragkit.loaders.directory import TEXT_EXTENSIONS
+    """Extensions ``ragkit index`` reads: the loader registry's types, the text and code types,
+    and the types content sniffing recognises (the same set ``DirectoryLoader`` knows)."""
+    from ragkit.loaders.directory import known_extensions
 
-    return TEXT_EXTENSIONS | STRUCTURED_EXTENSIONS
+    return known_extensions()
+
+
+def loading_type(path: str, known: frozenset[str]) -> str | None:
+    """The type ``path`` is loaded as, or None when no loader reads it.
+
+    The name decides when it names a known type; otherwise the file's first bytes do (a file
+    with no extension that holds e-mail, a ``.dat`` that is a PDF), as in ``DirectoryLoader``.
+    """
+    ext = content_extension(path)
+    if ext in known:
+        return ext
+    from ragkit.loaders.sniff import loading_extension
+
+    try:
+        kind = loading_extension(path, known)
+    except OSError:
+        return None  # reported when the file is loaded
+    return kind if kind in known else None
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,7 @@ class _Walk:
     exclude: Sequence[str]
     max_file_size: int | None
     out: list[FoundFile] = field(default_factory=list)
+    known: frozenset[str] = field(default_factory=loadable_extensions)
 
     def ignore(self, path: str, reason: str, code: str, is_dir: bool = False) -> None:
         self.out.append(FoundFile(path, self.root, ignored=reason, code=code, is_dir=is_dir))
@@ -153,7 +169,12 @@ class _Walk:
         if not stat.S_ISREG(st.st_mode):
             self.ignore(path, f"{_kind(st.st_mode)}, not a regular file: not read", "special")
             return
-        if content_extension(path) not in loadable_extensions():
+        kind = loading_type(path, self.known)
+        missing = None if kind is None else why_not(path, sniff=lambda _path: kind)
+        if missing:  # a registered type whose extra is not installed: say which
+            self.ignore(path, missing, "needs-extra")
+            return
+        if kind is None:
             self.out.append(
                 FoundFile(
                     path,

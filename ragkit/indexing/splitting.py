@@ -120,19 +120,40 @@ def _by_headers(header_splitter: Any, inner: Any) -> Splitter:
     return split
 
 
+CONVERTED_EXTENSIONS = frozenset(
+    ".docx .docm .pptx .pptm .xlsx .xlsm .xls .odt .ods .odp .epub .doc .ppt".split()
+)
+"""Types whose loaders write Markdown (headings, pipe tables): the ``recursive`` and ``code``
+splitters split them on their headings, and never cut a table row (see :func:`_converted`)."""
+
+
+def _converted(settings: SplitSettings) -> Splitter:
+    """Sections by heading, then :class:`MarkdownTableTextSplitter` within each: a table is cut
+    only between rows and every chunk of it starts with its header row."""
+    from ragkit.splitters import MarkdownHeaderTextSplitter
+    from ragkit.splitters.markdown_table import MarkdownTableTextSplitter
+
+    inner = MarkdownTableTextSplitter(
+        chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap, add_start_index=True
+    )
+    return _by_headers(MarkdownHeaderTextSplitter(_HEADERS_MD, strip_headers=False), inner)
+
+
 def make_splitter(
     settings: SplitSettings, embeddings: Embeddings | None = None
 ) -> Callable[[str], Splitter]:
-    """A factory ``path -> splitter`` (the ``code`` splitter picks separators by file extension)."""
+    """A factory ``path -> splitter`` (the ``code`` splitter picks separators by file extension;
+    ``recursive`` and ``code`` split converted documents on their structure)."""
     name = settings.name
-    if name == "recursive":
-        splitter = _recursive(settings)
-        return lambda path: splitter.split_documents
-    if name == "code":
+    if name in ("recursive", "code"):
         plain = _recursive(settings)
+        converted = _converted(settings)
 
         def for_path(path: str) -> Splitter:
-            language = _CODE_LANGUAGES.get(content_extension(path))
+            ext = content_extension(path)
+            if ext in CONVERTED_EXTENSIONS:
+                return converted
+            language = _CODE_LANGUAGES.get(ext) if name == "code" else None
             return (_recursive(settings, language) if language else plain).split_documents
 
         return for_path

@@ -54,6 +54,31 @@ def iso_date(value: str) -> str:
         return value
 
 
+def with_headers(body: str, meta: dict[str, Any]) -> str:
+    """``body`` after a block of the message's ``Subject``, ``From``, ``To``, ``Cc`` and ``Date``
+    lines (those that are set), so a search finds a message by what its headers say.
+
+    Example:
+        >>> print(with_headers("Hi.", {"subject": "Tyres", "from": "ana@example.com", "to": ""}))
+        Subject: Tyres
+        From: ana@example.com
+        <BLANKLINE>
+        Hi.
+    """
+    lines = [
+        f"{label}: {meta[key]}"
+        for key, label in (
+            ("subject", "Subject"),
+            ("from", "From"),
+            ("to", "To"),
+            ("cc", "Cc"),
+            ("date", "Date"),
+        )
+        if meta.get(key)
+    ]
+    return "\n".join(lines) + "\n\n" + body if lines else body
+
+
 def header_metadata(msg: Message) -> dict[str, Any]:
     """``subject``, ``from``, ``to``, ``cc``, ``date`` (ISO 8601) and ``message_id`` ("" when absent)."""
     meta = {key: _header(msg, name) for key, name in HEADERS}
@@ -126,14 +151,17 @@ def message_documents(
     nesting: Nesting,
     attachments: bool,
     extra: dict[str, Any] | None = None,
+    headers: bool = True,
 ) -> tuple[list[Document], list[LoadFailure]]:
     """The message's Document, then its attachments' Documents, and the failures on the way.
 
     ``source`` goes in the message's metadata; ``label`` prefixes the attachments' sources
-    (``label/report.csv``).
+    (``label/report.csv``); ``headers`` puts the header block (:func:`with_headers`) before
+    the body.
     """
     meta: dict[str, Any] = {"source": source, **(extra or {}), **header_metadata(msg)}
-    docs = [Document(body_text(msg, label), metadata=meta)]
+    body = body_text(msg, label)
+    docs = [Document(with_headers(body, meta) if headers else body, metadata=meta)]
     failures: list[LoadFailure] = []
     if not attachments:
         return docs, failures

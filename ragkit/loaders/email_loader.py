@@ -1,7 +1,8 @@
 """EmailLoader: an ``.eml`` message as a Document, its attachments as their own Documents.
 
-The message's Document holds the plain-text body (else the HTML body as text) and
-``subject``, ``from``, ``to``, ``cc``, ``date`` (ISO 8601) and ``message_id`` in metadata.
+The message's Document holds a block of its ``Subject``, ``From``, ``To``, ``Cc`` and
+``Date`` lines (``headers=False`` leaves it out), then the plain-text body (else the HTML body
+as text), and ``subject``, ``from``, ``to``, ``cc``, ``date`` (ISO 8601) and ``message_id`` in metadata.
 Each attachment is read by the loader for its own type (a CSV as rows, a PDF as pages, an
 attached ``.eml`` as a message, a zip as its members) into Documents with
 ``source="mail.eml/report.csv"``, ``parent_source`` (the message's file), ``attachment``
@@ -23,8 +24,8 @@ Example:
     >>> path = os.path.join(tempfile.mkdtemp(), "tyres.eml")
     >>> _ = open(path, "wb").write(msg.as_bytes())
     >>> docs = EmailLoader(path).load()
-    >>> docs[0].page_content.strip(), docs[0].metadata["subject"]
-    ('Pump to 4 bar.', 'Tyres')
+    >>> docs[0].page_content.splitlines()[0], docs[0].page_content.splitlines()[-1]
+    ('Subject: Tyres', 'Pump to 4 bar.')
     >>> docs[1].page_content, docs[1].metadata["attachment"], docs[1].metadata["source"][-15:]
     ('size: 28\\npsi: 60', 'p.csv', 'tyres.eml/p.csv')
 """
@@ -65,6 +66,7 @@ class EmailLoader(BaseLoader):
         file_path: The message (RFC 822 / MIME).
         attachments: Load the attachments as their own Documents.
         limits: Bounds on attachments (count, size, nesting).
+        headers: Start the text with the Subject, From, To, Cc and Date lines.
         max_file_size: Largest message file, in bytes (None: no limit).
     """
 
@@ -74,11 +76,13 @@ class EmailLoader(BaseLoader):
         attachments: bool = True,
         limits: ArchiveLimits | None = None,
         *,
+        headers: bool = True,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         self.file_path = file_path
         self.attachments = attachments
+        self.headers = headers
         self.limits = limits or ArchiveLimits()
         self.max_file_size = max_file_size
         self.nesting = Nesting(self.limits)
@@ -90,7 +94,11 @@ class EmailLoader(BaseLoader):
             from ragkit.loaders.outlook_msg import OutlookMessageLoader
 
             loader = OutlookMessageLoader(
-                name, self.attachments, self.limits, max_file_size=self.max_file_size
+                name,
+                self.attachments,
+                self.limits,
+                headers=self.headers,
+                max_file_size=self.max_file_size,
             )
             loader.nesting = self.nesting
             yield from loader.lazy_load()
@@ -102,7 +110,9 @@ class EmailLoader(BaseLoader):
         msg = parse_message(data, name)
         if not msg.keys():
             raise LoaderError(f"{name} is not an e-mail message (it has no headers)", name)
-        docs, failures = message_documents(msg, name, name, self.nesting, self.attachments)
+        docs, failures = message_documents(
+            msg, name, name, self.nesting, self.attachments, headers=self.headers
+        )
         for failure in failures:
             self._record(failure.path, failure.reason, failure.exception)
         yield from docs
@@ -112,7 +122,8 @@ class UnstructuredEmailLoader(EmailLoader):
     """LangChain's ``UnstructuredEmailLoader(file_path, mode="single", **unstructured_kwargs)``.
 
     Only ``mode="single"`` (one Document for the message) is offered; ``process_attachments``
-    (default False, as LangChain's) loads the attachments as their own Documents.
+    (default False, as LangChain's) loads the attachments as their own Documents. The text is
+    the body alone, as LangChain's (the headers are in metadata).
     """
 
     def __init__(
@@ -129,5 +140,5 @@ class UnstructuredEmailLoader(EmailLoader):
             raise ConfigurationError(
                 f"UnstructuredEmailLoader: unsupported arguments {sorted(unstructured_kwargs)}"
             )
-        super().__init__(file_path, attachments=attachments)
+        super().__init__(file_path, attachments=attachments, headers=False)
         self.mode = mode

@@ -14,7 +14,7 @@ Example:
     ...     b"From a@x Tue Mar  3 10:00:00 2026\\nSubject: one\\n\\nFirst\\n>From here\\n\\n"
     ...     b"From b@x Tue Mar  3 11:00:00 2026\\nSubject: two\\n\\nSecond\\n")
     >>> [(d.metadata["message_index"], d.metadata["subject"], d.page_content.strip())
-    ...  for d in MboxLoader(path).load()]
+    ...  for d in MboxLoader(path, headers=False).load()]
     [(0, 'one', 'First\\nFrom here'), (1, 'two', 'Second')]
 """
 
@@ -64,6 +64,7 @@ class MboxLoader(BaseLoader):
     Args:
         file_path: The mbox file.
         attachments: Load the attachments as their own Documents.
+        headers: Start each message's text with its Subject, From, To, Cc and Date lines.
         limits: Bounds on attachments (shared by all the messages of the file).
         max_file_size: Largest mbox file, in bytes (None: no limit).
     """
@@ -74,11 +75,13 @@ class MboxLoader(BaseLoader):
         attachments: bool = True,
         limits: ArchiveLimits | None = None,
         *,
+        headers: bool = True,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         self.file_path = file_path
         self.attachments = attachments
+        self.headers = headers
         self.limits = limits or ArchiveLimits()
         self.max_file_size = max_file_size
         self.nesting = Nesting(self.limits)
@@ -96,6 +99,7 @@ class MboxLoader(BaseLoader):
                     self.nesting,
                     self.attachments,
                     {"message_index": index},
+                    headers=self.headers,
                 )
                 for failure in failures:
                     self._record(failure.path, failure.reason, failure.exception)

@@ -40,7 +40,7 @@ from ragkit.loaders._archive_limits import (
 )
 from ragkit.loaders._embedded import load_embedded
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
-from ragkit.loaders._mime import decode_part, iso_date
+from ragkit.loaders._mime import decode_part, iso_date, with_headers
 from ragkit.loaders.base import BaseLoader, LoadFailure
 
 _SUBSTG = "__substg1.0_"
@@ -167,11 +167,13 @@ class OutlookMessageLoader(BaseLoader):
         attachments: bool = True,
         limits: ArchiveLimits | None = None,
         *,
+        headers: bool = False,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__()
         self.file_path = file_path
         self.attachments = attachments
+        self.headers = headers
         self.limits = limits or ArchiveLimits()
         self.max_file_size = max_file_size
         self.nesting = Nesting(self.limits)
@@ -204,7 +206,8 @@ class OutlookMessageLoader(BaseLoader):
         msg = _Message(ole, prefix, label, 24 if prefix else 32)
         meta = {"source": source, **msg.metadata()}
         meta["sender"] = meta["from"]
-        docs = [Document(msg.body(), metadata=meta)]
+        body = msg.body()
+        docs = [Document(with_headers(body, meta) if self.headers else body, metadata=meta)]
         failures: list[LoadFailure] = []
         if not self.attachments:
             return docs, failures

@@ -273,7 +273,7 @@ def _builtin() -> None:
     register_loader(".mbox", _lazy("ragkit.loaders.mbox", "MboxLoader"), name="mbox")
     register_loader(
         ".msg",
-        _lazy("ragkit.loaders.outlook_msg", "OutlookMessageLoader"),
+        _lazy("ragkit.loaders.outlook_msg", "OutlookMessageLoader", headers=True),
         name="Outlook message",
         extra=docs,
         modules=("olefile",),

@@ -104,13 +104,16 @@ def test_members_binary_content_and_naming(tmp_path: Path) -> None:
 @pytest.mark.integration
 def test_ragkit_index_reads_gz_files(tmp_path: Path) -> None:
     plain, packed = make_pair(tmp_path)
-    (packed / "archive.tar.gz").write_bytes(gzip.compress(b"\0" * 1000))
+    (packed / "archive.tar.gz").write_bytes(gzip.compress(b"\0" * 1000))  # an empty tar
+    (packed / "blob.bin").write_bytes(b"\x00\x01" * 100)
     idx = tmp_path / "idx"
     run = ragkit("index", packed, "--index", idx, "--embedding", "hash", "--json", check_json=True)
     assert run.returncode == 0, run.stderr
     data = run.data
-    assert data["failures"] == [] and data["files_loaded"] == len(FILES)
-    assert [Path(i["path"]).name for i in data["ignored"]] == ["archive.tar.gz"]
+    # a .tar.gz is an archive (read by ArchiveLoader, here with no members), not gzipped text
+    assert data["failures"] == [] and data["files_loaded"] == len(FILES) + 1
+    ignored = {Path(i["path"]).name: i["code"] for i in data["ignored"]}
+    assert ignored == {"archive.tar.gz": "no-text", "blob.bin": "no-loader"}
     hit = ragkit("query", idx, "sealant three months", "-k", "1", "--json", check_json=True)
     result = hit.data["results"][0]
     assert result["source"].endswith("guide.md.gz") and "sealant" in result["text"]
