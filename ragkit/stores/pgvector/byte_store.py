@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.errors import InputTypeError, InvalidKeyError
 from ragkit.stores.kv import BaseStore
-from ragkit.stores.pgvector.schema import check_collection_name, ident
+from ragkit.stores.pgvector.schema import check_schema_name, ident
 from ragkit.stores.sql_store import seal, unseal
 
 if TYPE_CHECKING:
@@ -105,8 +105,8 @@ class PGByteStore(BaseStore[str, bytes]):
             raise InputTypeError(
                 f"PGByteStore namespace must be str, got {type(namespace).__name__}"
             )
-        self.schema = check_collection_name(schema)
-        self.table_name = check_collection_name(table)
+        self.schema = check_schema_name(schema, "schema")
+        self.table_name = check_schema_name(table, "table")
         self.namespace = namespace
         self.checksum = checksum
         self._own = not isinstance(connection, PGClient)

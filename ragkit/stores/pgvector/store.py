@@ -151,7 +151,7 @@ class PGVectorStore(
         self.probes = probes
         if pre_delete_collection:
             self.delete_collection()
-        stored = self.client.run(lambda c: sc.read_info(c, self.layout), what="open")
+        stored = self.client.run(lambda c: sc.open_collection(c, self.layout), what="open")
         if stored is not None:
             sc.check_compatible(
                 stored,
@@ -254,6 +254,7 @@ class PGVectorStore(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
                     (writes.LOCK_CLASS + 1, self.collection_name),
                 )
+                sc.claim_schema(conn, self.collection_name, create=True)
                 existing = sc.read_info(conn, self.layout)
                 if existing is not None:
                     return existing
