@@ -1,7 +1,7 @@
 """Async twins of FaissStore's methods (each runs the sync method in the shared worker pool).
 
 FAISS releases the GIL while it searches, so concurrent async searches overlap. The twins of
-MMR, of the batched searches and of ``from_texts``/``from_documents`` come from
+the searches and of ``from_texts``/``from_documents`` come from
 :class:`~ragkit.stores.base.VectorStore`.
 
 Example:
@@ -37,18 +37,6 @@ class FaissAsyncMixin:
 
     async def aget_by_ids(self: Any, ids: Sequence[str], /) -> list[Document]:
         return self.get_by_ids(ids)
-
-    async def asimilarity_search_by_vector(
-        self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
-    ) -> list[Document]:
-        return await run_in_executor(self.similarity_search_by_vector, embedding, k, **kwargs)
-
-    async def asimilarity_search_with_score_by_vector(
-        self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        return await run_in_executor(
-            self.similarity_search_with_score_by_vector, embedding, k, **kwargs
-        )
 
     @classmethod
     async def afrom_embeddings(

@@ -51,8 +51,7 @@ from ragkit.stores._faiss_search import Hit, search_hits
 from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.filters import MetadataFilter, compile_filter
-from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.search_args import check_k, check_lambda_mult
+from ragkit.stores.mmr import Candidates
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -327,48 +326,6 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         )
         return self._with_docs(hits[0])
 
-    def similarity_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Document]:
-        return [
-            d
-            for d, _ in self.similarity_search_with_score_by_vector(
-                embedding, k, filter, fetch_k, **kwargs
-            )
-        ]
-
-    def similarity_search_with_score(
-        self,
-        query: str,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[tuple[Document, float]]:
-        vector = self._embed_queries([query])
-        hits = self._search(
-            self._query_matrix(vector), k, filter, fetch_k, kwargs.get("score_threshold")
-        )
-        return self._with_docs(hits[0])
-
-    def similarity_search(
-        self,
-        query: str,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Document]:
-        """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
-        return [
-            d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)
-        ]
-
     def _relevance_score(self, score: float) -> float:
         if self.override_relevance_score_fn is not None:
             return self.override_relevance_score_fn(score)
@@ -392,58 +349,17 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             for h in self._search(matrix, k, filter, fetch_k, kwargs.get("score_threshold"))
         ]
 
-    def similarity_search_by_vector_batch(
-        self,
-        embeddings: Any,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[Document]]:
-        rows = self.similarity_search_with_score_by_vector_batch(
-            embeddings, k, filter, fetch_k, **kwargs
-        )
-        return [[d for d, _ in row] for row in rows]
-
-    # -- MMR --------------------------------------------------------------------------
-    def max_marginal_relevance_search_with_score_by_vector(
-        self,
-        embedding: Sequence[float],
-        *,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[tuple[Document, float]]:
-        """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw similarity scores."""
-        lambda_mult = check_lambda_mult(lambda_mult)
-        k, fetch_k = check_k(k), check_k(fetch_k, "fetch_k")
-        if k == 0:
-            return []
+    # -- MMR (VectorStore's, over these) --------------------------------------------------
+    def _mmr_candidates(
+        self, embedding: Sequence[float], depth: int, filter: Any, **kwargs: Any
+    ) -> Candidates:
         query = self._query_matrix([embedding])
-        hits = self._search(query, max(k, fetch_k), filter, max(k, fetch_k))[0]
-        if not hits:
-            return []
-        candidates = fx.vectors_at(self._index, [p for p, _ in hits], self._view())
-        picks = maximal_marginal_relevance(
-            query[0], candidates, lambda_mult, k, normalized=self._unit
-        )
-        return self._with_docs([hits[i] for i in picks])
+        hits = self._search(query, depth, filter, depth)[0]
+        vectors = fx.vectors_at(self._index, [p for p, _ in hits], self._view()) if hits else None
+        return Candidates(query[0], hits, vectors, self._unit)
 
-    def max_marginal_relevance_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[Document]:
-        pairs = self.max_marginal_relevance_search_with_score_by_vector(
-            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter
-        )
-        return [d for d, _ in pairs]
+    def _finish_hits(self, hits: list[Hit]) -> list[tuple[Document, float]]:
+        return self._with_docs(hits)
 
     # -- construction -----------------------------------------------------------------
     @classmethod
