@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ragkit.core.base import run_in_executor
@@ -136,71 +136,16 @@ class PGAsyncMixin:
         if not wanted:
             return True
         self._need_collection("delete")
-        from psycopg import sql
 
         async def delete(conn: Any) -> None:
             async with conn.transaction():
-                await conn.execute(
-                    "SELECT pg_advisory_xact_lock(%s, %s::regclass::oid::integer)",
-                    (writes.LOCK_CLASS, self.layout.docs_name),
-                )
-                cursor = await conn.execute(
-                    sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(
-                        self.layout.docs
-                    ),
-                    (wanted,),
-                )
-                present = {r[0] for r in await cursor.fetchall()}
-                missing = [x for x in wanted if x not in present]
-                if missing:
-                    raise StoreInputError(
-                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
-                        "; nothing was deleted"
-                    )
-                await _adelete_rows(conn, self.layout, wanted, self.lexical)
+                await writes.arun_sql(conn, writes.delete_steps(self.layout, wanted, self.lexical))
 
         await self.client.arun(delete, what="delete", retry=False)
         return True
 
     # -- adds (embedding and COPY in a worker thread; aadd_texts and afrom_* are VectorStore's) --
-    async def aadd_embeddings(
-        self: Any,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        return await run_in_executor(
-            self.add_embeddings, list(text_embeddings), metadatas, **kwargs
-        )
-
     async def aclose(self: Any) -> None:
         """Close this event loop's async pool (and the sync pool, when the store owns it)."""
         if self._owns_client:
             await self.client.aclose()
-
-
-async def _adelete_rows(conn: Any, layout: Any, ids: list[str], lexical: str | None) -> None:
-    from psycopg import sql
-
-    cursor = await conn.execute(
-        sql.SQL(
-            "WITH gone AS (DELETE FROM {docs} WHERE id = ANY(%s::text[]) RETURNING seq{len}) "
-            "SELECT count(*), {total}, array_agg(seq) FROM gone"
-        ).format(
-            docs=layout.docs,
-            len=sql.SQL(", doc_len") if lexical else sql.SQL(""),
-            total=sql.SQL("coalesce(sum(doc_len), 0)") if lexical else sql.SQL("0"),
-        ),
-        (ids,),
-    )
-    count, total, seqs = await cursor.fetchone()
-    if lexical == "bm25" and seqs:
-        await conn.execute(
-            sql.SQL("DELETE FROM {} WHERE seq = ANY(%s::bigint[])").format(layout.postings), (seqs,)
-        )
-    await conn.execute(
-        sql.SQL("UPDATE {} SET doc_count = doc_count - %s, total_len = total_len - %s").format(
-            layout.meta
-        ),
-        (int(count), int(total)),
-    )

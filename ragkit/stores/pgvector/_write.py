@@ -15,15 +15,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from ragkit.errors import StoreInputError
-from ragkit.stores._docstore import DocColumns
-from ragkit.stores._faiss_index import new_ids
+from ragkit.stores._docstore import DocColumns, new_ids
 from ragkit.stores.pgvector import writes
 from ragkit.stores.pgvector.codec import encode_metadatas, encode_text
 from ragkit.stores.pgvector.lexical import Terms, default_analyzer
 from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
+from ragkit.stores.vector_adds import VectorAddsMixin
 
 
-class PGWriteMixin:
+class PGWriteMixin(VectorAddsMixin):
     """``add_texts``, ``add_embeddings``, ``add_vectors`` and ``delete`` of PGVectorStore."""
 
     client: Any
@@ -43,21 +43,14 @@ class PGWriteMixin:
     _create: Any
     create_index: Any
 
-    # -- adding -----------------------------------------------------------------------------
-    def add_texts(
+    # -- adding (add_texts, add_vectors and from_*: VectorAddsMixin's) ---------------------
+    def _check_new(
         self,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Embed and store ``texts``; an id that exists is replaced. Returns the ids."""
-        texts = list(texts)
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, self._need_embedding().embed_documents_array(texts), metadatas, ids)
+        texts: list[str],
+        metadatas: Sequence[dict[str, Any]] | None,
+        ids: Sequence[str] | None,
+    ) -> None:
+        DocColumns().validate_new(texts, metadatas, ids)  # an id that exists is replaced
 
     def add_embeddings(
         self,
@@ -70,31 +63,12 @@ class PGWriteMixin:
     ) -> list[str]:
         """Add precomputed vectors: ``(text, vector)`` pairs (FaissStore's form), or texts with
         ``embeddings=`` (langchain-postgres' form)."""
-        texts: list[str]
-        if embeddings is not None:
-            texts, vectors = cast("list[str]", list(text_embeddings)), embeddings
-        else:
-            pairs: list[Any] = list(text_embeddings)
-            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
-
-    def add_vectors(
-        self,
-        texts: Sequence[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Add texts with a precomputed ``(n, d)`` matrix (the fastest way in: binary COPY)."""
-        texts = list(texts)
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
+        if embeddings is None:
+            pairs = cast("Iterable[tuple[str, Sequence[float]]]", text_embeddings)
+            return VectorAddsMixin.add_embeddings(self, pairs, metadatas, ids=ids)
+        return self.add_vectors(
+            cast("list[str]", list(text_embeddings)), embeddings, metadatas, ids=ids
+        )
 
     def _add(
         self,
@@ -171,15 +145,7 @@ class PGWriteMixin:
 
         def delete(conn: Any) -> None:
             with conn.transaction():
-                writes.lock_collection(conn, self.layout)
-                present = set(writes.existing_ids(conn, self.layout, wanted))
-                missing = [x for x in wanted if x not in present]
-                if missing:
-                    raise StoreInputError(
-                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
-                        "; nothing was deleted"
-                    )
-                writes.delete_rows(conn, self.layout, wanted, self.lexical)
+                writes.run_sql(conn, writes.delete_steps(self.layout, wanted, self.lexical))
 
         self.client.run(delete, what="delete", retry=False)
         return True

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.errors import InputTypeError, InvalidKeyError
 from ragkit.stores.kv import BaseStore
+from ragkit.stores.kv.sql_store import seal, unseal
 from ragkit.stores.pgvector.schema import check_schema_name, ident
-from ragkit.stores.sql_store import seal, unseal
 
 if TYPE_CHECKING:
     from ragkit.stores.pgvector.client import PGClient

@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragkit.core.base import run_in_executor
@@ -19,35 +19,14 @@ from ragkit.documents import Document
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.stores.faiss import FaissStore
+    from ragkit.stores.faiss.store import FaissStore
 
 
 class FaissAsyncMixin:
     """``a``-prefixed twins of FaissStore's search, add, build, save and load methods."""
 
-    async def aadd_embeddings(
-        self: Any,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        return await run_in_executor(
-            self.add_embeddings, list(text_embeddings), metadatas, **kwargs
-        )
-
     async def aget_by_ids(self: Any, ids: Sequence[str], /) -> list[Document]:
         return self.get_by_ids(ids)
-
-    @classmethod
-    async def afrom_embeddings(
-        cls: Any,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        embedding: Embeddings,
-        **kwargs: Any,
-    ) -> FaissStore:
-        return await run_in_executor(
-            cls.from_embeddings, list(text_embeddings), embedding, **kwargs
-        )
 
     @classmethod
     async def aload(

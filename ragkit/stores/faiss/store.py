@@ -13,7 +13,7 @@ Distances and scores (:class:`~ragkit.stores.distance.DistanceStrategy`):
 - ``COSINE``: LangChain's cosine *distance*, ``1 - cos`` (lower is better); relevance
   ``clip(1 - d, 0, 1)``.
 - ``MAX_INNER_PRODUCT``: raw inner product (higher is better); relevance ``clip(ip, 0, 1)``.
-- ``EUCLIDEAN_DISTANCE`` (the default of :class:`~ragkit.stores.faiss_langchain.FAISS`,
+- ``EUCLIDEAN_DISTANCE`` (the default of :class:`~ragkit.stores.faiss.langchain.FAISS`,
   as in LangChain): FAISS's *squared* L2 distance (lower is better), as LangChain's FAISS
   returns it; relevance ``clip(1 - d2 / 2, 0, 1)``.
 
@@ -30,7 +30,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,20 +44,21 @@ from ragkit.errors import (
     EmbeddingMismatchError,
     StoreInputError,
 )
-from ragkit.stores import _faiss_index as fx
-from ragkit.stores._docstore import DocColumns, DocumentsView
-from ragkit.stores._faiss_async import FaissAsyncMixin
-from ragkit.stores._faiss_search import Hit, search_hits
+from ragkit.stores._docstore import DocColumns, DocumentsView, new_ids
 from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
+from ragkit.stores.faiss import _index as fx
+from ragkit.stores.faiss._async import FaissAsyncMixin
+from ragkit.stores.faiss._search import Hit, search_hits
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import Candidates
+from ragkit.stores.vector_adds import VectorAddsMixin
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
 
 
-class FaissStore(FaissAsyncMixin, VectorStore):
+class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     """A FAISS-backed vector store with LangChain's method names.
 
     Args:
@@ -142,53 +143,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             )
         return self._embedding
 
-    # -- adding -------------------------------------------------------------------
-    def add_texts(
+    # -- adding (add_texts, add_embeddings, add_vectors: VectorAddsMixin's) ---------------
+    def _check_new(
         self,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Embed ``texts`` and add them; returns their ids (new random ids unless given)."""
-        texts = list(texts)
+        texts: list[str],
+        metadatas: Sequence[dict[str, Any]] | None,
+        ids: Sequence[str] | None,
+    ) -> None:
         self._docs.validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        vectors = self._need_embedding().embed_documents_array(texts)
-        return self._add(texts, vectors, metadatas, ids)
-
-    def add_embeddings(
-        self,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Add precomputed ``(text, vector)`` pairs."""
-        pairs = list(text_embeddings)
-        texts = [t for t, _ in pairs]
-        self._docs.validate_new(texts, metadatas, ids)
-        if not pairs:
-            return []
-        return self._add(texts, [v for _, v in pairs], metadatas, ids)
-
-    def add_vectors(
-        self,
-        texts: Sequence[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Add texts with a precomputed ``(n, d)`` matrix (the fast path of ``add_embeddings``)."""
-        texts = list(texts)
-        self._docs.validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
 
     def _add(
         self,
@@ -203,10 +165,10 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         index = self._ensure_index(matrix.shape[1])
         if not index.is_trained:
             self._train(matrix)
-        new_ids = list(ids) if ids is not None else fx.new_ids(len(texts))
+        chosen = list(ids) if ids is not None else new_ids(len(texts))
         index.add(matrix)
-        self._docs.extend(new_ids, texts, metadatas)
-        return new_ids
+        self._docs.extend(chosen, texts, metadatas)
+        return chosen
 
     def _ensure_index(self, dimension: int) -> Any:
         if self._index is None:
@@ -361,50 +323,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     def _finish_hits(self, hits: list[Hit]) -> list[tuple[Document, float]]:
         return self._with_docs(hits)
 
-    # -- construction -----------------------------------------------------------------
-    @classmethod
-    def from_texts(
-        cls,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        """Embed ``texts`` and build a store (kwargs go to the constructor)."""
-        store = cls(embedding, **kwargs)
-        store.add_texts(texts, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_embeddings(
-        cls,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        """Build a store from precomputed ``(text, vector)`` pairs."""
-        store = cls(embedding, **kwargs)
-        store.add_embeddings(text_embeddings, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_vectors(
-        cls,
-        texts: Sequence[str],
-        vectors: Any,
-        embedding: Embeddings | None = None,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        """Build a store from texts and a precomputed ``(n, d)`` matrix (the fastest way in)."""
-        store = cls(embedding, **kwargs)
-        store.add_vectors(texts, vectors, metadatas, ids=ids)
-        return store
-
+    # -- construction (from_texts, from_embeddings, from_vectors: VectorAddsMixin's) -----------------------------------------------------------------
     @classmethod
     def from_documents(
         cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
@@ -438,8 +357,8 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         return cls(embedding, **settings)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the store to directory ``path`` atomically (see :mod:`ragkit.stores.persist`)."""
-        from ragkit.stores.persist import save_store
+        """Write the store to directory ``path`` atomically (see :mod:`ragkit.stores.faiss.persist`)."""
+        from ragkit.stores.faiss.persist import save_store
 
         save_store(self, path)
 
@@ -448,7 +367,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any
     ) -> FaissStore:
         """Load a store saved by :meth:`save`; refuses indexes built by another model."""
-        from ragkit.stores.persist import load_store
+        from ragkit.stores.faiss.persist import load_store
 
         return load_store(cls, path, embeddings, **kwargs)
 
