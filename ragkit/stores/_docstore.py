@@ -201,3 +201,15 @@ def new_ids(count: int) -> list[str]:
     if count == 0:
         return []
     return raw.tobytes().hex(" ", -16).split(" ")  # one 32-digit group per id, split in C
+
+
+def ids_to_delete(ids: Sequence[str] | None) -> list[str]:
+    """The distinct ``ids`` of a ``delete`` call, in order (StoreInputError for None).
+
+    Example:
+        >>> ids_to_delete(["a", "b", "a"])
+        ['a', 'b']
+    """
+    if ids is None:
+        raise StoreInputError("delete() needs the ids to delete")
+    return list(dict.fromkeys(ids))

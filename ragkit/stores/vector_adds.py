@@ -38,8 +38,11 @@ class VectorAddsMixin:
         metadatas: Sequence[dict[str, Any]] | None,
         ids: Sequence[str] | None,
     ) -> None:
-        """StoreInputError, before any work, when the rows cannot be added."""
-        raise NotImplementedError
+        """StoreInputError, before any work, when the rows cannot be added (here: checked
+        on their own; a store that refuses ids it holds checks them against its own)."""
+        from ragkit.stores._docstore import DocColumns
+
+        DocColumns().validate_new(texts, metadatas, ids)
 
     def _add(
         self,

@@ -44,7 +44,7 @@ from ragkit.errors import (
     EmbeddingMismatchError,
     StoreInputError,
 )
-from ragkit.stores._docstore import DocColumns, DocumentsView, new_ids
+from ragkit.stores._docstore import DocColumns, DocumentsView, ids_to_delete, new_ids
 from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.faiss import _index as fx
@@ -204,9 +204,7 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     # -- deleting and reading by id -----------------------------------------------
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete ``ids``; StoreInputError (a ValueError; nothing deleted) if any id is unknown."""
-        if ids is None:
-            raise StoreInputError("delete() needs the ids to delete")
-        wanted = list(dict.fromkeys(ids))
+        wanted = ids_to_delete(ids)
         missing = [x for x in wanted if x not in self._docs.position]
         if missing:
             raise StoreInputError(

@@ -16,13 +16,13 @@ from typing import Any
 
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
-from ragkit.errors import StoreInputError
+from ragkit.stores._docstore import ids_to_delete
 from ragkit.stores.base import check_mmr_args
 from ragkit.stores.filters import MetadataFilter
 from ragkit.stores.mmr import mmr_picks
-from ragkit.stores.pgvector import queries as q
-from ragkit.stores.pgvector import writes
-from ragkit.stores.pgvector._search import Request, arun_steps
+from ragkit.stores.pgvector import search_sql as q
+from ragkit.stores.pgvector import write_sql
+from ragkit.stores.pgvector._search_methods import Request, arun_steps
 from ragkit.stores.pgvector.client_async import afetch_rows
 from ragkit.stores.pgvector.codec import document
 
@@ -130,16 +130,16 @@ class PGAsyncMixin:
         return [document(*found[x]) for x in wanted if x in found]
 
     async def adelete(self: Any, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
-        if ids is None:
-            raise StoreInputError("delete() needs the ids to delete")
-        wanted = list(dict.fromkeys(ids))
+        wanted = ids_to_delete(ids)
         if not wanted:
             return True
         self._need_collection("delete")
 
         async def delete(conn: Any) -> None:
             async with conn.transaction():
-                await writes.arun_sql(conn, writes.delete_steps(self.layout, wanted, self.lexical))
+                await write_sql.arun_sql(
+                    conn, write_sql.delete_steps(self.layout, wanted, self.lexical)
+                )
 
         await self.client.arun(delete, what="delete", retry=False)
         return True

@@ -3,7 +3,7 @@
 ``lexical_search_with_score`` ranks by BM25 from the postings table (or ``ts_rank`` with
 ``lexical="tsvector"``); ``hybrid_search_with_score`` fuses that ranking with the dense one by
 weighted reciprocal rank in one statement (see :mod:`ragkit.stores.pgvector.lexical` and
-:func:`ragkit.stores.pgvector.queries.hybrid_sql`).
+:func:`ragkit.stores.pgvector.search_sql.hybrid_sql`).
 
 Example:
     >>> # store.hybrid_search("vitamin D and fractures", k=10, filter={"year": {"$gte": 2015}})
@@ -18,7 +18,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.stores.filters import MetadataFilter
 from ragkit.stores.pgvector import lexical as lx
-from ragkit.stores.pgvector import queries as q
+from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param

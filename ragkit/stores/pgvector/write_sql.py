@@ -1,4 +1,9 @@
-"""Writes of PGVectorStore: bulk ``COPY ... (FORMAT BINARY)``, upsert by id, delete, counters.
+"""The SQL of PGVectorStore's writes: bulk ``COPY ... (FORMAT BINARY)``, upsert by id, delete.
+
+Statements and the functions that run them on a connection (the store's methods that call
+them are in :mod:`ragkit.stores.pgvector._write_methods`). A statement sequence needed by the
+sync and the async store alike is written once as steps (:func:`delete_steps`), run by
+:func:`run_sql` or :func:`arun_sql`.
 
 Every write runs in one transaction that first takes the collection's transaction-scoped
 advisory lock, so concurrent writers of one collection queue up (readers never wait) and a

@@ -1,4 +1,9 @@
-"""Searches of PGVectorStore: similarity (one or many queries), MMR, lexical and hybrid.
+"""PGVectorStore's search methods: the primitives VectorStore builds every search on.
+
+The nearest-neighbour search (one or many queries) and the candidates of MMR; the SQL texts
+they run are built in :mod:`ragkit.stores.pgvector.search_sql`. Each search is written once as
+steps (:data:`Steps`) that :func:`run_steps` runs on the sync pool and :func:`arun_steps` on
+the async one (:mod:`ragkit.stores.pgvector._async`).
 
 Filters that compile to SQL run in the database. A filter that cannot (a callable, list or dict
 values) runs in Python over candidates fetched ``fetch_k`` deep, then four times deeper while
@@ -20,7 +25,7 @@ import numpy as np
 from ragkit.documents import Document
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import Candidates
-from ragkit.stores.pgvector import queries as q
+from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector.client_async import fetch_rows
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
@@ -174,21 +179,6 @@ class PGSearchMixin:
                 return hits, [as_numpy(r[5]) for r in chosen] if with_vectors else []
             fetched *= 4
 
-    def _search_one(
-        self,
-        vector: np.ndarray,
-        k: int,
-        filter: MetadataFilter | None,
-        fetch_k: int,
-        *,
-        exact: bool | None = None,
-        with_vectors: bool = False,
-    ) -> tuple[list[Hit], list[np.ndarray]]:
-        steps = self._search_steps(
-            vector, k, filter, fetch_k, exact=exact, with_vectors=with_vectors
-        )
-        return run_steps(steps, self._fetch)
-
     def _fetch(self, request: Request) -> list[tuple[Any, ...]]:
         return self._rows(*request)
 
@@ -221,7 +211,8 @@ class PGSearchMixin:
         """Documents nearest ``embedding`` with FaissStore's raw scores; ``exact=True`` skips
         the ANN index for this call."""
         vector = self._query_vector(embedding)
-        hits, _ = self._search_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        steps = self._search_steps(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        hits, _ = run_steps(steps, self._fetch)
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
 
     # -- batched ----------------------------------------------------------------------------
@@ -246,7 +237,10 @@ class PGSearchMixin:
         if where is None or (filter is not None and not exact):  # per query (over-fetch / fallback)
             return [
                 self._threshold(
-                    self._search_one(v, k, filter, fetch_k, exact=kwargs.get("exact"))[0],
+                    run_steps(
+                        self._search_steps(v, k, filter, fetch_k, exact=kwargs.get("exact")),
+                        self._fetch,
+                    )[0],
                     threshold,
                     self.metric.higher_is_better,
                 )
