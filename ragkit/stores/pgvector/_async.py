@@ -24,7 +24,7 @@ from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector import write_sql
 from ragkit.stores.pgvector._search_methods import Request, arun_steps
 from ragkit.stores.pgvector.client_async import afetch_rows
-from ragkit.stores.pgvector.codec import document
+from ragkit.stores.pgvector.codec import document, scored_documents
 
 Hit = tuple[Document, float]
 
@@ -109,7 +109,7 @@ class PGAsyncMixin:
         if plan is None:
             return []
         rows = await self._arows(*plan)
-        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+        return scored_documents(rows)
 
     async def ahybrid_search(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         return [d for d, _ in await self.ahybrid_search_with_score(query, k, **kwargs)]

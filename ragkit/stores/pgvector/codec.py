@@ -189,5 +189,10 @@ def document(
     )
 
 
+def scored_documents(rows: list[tuple[Any, ...]]) -> list[tuple[Document, float]]:
+    """``(Document, score)`` of rows holding :data:`DOC_COLUMNS` then a score."""
+    return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+
+
 #: Columns every search returns, in this order (see :func:`document`).
 DOC_COLUMNS = "d.id, d.content, d.content_raw, d.metadata"
