@@ -284,20 +284,23 @@ def open_collection(conn: Any, layout: Layout) -> CollectionInfo | None:
         return read_info(conn, layout)
 
 
-def check_compatible(
-    stored: CollectionInfo,
-    *,
-    model_id: str | None,
-    dimension: int | None,
-    distance: str,
-    vector_type: str,
-    lexical: str | None,
-    explicit: set[str],
-) -> None:
-    """Raise (before any write) when the opened collection was built differently than asked.
+@dataclass(frozen=True)
+class Requested:
+    """What the opener of a collection asked for; ``explicit`` names the settings passed on
+    purpose (the others adopt the stored ones)."""
 
-    ``explicit`` names the settings the caller passed on purpose; the others adopt the stored ones.
-    """
+    model_id: str | None
+    dimension: int | None
+    distance: str
+    vector_type: str
+    lexical: str | None
+    explicit: frozenset[str]
+
+
+def check_compatible(stored: CollectionInfo, requested: Requested) -> None:
+    """Raise (before any write) when the opened collection was built differently than asked."""
+    model_id, dimension, distance = requested.model_id, requested.dimension, requested.distance
+    explicit = requested.explicit
     where = f"collection {stored.name!r}"
     if model_id and stored.model_id and model_id != stored.model_id:
         raise EmbeddingMismatchError(
@@ -311,8 +314,8 @@ def check_compatible(
         )
     for name, wanted, have in (
         ("distance_strategy", distance, stored.distance),
-        ("vector_type", vector_type, stored.vector_type),
-        ("lexical", lexical, stored.lexical),
+        ("vector_type", requested.vector_type, stored.vector_type),
+        ("lexical", requested.lexical, stored.lexical),
     ):
         if name in explicit and wanted != have:
             if name == "distance_strategy":  # stored names -> DistanceStrategy names

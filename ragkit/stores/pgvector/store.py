@@ -153,15 +153,15 @@ class PGVectorStore(
             self.delete_collection()
         stored = self.client.run(lambda c: sc.open_collection(c, self.layout), what="open")
         if stored is not None:
-            sc.check_compatible(
-                stored,
+            requested = sc.Requested(
                 model_id=embeddings.model_id if embeddings is not None else None,
                 dimension=model_dim if model_dim is not None else embedding_length,
                 distance=metric(distance_strategy).stored,
                 vector_type=vector_type or "vector",
                 lexical=lexical,
-                explicit=explicit,
+                explicit=frozenset(explicit),
             )
+            sc.check_compatible(stored, requested)
             self._adopt(stored)
         else:
             self._info = None
