@@ -200,3 +200,25 @@ def test_ragkit_index_into_public_is_a_clear_error(pg_dsn, pg_client, user_table
         assert collection in proc.stderr
         assert "ragkit" in proc.stderr
     _survives(pg_client, mine, table)
+
+
+def test_an_index_made_before_the_mark_is_indexed_again(pg_dsn, pg_client, pg_collection, tmp_path):
+    """A whole PostgreSQL index (records, file table, settings beside the store's tables)."""
+    (tmp_path / "a.txt").write_text("tea and biscuits\n")
+    url = f"{pg_dsn}?collection={pg_collection}"
+    command = [sys.executable, "-m", "ragkit", "index", str(tmp_path), "--index", url,
+               "--embedding", "hash", "--quiet"]  # fmt: skip
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert first.returncode == 0, first.stderr
+    pg_client.run(
+        lambda c: c.execute(f'COMMENT ON SCHEMA "{pg_collection}" IS NULL'), what="unmark"
+    )
+    (tmp_path / "b.txt").write_text("coffee and cake\n")
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert again.returncode == 0, again.stderr
+    assert _mark(pg_client, pg_collection) == guard.SCHEMA_MARK
+    count = pg_client.run(
+        lambda c: c.execute(f'SELECT count(*) FROM "{pg_collection}".documents').fetchone()[0],
+        what="count",
+    )
+    assert count == 2
