@@ -228,7 +228,7 @@ ALWAYS_ALLOWED = {
 PROTOCOL = {"__getattr__": {"AttributeError"}, "__getitem__": {"IndexError", "KeyError"}}
 # Single, justified exceptions: (path, function, exception) -> why.
 JUSTIFIED = {
-    ("ragkit/stores/persist.py", "_json_default", "TypeError"): (
+    ("ragkit/stores/faiss/persist.py", "_json_default", "TypeError"): (
         "json.dumps's default= hook must raise TypeError for a value it cannot encode; "
         "the save turns that into a StoreError naming the document and the key"
     ),

@@ -86,7 +86,7 @@ EXPECTED = [
     "ragkit.retrievers.bm25.BM25Retriever",
     "ragkit.retrievers.multi_query.MultiQueryRetriever",
     "ragkit.splitters.recursive.RecursiveCharacterTextSplitter",
-    "ragkit.stores.faiss.FaissStore",
+    "ragkit.stores.faiss.store.FaissStore",
     "ragkit.stores.google_vectorstore.GoogleVectorStore",
     "ragkit.tools.base.Tool",
     "ragkit.eval.beir.BeirDataset",

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragkit.indexing.folder import layout as L
-from ragkit.stores.sql_store import SQLStore
+from ragkit.stores.kv.sql_store import SQLStore
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -114,7 +114,7 @@ def migrate_file_cache(folder: Path, store: SQLStore) -> int:
     """Copy every readable vector of a one-file-per-vector cache into ``store``, then remove
     ``folder``; returns how many were copied (damaged entries are dropped: they are recomputed).
     """
-    from ragkit.stores.file_store import LocalFileStore, _key_problem
+    from ragkit.stores.kv.file_store import LocalFileStore, _key_problem
 
     old = LocalFileStore(folder, fsync=False, checksum=True)
     copied = 0

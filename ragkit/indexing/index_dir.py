@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from ragkit.indexing.writer import IndexReport, Progress
     from ragkit.retrievers.base import BaseRetriever
     from ragkit.stores.kv import ByteStore
+    from ragkit.stores.kv.sql_store import SQLStore
     from ragkit.stores.pgvector.byte_store import PGByteStore
-    from ragkit.stores.sql_store import SQLStore
 
 
 class Index:

@@ -48,7 +48,7 @@ def resolve_docstore(owner: str, docstore: Any, byte_store: Any) -> Any:
     if byte_store is not None:
         if docstore is not None:
             raise ConfigurationError(f"{owner}: pass docstore= or byte_store=, not both")
-        from ragkit.stores.kv_docstore import create_kv_docstore
+        from ragkit.stores.kv.docstore import create_kv_docstore
 
         require_methods(byte_store, f"{owner}: byte_store", "mget", "mset")
         return create_kv_docstore(byte_store)

@@ -40,40 +40,40 @@ __all__ = [
 
 _LAZY = {
     "VectorStore": "ragkit.stores.base",
-    "FaissStore": "ragkit.stores.faiss",
-    "FAISS": "ragkit.stores.faiss_langchain",
-    "InMemoryDocstore": "ragkit.stores.faiss_langchain",
+    "FaissStore": "ragkit.stores.faiss.store",
+    "FAISS": "ragkit.stores.faiss.langchain",
+    "InMemoryDocstore": "ragkit.stores.faiss.langchain",
     "DistanceStrategy": "ragkit.stores.distance",
     "InMemoryVectorStore": "ragkit.stores.in_memory",
-    "LocalFileStore": "ragkit.stores.file_store",
-    "SQLStore": "ragkit.stores.sql_store",
+    "LocalFileStore": "ragkit.stores.kv.file_store",
+    "SQLStore": "ragkit.stores.kv.sql_store",
     "GoogleVectorStore": "ragkit.stores.google_vectorstore",
     "PGVectorStore": "ragkit.stores.pgvector.store",
-    "BaseStore": "ragkit.stores.kv",
-    "ByteStore": "ragkit.stores.kv",
-    "InMemoryBaseStore": "ragkit.stores.kv",
-    "InMemoryByteStore": "ragkit.stores.kv",
-    "InMemoryStore": "ragkit.stores.kv",
-    "create_kv_docstore": "ragkit.stores.kv_docstore",
+    "BaseStore": "ragkit.stores.kv.base",
+    "ByteStore": "ragkit.stores.kv.base",
+    "InMemoryBaseStore": "ragkit.stores.kv.base",
+    "InMemoryByteStore": "ragkit.stores.kv.base",
+    "InMemoryStore": "ragkit.stores.kv.base",
+    "create_kv_docstore": "ragkit.stores.kv.docstore",
 }
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
     from ragkit.stores.distance import DistanceStrategy
-    from ragkit.stores.faiss import FaissStore
-    from ragkit.stores.faiss_langchain import FAISS, InMemoryDocstore
-    from ragkit.stores.file_store import LocalFileStore
+    from ragkit.stores.faiss.langchain import FAISS, InMemoryDocstore
+    from ragkit.stores.faiss.store import FaissStore
     from ragkit.stores.google_vectorstore import GoogleVectorStore
     from ragkit.stores.in_memory import InMemoryVectorStore
-    from ragkit.stores.kv import (
+    from ragkit.stores.kv.base import (
         BaseStore,
         ByteStore,
         InMemoryBaseStore,
         InMemoryByteStore,
         InMemoryStore,
     )
-    from ragkit.stores.kv_docstore import create_kv_docstore
+    from ragkit.stores.kv.docstore import create_kv_docstore
+    from ragkit.stores.kv.file_store import LocalFileStore
+    from ragkit.stores.kv.sql_store import SQLStore
     from ragkit.stores.pgvector.store import PGVectorStore
-    from ragkit.stores.sql_store import SQLStore
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any, cast, overload
 
@@ -126,7 +127,7 @@ class DocColumns:
         meta = self.metadatas[pos]
         return Document._trusted(self.texts[pos], meta.copy() if meta else {}, self.ids[pos])
 
-    # -- serialisation (see ragkit.stores.persist) -------------------------------
+    # -- serialisation (see ragkit.stores.faiss.persist) -------------------------------
     def to_json_obj(self) -> dict[str, Any]:
         return {"ids": self.ids, "texts": self.texts, "metadatas": self.metadatas}
 
@@ -190,3 +191,25 @@ class DocumentsView(Sequence[Document]):
 
     def __iter__(self) -> Iterator[Document]:
         return map(self._make, range(self._len))
+
+
+def new_ids(count: int) -> list[str]:
+    """``count`` random UUID4s as 32-digit hex (``uuid4().hex`` form), made in one urandom call."""
+    raw = np.frombuffer(os.urandom(16 * count), dtype=np.uint8).reshape(count, 16).copy()
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
+    if count == 0:
+        return []
+    return raw.tobytes().hex(" ", -16).split(" ")  # one 32-digit group per id, split in C
+
+
+def ids_to_delete(ids: Sequence[str] | None) -> list[str]:
+    """The distinct ``ids`` of a ``delete`` call, in order (StoreInputError for None).
+
+    Example:
+        >>> ids_to_delete(["a", "b", "a"])
+        ['a', 'b']
+    """
+    if ids is None:
+        raise StoreInputError("delete() needs the ids to delete")
+    return list(dict.fromkeys(ids))

@@ -1,10 +1,13 @@
 """VectorStore: the interface of stores that index documents by embedding.
 
-Names and parameters follow LangChain's ``VectorStore``. A store implements the searches by
-vector (``similarity_search_with_score_by_vector_batch``,
-``max_marginal_relevance_search_by_vector``); the batched and MMR searches by text live here
-once, over them: they check the arguments and the query, embed the queries with the store's
-``embeddings`` (many in one model call), then search by vector.
+Names and parameters follow LangChain's ``VectorStore``. A store with vectors implements a
+few primitives: ``similarity_search_with_score_by_vector`` (the search), optionally
+``similarity_search_with_score_by_vector_batch`` (many queries at once; the default loops) and
+``_mmr_candidates`` (the nearest results with their vectors). Every other search lives here
+once, over them: without scores, by text (the query checked and embedded with the store's
+``embeddings``, many in one model call), batched, MMR, with relevance scores, and their async
+twins (:mod:`ragkit.stores.base_async`). A store without vectors (a search service) overrides
+the searches by text instead.
 
 Example:
     >>> # store = FaissStore.from_texts(["a", "b"], embedding)
@@ -22,6 +25,7 @@ from typing_extensions import Self
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
+from ragkit.stores.base_async import AsyncVectorStoreMixin
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
 if TYPE_CHECKING:
@@ -29,9 +33,10 @@ if TYPE_CHECKING:
 
     from ragkit.embeddings.base import Embeddings
     from ragkit.retrievers.vectorstore import VectorStoreRetriever
+    from ragkit.stores.mmr import Candidates
 
 
-class VectorStore(ABC):
+class VectorStore(AsyncVectorStoreMixin, ABC):
     """Documents indexed by embedding, searched by similarity or MMR."""
 
     #: True when every search returns new Document objects that the caller owns (so a retriever
@@ -75,43 +80,92 @@ class VectorStore(ABC):
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         raise NotImplementedError(f"{type(self).__name__} does not support get_by_ids")
 
-    @abstractmethod
-    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
-        """The ``k`` documents most similar to ``query``."""
-
-    def similarity_search_with_score(
-        self, query: str, k: int = 4, **kwargs: Any
+    # -- the primitives a store implements ----------------------------------------------
+    def similarity_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: Any = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
     ) -> list[tuple[Document, float]]:
-        raise NotImplementedError(
-            f"{type(self).__name__} does not support similarity_search_with_score"
-        )
-
-    def _relevance_score(self, score: float) -> float:
-        """Map a raw score to [0, 1], 1 being most relevant."""
-        raise NotImplementedError(f"{type(self).__name__} does not define relevance scores")
-
-    def similarity_search_with_relevance_scores(
-        self, query: str, k: int = 4, score_threshold: float | None = None, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        """Results with scores in [0, 1]; those below ``score_threshold`` are dropped."""
-        scored = [
-            (d, self._relevance_score(s))
-            for d, s in self.similarity_search_with_score(query, k, **kwargs)
-        ]
-        if score_threshold is not None:
-            scored = [(d, s) for d, s in scored if s >= score_threshold]
-        return scored
-
-    def similarity_search_by_vector(
-        self, embedding: Sequence[float], k: int = 4, **kwargs: Any
-    ) -> list[Document]:
+        """The ``k`` documents nearest ``embedding`` with the store's raw scores: the search
+        every other search of a store with vectors is built on."""
         raise NotImplementedError(f"{type(self).__name__} does not support search by vector")
 
     def similarity_search_with_score_by_vector_batch(
-        self, embeddings: Any, k: int = 4, **kwargs: Any
+        self,
+        embeddings: Any,
+        k: int = 4,
+        filter: Any = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
     ) -> list[list[tuple[Document, float]]]:
-        """One result list per row of the ``(n, d)`` query matrix ``embeddings``."""
-        raise NotImplementedError(f"{type(self).__name__} does not support batched search")
+        """One result list per row of the ``(n, d)`` query matrix ``embeddings`` (here one
+        search per row; a store may search them all at once)."""
+        return [
+            self.similarity_search_with_score_by_vector(
+                row, k, filter=filter, fetch_k=fetch_k, **kwargs
+            )
+            for row in embeddings
+        ]
+
+    def _mmr_candidates(
+        self, embedding: Sequence[float], depth: int, filter: Any, **kwargs: Any
+    ) -> Candidates:
+        """The ``depth`` nearest (matching) results with their vectors, for MMR."""
+        raise NotImplementedError(f"{type(self).__name__} does not support MMR search")
+
+    def _finish_hits(self, hits: list[Any]) -> list[tuple[Document, float]]:
+        """The store's own hits (see :meth:`_mmr_candidates`) as (Document, score) pairs."""
+        return hits
+
+    # -- searches by vector, over the primitives -------------------------------------------
+    def similarity_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: Any = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """The ``k`` documents nearest ``embedding`` (those matching ``filter``, when given)."""
+        pairs = self.similarity_search_with_score_by_vector(
+            embedding, k, filter=filter, fetch_k=fetch_k, **kwargs
+        )
+        return [d for d, _ in pairs]
+
+    def similarity_search_by_vector_batch(
+        self,
+        embeddings: Any,
+        k: int = 4,
+        filter: Any = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
+        rows = self.similarity_search_with_score_by_vector_batch(
+            embeddings, k, filter=filter, fetch_k=fetch_k, **kwargs
+        )
+        return [[d for d, _ in row] for row in rows]
+
+    def max_marginal_relevance_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        *,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Any = None,
+        **kwargs: Any,
+    ) -> list[tuple[Document, float]]:
+        """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw scores."""
+        lambda_mult, k, fetch_k = check_mmr_args(k, fetch_k, lambda_mult)
+        if k == 0:
+            return []
+        from ragkit.stores.mmr import mmr_picks
+
+        found = self._mmr_candidates(embedding, max(k, fetch_k), filter, **kwargs)
+        return self._finish_hits(mmr_picks(found, lambda_mult, k))
 
     def max_marginal_relevance_search_by_vector(
         self,
@@ -119,11 +173,54 @@ class VectorStore(ABC):
         k: int = 4,
         fetch_k: int = 20,
         lambda_mult: float = 0.5,
+        filter: Any = None,
         **kwargs: Any,
     ) -> list[Document]:
-        raise NotImplementedError(f"{type(self).__name__} does not support MMR search")
+        pairs = self.max_marginal_relevance_search_with_score_by_vector(
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter, **kwargs
+        )
+        return [d for d, _ in pairs]
 
     # -- searches by text, over the searches by vector -----------------------------
+    def similarity_search_with_score(
+        self, query: str, k: int = 4, filter: Any = None, fetch_k: int = 20, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """The ``k`` documents most similar to ``query`` with the store's raw scores."""
+        self._require(BY_VECTOR, "similarity_search_with_score")
+        check_k(k)
+        return self.similarity_search_with_score_by_vector(
+            self._embed_queries([query])[0], k, filter=filter, fetch_k=fetch_k, **kwargs
+        )
+
+    def similarity_search(
+        self, query: str, k: int = 4, filter: Any = None, fetch_k: int = 20, **kwargs: Any
+    ) -> list[Document]:
+        """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
+        pairs = self.similarity_search_with_score(
+            query, k, filter=filter, fetch_k=fetch_k, **kwargs
+        )
+        return [d for d, _ in pairs]
+
+    def _relevance_score(self, score: float) -> float:
+        """Map a raw score to [0, 1], 1 being most relevant."""
+        raise NotImplementedError(f"{type(self).__name__} does not define relevance scores")
+
+    def _relevant(
+        self, pairs: list[tuple[Document, float]], score_threshold: float | None
+    ) -> list[tuple[Document, float]]:
+        """``pairs`` with relevance scores, those below ``score_threshold`` dropped."""
+        scored = [(d, self._relevance_score(s)) for d, s in pairs]
+        if score_threshold is not None:
+            scored = [(d, s) for d, s in scored if s >= score_threshold]
+        return scored
+
+    def similarity_search_with_relevance_scores(
+        self, query: str, k: int = 4, score_threshold: float | None = None, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """Results with scores in [0, 1]; those below ``score_threshold`` are dropped."""
+        pairs = self.similarity_search_with_score(query, k, **kwargs)
+        return self._relevant(pairs, score_threshold)
+
     def _need_embedding(self) -> Embeddings:
         """The model that embeds queries (ConfigurationError when the store has none)."""
         embedding = self.embeddings
@@ -147,13 +244,14 @@ class VectorStore(ABC):
             )
         return np.asarray(embedding.embed_queries_array(list(queries)), dtype=np.float32)
 
-    def _implements(self, method: str) -> bool:
-        """Whether this store's class has its own ``method`` (not VectorStore's)."""
-        return getattr(type(self), method) is not getattr(VectorStore, method)
+    def _implements(self, *methods: str) -> bool:
+        """Whether this store's class has its own version of one of ``methods``."""
+        cls = type(self)
+        return any(getattr(cls, m) is not getattr(VectorStore, m) for m in methods)
 
-    def _require(self, method: str, what: str) -> None:
-        """NotImplementedError, before any work, when the store lacks the by-vector ``method``."""
-        if not self._implements(method):
+    def _require(self, methods: tuple[str, ...], what: str) -> None:
+        """NotImplementedError, before any work, when the store has none of ``methods``."""
+        if not self._implements(*methods):
             raise NotImplementedError(f"{type(self).__name__} does not support {what}")
 
     def similarity_search_with_score_batch(
@@ -165,7 +263,7 @@ class VectorStore(ABC):
         **kwargs: Any,
     ) -> list[list[tuple[Document, float]]]:
         """Embed all ``queries`` in one model call and search them in one batched search."""
-        self._require("similarity_search_with_score_by_vector_batch", "batched search")
+        self._require(BY_VECTOR, "batched search")
         queries = list(queries)
         if not queries:
             return []
@@ -196,93 +294,11 @@ class VectorStore(ABC):
     ) -> list[Document]:
         """``k`` results balancing similarity to ``query`` and diversity (``lambda_mult``: 1 =
         similarity only); the arguments are checked before the query is embedded."""
-        self._require("max_marginal_relevance_search_by_vector", "MMR search")
-        _check_mmr_args(k, fetch_k, lambda_mult)
+        self._require(MMR, "MMR search")
+        check_mmr_args(k, fetch_k, lambda_mult)
         vector = self._embed_queries([query])[0]
         return self.max_marginal_relevance_search_by_vector(
             vector, k, fetch_k, lambda_mult, filter=filter, **kwargs
-        )
-
-    # -- async twins (run the sync method in a worker thread by default) ----------
-    async def aadd_texts(
-        self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> list[str]:
-        return await run_in_executor(self.add_texts, list(texts), metadatas, **kwargs)
-
-    async def aadd_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[str]:
-        return await run_in_executor(self.add_documents, documents, **kwargs)
-
-    async def adelete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
-        return await run_in_executor(self.delete, ids, **kwargs)
-
-    async def asimilarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
-        return await run_in_executor(self.similarity_search, query, k, **kwargs)
-
-    async def asimilarity_search_with_score(
-        self, query: str, k: int = 4, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        return await run_in_executor(self.similarity_search_with_score, query, k, **kwargs)
-
-    async def asimilarity_search_with_relevance_scores(
-        self, query: str, k: int = 4, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        return await run_in_executor(
-            self.similarity_search_with_relevance_scores, query, k, **kwargs
-        )
-
-    async def asimilarity_search_with_score_by_vector_batch(
-        self, embeddings: Any, k: int = 4, **kwargs: Any
-    ) -> list[list[tuple[Document, float]]]:
-        return await run_in_executor(
-            self.similarity_search_with_score_by_vector_batch, embeddings, k, **kwargs
-        )
-
-    async def asimilarity_search_with_score_batch(
-        self, queries: Sequence[str], k: int = 4, **kwargs: Any
-    ) -> list[list[tuple[Document, float]]]:
-        """Embed all ``queries`` in one model call (in a worker thread), then search them."""
-        self._require("similarity_search_with_score_by_vector_batch", "batched search")
-        queries = list(queries)
-        if not queries:
-            return []
-        vectors = await run_in_executor(self._embed_queries, queries)
-        return await self.asimilarity_search_with_score_by_vector_batch(vectors, k, **kwargs)
-
-    async def asimilarity_search_batch(
-        self, queries: Sequence[str], k: int = 4, **kwargs: Any
-    ) -> list[list[Document]]:
-        rows = await self.asimilarity_search_with_score_batch(queries, k, **kwargs)
-        return [[d for d, _ in row] for row in rows]
-
-    async def amax_marginal_relevance_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        **kwargs: Any,
-    ) -> list[Document]:
-        return await run_in_executor(
-            self.max_marginal_relevance_search_by_vector,
-            embedding,
-            k,
-            fetch_k,
-            lambda_mult,
-            **kwargs,
-        )
-
-    async def amax_marginal_relevance_search(
-        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
-    ) -> list[Document]:
-        if self._implements("max_marginal_relevance_search"):  # a store's own MMR by text
-            return await run_in_executor(
-                self.max_marginal_relevance_search, query, k, fetch_k, lambda_mult, **kwargs
-            )
-        self._require("max_marginal_relevance_search_by_vector", "MMR search")
-        _check_mmr_args(k, fetch_k, lambda_mult)
-        vectors = await run_in_executor(self._embed_queries, [query])
-        return await self.amax_marginal_relevance_search_by_vector(
-            vectors[0], k, fetch_k, lambda_mult, **kwargs
         )
 
     # -- construction and retrieval --------------------------------------------
@@ -338,7 +354,11 @@ class VectorStore(ABC):
         )
 
 
-def _check_mmr_args(k: Any, fetch_k: Any, lambda_mult: Any) -> None:
-    check_lambda_mult(lambda_mult)
-    check_k(k)
-    check_k(fetch_k, "fetch_k")
+#: The by-vector search every other search is built on; the store's own MMR (either will do).
+BY_VECTOR = ("similarity_search_with_score_by_vector",)
+MMR = ("_mmr_candidates", "max_marginal_relevance_search_by_vector")
+
+
+def check_mmr_args(k: Any, fetch_k: Any, lambda_mult: Any) -> tuple[float, int, int]:
+    """MMR's arguments, checked (before any work): ``(lambda_mult, k, fetch_k)``."""
+    return check_lambda_mult(lambda_mult), check_k(k), check_k(fetch_k, "fetch_k")

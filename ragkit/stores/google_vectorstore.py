@@ -371,9 +371,15 @@ class GoogleVectorStore(VectorStore):
 
     # -- searching --------------------------------------------------------------------------
     def similarity_search_with_score(
-        self, query: str, k: int = 4, filter: dict[str, Any] | None = None, **kwargs: Any
+        self,
+        query: str,
+        k: int = 4,
+        filter: dict[str, Any] | None = None,
+        fetch_k: int = 20,
+        **kwargs: Any,
     ) -> list[tuple[Document, float]]:
-        """Chunks most relevant to ``query`` with the service's relevance score (higher is better)."""
+        """Chunks most relevant to ``query`` with the service's relevance score (higher is better;
+        ``fetch_k`` is ignored: the service ranks). ``similarity_search`` is VectorStore's."""
         if not 1 <= k <= 100:
             raise InvalidQueryError(
                 f"k must be between 1 and 100 for the Semantic Retriever, got {k}"
@@ -390,11 +396,6 @@ class GoogleVectorStore(VectorStore):
             else self._client.query_corpus(request)
         )
         return [(_document(r["chunk"]), float(r.get("chunk_relevance_score", 0.0))) for r in found]
-
-    def similarity_search(
-        self, query: str, k: int = 4, filter: dict[str, Any] | None = None, **kwargs: Any
-    ) -> list[Document]:
-        return [doc for doc, _ in self.similarity_search_with_score(query, k, filter, **kwargs)]
 
     def _relevance_score(self, score: float) -> float:
         return min(1.0, max(0.0, score))

@@ -34,7 +34,7 @@ from ragkit.stores._atomic import write_bytes_atomic
 from ragkit.stores.base import VectorStore
 from ragkit.stores.filters import compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
+from ragkit.stores.search_args import check_k, check_lambda_mult
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -180,34 +180,16 @@ class InMemoryVectorStore(VectorStore):
         embedding: Sequence[float] | np.ndarray,
         k: int = 4,
         filter: Filter | None = None,
+        fetch_k: int = 20,
         **kwargs: Any,
     ) -> list[tuple[Document, float]]:
-        """The ``k`` nearest documents with their cosine similarity (higher is better)."""
+        """The ``k`` nearest documents with their cosine similarity (higher is better); every
+        vector is scored, so ``fetch_k`` changes nothing. The searches by text and without
+        scores are VectorStore's, over this one."""
         return [
             (self._document(self._store[self._keys[p]]), s)
             for p, s in self._scored(embedding, k, filter)
         ]
-
-    def similarity_search_with_score(
-        self, query: str, k: int = 4, filter: Filter | None = None, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        check_k(k)
-        vector = self.embedding.embed_query_array(check_query(query, "InMemoryVectorStore"))
-        return self.similarity_search_with_score_by_vector(vector, k, filter)
-
-    def similarity_search_by_vector(
-        self,
-        embedding: Sequence[float] | np.ndarray,
-        k: int = 4,
-        filter: Filter | None = None,
-        **kwargs: Any,
-    ) -> list[Document]:
-        return [d for d, _ in self.similarity_search_with_score_by_vector(embedding, k, filter)]
-
-    def similarity_search(
-        self, query: str, k: int = 4, filter: Filter | None = None, **kwargs: Any
-    ) -> list[Document]:
-        return [d for d, _ in self.similarity_search_with_score(query, k, filter)]
 
     def _relevance_score(self, score: float) -> float:
         return min(1.0, max(0.0, score))
@@ -218,7 +200,6 @@ class InMemoryVectorStore(VectorStore):
         k: int = 4,
         fetch_k: int = 20,
         lambda_mult: float = 0.5,
-        *,
         filter: Filter | None = None,
         **kwargs: Any,
     ) -> list[Document]:

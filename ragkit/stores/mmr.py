@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 
@@ -70,3 +72,34 @@ def maximal_marginal_relevance(
         taken[best] = True
         np.maximum(redundancy, similarity[best], out=redundancy)
     return picked
+
+
+class Candidates(NamedTuple):
+    """What a store's MMR search picks from (see ``VectorStore._mmr_candidates``).
+
+    ``query``: the (checked) query vector; ``hits``: the nearest results, best first, in the
+    store's own form; ``vectors``: their vectors, one row each (None when there are no hits);
+    ``unit``: whether the query and the vectors are unit vectors.
+    """
+
+    query: np.ndarray
+    hits: list[Any]
+    vectors: np.ndarray | None
+    unit: bool
+
+
+def mmr_picks(found: Candidates, lambda_mult: float, k: int) -> list[Any]:
+    """The hits of ``found`` that MMR picks, in pick order.
+
+    Example:
+        >>> found = Candidates(np.array([1.0, 0.0]), ["a", "b", "c"],
+        ...                    np.array([[1.0, 0.0], [0.99, 0.14], [0.0, 1.0]]), unit=False)
+        >>> mmr_picks(found, lambda_mult=0.3, k=2)
+        ['a', 'c']
+    """
+    if not found.hits or found.vectors is None:
+        return []
+    picks = maximal_marginal_relevance(
+        found.query, found.vectors, lambda_mult, k, normalized=found.unit
+    )
+    return [found.hits[i] for i in picks]

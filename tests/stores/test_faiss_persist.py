@@ -371,7 +371,7 @@ CHILD = textwrap.dedent("""
         return original(*args, **kwargs)
 
     setattr(atomic, hook, stall)
-    import ragkit.stores.persist as persist
+    import ragkit.stores.faiss.persist as persist
     persist.fsync_dir = atomic.fsync_dir
     store.save(path)
 """)

@@ -31,7 +31,7 @@ from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.indexing.records import Write
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.schema import check_collection_name, ident
-from ragkit.stores.pgvector.writes import LOCK_CLASS
+from ragkit.stores.pgvector.write_sql import LOCK_CLASS
 
 #: Second key class of the writer lock of an index (session-level, held for a whole run).
 WRITER_LOCK_CLASS = LOCK_CLASS + 2

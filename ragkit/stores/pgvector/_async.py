@@ -11,23 +11,20 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
-from ragkit.errors import StoreInputError
-from ragkit.stores.filters import MetadataFilter, compile_filter
-from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.pgvector import queries as q
-from ragkit.stores.pgvector import writes
+from ragkit.stores._docstore import ids_to_delete
+from ragkit.stores.base import check_mmr_args
+from ragkit.stores.filters import MetadataFilter
+from ragkit.stores.mmr import mmr_picks
+from ragkit.stores.pgvector import search_sql as q
+from ragkit.stores.pgvector import write_sql
+from ragkit.stores.pgvector._search_methods import Request, arun_steps
 from ragkit.stores.pgvector.client_async import afetch_rows
-from ragkit.stores.pgvector.codec import document
-from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
-from ragkit.stores.pgvector.vectors import query_param
-from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
+from ragkit.stores.pgvector.codec import document, scored_documents
 
 Hit = tuple[Document, float]
 
@@ -55,53 +52,10 @@ class PGAsyncMixin:
             lambda conn: afetch_rows(conn, settings, query, params, prepare), what="search"
         )
 
-    async def _aquery_vector(self: Any, query: str) -> np.ndarray:
-        check_query(query, "search")
-        vector = await run_in_executor(self._embed_queries, [query])
-        return self._query_matrix(vector)[0]
+    async def _afetch(self: Any, request: Request) -> list[tuple[Any, ...]]:
+        return await self._arows(*request)
 
-    async def _asearch_one(
-        self: Any,
-        vector: np.ndarray,
-        k: int,
-        filter: MetadataFilter | None,
-        fetch_k: int,
-        *,
-        exact: bool | None = None,
-        with_vectors: bool = False,
-    ) -> tuple[list[Hit], list[np.ndarray]]:
-        from ragkit.stores.pgvector._search import _prepare, as_numpy
-
-        k = check_k(k)
-        if self._info is None:
-            return [], []
-        where = compile_sql(filter)
-        use_exact = self._exact(exact)
-
-        async def knn(w: Where, limit: int, ex: bool) -> list[tuple[Any, ...]]:
-            sql = self._knn_sql(w, limit, ex, with_vectors)
-            filtered = not w.always
-            return await self._arows(
-                sql, [query_param(vector), *w.params], filtered, _prepare(filtered)
-            )
-
-        if where is not None:
-            rows = await knn(where, k, use_exact)
-            if len(rows) < k and filter is not None and not use_exact:
-                rows = await knn(where, k, True)
-            return self._hits(rows), [as_numpy(r[5]) for r in rows] if with_vectors else []
-        assert filter is not None  # only a filter can fail to compile
-        keep = compile_filter(filter)
-        fetched = max(k, fetch_k)
-        while True:
-            rows = await knn(no_filter(), fetched, use_exact)
-            chosen = [r for r in rows if keep(r[3] or {})][:k]
-            if len(chosen) >= k or len(rows) < fetched:
-                hits = self._hits(chosen)
-                return hits, [as_numpy(r[5]) for r in chosen] if with_vectors else []
-            fetched *= 4
-
-    # -- searches ---------------------------------------------------------------------------
+    # -- searches (the statements of the sync searches, on the async pool) -------------------
     async def asimilarity_search_with_score_by_vector(
         self: Any,
         embedding: Sequence[float],
@@ -111,35 +65,15 @@ class PGAsyncMixin:
         **kwargs: Any,
     ) -> list[Hit]:
         vector = self._query_vector(embedding)
-        hits, _ = await self._asearch_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        steps = self._search_steps(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        hits, _ = await arun_steps(steps, self._afetch)
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
-
-    async def asimilarity_search_by_vector(
-        self: Any, embedding: Sequence[float], k: int = 4, **kwargs: Any
-    ) -> list[Document]:
-        pairs = await self.asimilarity_search_with_score_by_vector(embedding, k, **kwargs)
-        return [d for d, _ in pairs]
 
     async def asimilarity_search_with_score(
         self: Any, query: str, k: int = 4, **kwargs: Any
     ) -> list[Hit]:
-        vector = await self._aquery_vector(query)
-        return await self.asimilarity_search_with_score_by_vector(vector, k, **kwargs)
-
-    async def asimilarity_search(
-        self: Any, query: str, k: int = 4, **kwargs: Any
-    ) -> list[Document]:
-        pairs = await self.asimilarity_search_with_score(query, k, **kwargs)
-        return [d for d, _ in pairs]
-
-    async def asimilarity_search_with_relevance_scores(
-        self: Any, query: str, k: int = 4, score_threshold: float | None = None, **kwargs: Any
-    ) -> list[Hit]:
-        pairs = await self.asimilarity_search_with_score(query, k, **kwargs)
-        scored = [(d, self._relevance_score(s)) for d, s in pairs]
-        if score_threshold is not None:
-            scored = [(d, s) for d, s in scored if s >= score_threshold]
-        return scored
+        vector = await run_in_executor(self._embed_queries, [query])
+        return await self.asimilarity_search_with_score_by_vector(vector[0], k, **kwargs)
 
     async def asimilarity_search_with_score_by_vector_batch(
         self: Any, embeddings: Any, k: int = 4, **kwargs: Any
@@ -160,18 +94,12 @@ class PGAsyncMixin:
         filter: MetadataFilter | None = None,
         **kwargs: Any,
     ) -> list[Document]:
-        lambda_mult = check_lambda_mult(lambda_mult)
-        vector = self._query_vector(embedding)
-        depth = max(k, fetch_k)
-        hits, vectors = await self._asearch_one(
-            vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
-        )
-        if not hits:
+        lambda_mult, k, fetch_k = check_mmr_args(k, fetch_k, lambda_mult)
+        if k == 0:
             return []
-        picks = maximal_marginal_relevance(
-            vector, np.vstack(vectors), lambda_mult, k, normalized=self.metric.normalize
-        )
-        return [hits[i][0] for i in picks]
+        steps = self._mmr_steps(embedding, max(k, fetch_k), filter, **kwargs)
+        found = await arun_steps(steps, self._afetch)
+        return [d for d, _ in mmr_picks(found, lambda_mult, k)]
 
     async def ahybrid_search_with_score(
         self: Any, query: str, k: int = 4, **kwargs: Any
@@ -181,7 +109,7 @@ class PGAsyncMixin:
         if plan is None:
             return []
         rows = await self._arows(*plan)
-        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+        return scored_documents(rows)
 
     async def ahybrid_search(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         return [d for d, _ in await self.ahybrid_search_with_score(query, k, **kwargs)]
@@ -202,77 +130,22 @@ class PGAsyncMixin:
         return [document(*found[x]) for x in wanted if x in found]
 
     async def adelete(self: Any, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
-        if ids is None:
-            raise StoreInputError("delete() needs the ids to delete")
-        wanted = list(dict.fromkeys(ids))
+        wanted = ids_to_delete(ids)
         if not wanted:
             return True
         self._need_collection("delete")
-        from psycopg import sql
 
         async def delete(conn: Any) -> None:
             async with conn.transaction():
-                await conn.execute(
-                    "SELECT pg_advisory_xact_lock(%s, %s::regclass::oid::integer)",
-                    (writes.LOCK_CLASS, self.layout.docs_name),
+                await write_sql.arun_sql(
+                    conn, write_sql.delete_steps(self.layout, wanted, self.lexical)
                 )
-                cursor = await conn.execute(
-                    sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(
-                        self.layout.docs
-                    ),
-                    (wanted,),
-                )
-                present = {r[0] for r in await cursor.fetchall()}
-                missing = [x for x in wanted if x not in present]
-                if missing:
-                    raise StoreInputError(
-                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
-                        "; nothing was deleted"
-                    )
-                await _adelete_rows(conn, self.layout, wanted, self.lexical)
 
         await self.client.arun(delete, what="delete", retry=False)
         return True
 
     # -- adds (embedding and COPY in a worker thread; aadd_texts and afrom_* are VectorStore's) --
-    async def aadd_embeddings(
-        self: Any,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        return await run_in_executor(
-            self.add_embeddings, list(text_embeddings), metadatas, **kwargs
-        )
-
     async def aclose(self: Any) -> None:
         """Close this event loop's async pool (and the sync pool, when the store owns it)."""
         if self._owns_client:
             await self.client.aclose()
-
-
-async def _adelete_rows(conn: Any, layout: Any, ids: list[str], lexical: str | None) -> None:
-    from psycopg import sql
-
-    cursor = await conn.execute(
-        sql.SQL(
-            "WITH gone AS (DELETE FROM {docs} WHERE id = ANY(%s::text[]) RETURNING seq{len}) "
-            "SELECT count(*), {total}, array_agg(seq) FROM gone"
-        ).format(
-            docs=layout.docs,
-            len=sql.SQL(", doc_len") if lexical else sql.SQL(""),
-            total=sql.SQL("coalesce(sum(doc_len), 0)") if lexical else sql.SQL("0"),
-        ),
-        (ids,),
-    )
-    count, total, seqs = await cursor.fetchone()
-    if lexical == "bm25" and seqs:
-        await conn.execute(
-            sql.SQL("DELETE FROM {} WHERE seq = ANY(%s::bigint[])").format(layout.postings), (seqs,)
-        )
-    await conn.execute(
-        sql.SQL("UPDATE {} SET doc_count = doc_count - %s, total_len = total_len - %s").format(
-            layout.meta
-        ),
-        (int(count), int(total)),
-    )

@@ -3,7 +3,7 @@
 ``lexical_search_with_score`` ranks by BM25 from the postings table (or ``ts_rank`` with
 ``lexical="tsvector"``); ``hybrid_search_with_score`` fuses that ranking with the dense one by
 weighted reciprocal rank in one statement (see :mod:`ragkit.stores.pgvector.lexical` and
-:func:`ragkit.stores.pgvector.queries.hybrid_sql`).
+:func:`ragkit.stores.pgvector.search_sql.hybrid_sql`).
 
 Example:
     >>> # store.hybrid_search("vitamin D and fractures", k=10, filter={"year": {"$gte": 2015}})
@@ -18,8 +18,8 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.stores.filters import MetadataFilter
 from ragkit.stores.pgvector import lexical as lx
-from ragkit.stores.pgvector import queries as q
-from ragkit.stores.pgvector.codec import document
+from ragkit.stores.pgvector import search_sql as q
+from ragkit.stores.pgvector.codec import scored_documents
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param
 from ragkit.stores.search_args import check_k, check_query
@@ -83,7 +83,7 @@ class PGHybridMixin:
         if self.lexical == "tsvector" and not params[0]:
             return []
         rows = self._rows(q.lexical_docs_sql(self.layout, top), params, filter is not None)
-        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+        return scored_documents(rows)
 
     def hybrid_search_with_score(
         self,
@@ -102,7 +102,7 @@ class PGHybridMixin:
         if plan is None:
             return []
         rows = self._rows(*plan)
-        return [(document(r[0], r[1], r[2], r[3]), float(r[4])) for r in rows]
+        return scored_documents(rows)
 
     def _hybrid_plan(
         self,

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.errors import InputTypeError, InvalidKeyError
 from ragkit.stores.kv import BaseStore
-from ragkit.stores.pgvector.schema import check_collection_name, ident
-from ragkit.stores.sql_store import seal, unseal
+from ragkit.stores.kv.sql_store import seal, unseal
+from ragkit.stores.pgvector.schema import check_schema_name, ident
 
 if TYPE_CHECKING:
     from ragkit.stores.pgvector.client import PGClient
@@ -106,8 +106,8 @@ class PGByteStore(BaseStore[str, bytes]):
             raise InputTypeError(
                 f"PGByteStore namespace must be str, got {type(namespace).__name__}"
             )
-        self.schema = check_collection_name(schema)
-        self.table_name = check_collection_name(table)
+        self.schema = check_schema_name(schema, "schema")
+        self.table_name = check_schema_name(table, "table")
         self.namespace = namespace
         self.checksum = checksum
         self._own = not isinstance(connection, PGClient)

@@ -27,6 +27,7 @@ from typing import Any
 
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError, StoreError
 from ragkit.stores.pgvector.distance import FROM_STORED
+from ragkit.stores.pgvector.guard import claim_schema
 
 FORMAT_VERSION = 1
 MAX_IDENTIFIER_BYTES = 63
@@ -37,27 +38,52 @@ INDEX_TYPES = ("hnsw", "ivfflat")
 LEXICAL_MODES = ("bm25", "tsvector")
 
 
-def check_collection_name(name: object) -> str:
-    """``name`` if it can name a schema, else ConfigurationError saying why (nothing is written)."""
+#: Schemas that are never a collection, whatever they hold (``pg_*`` are refused as well).
+RESERVED_SCHEMAS = ("public", "information_schema")
+
+
+def check_schema_name(name: object, what: str = "collection_name") -> str:
+    """``name`` if it can name a schema (or table), else ConfigurationError saying why."""
     if not isinstance(name, str) or not name:
-        raise ConfigurationError(f"collection_name must be a non-empty string, got {name!r}")
+        raise ConfigurationError(f"{what} must be a non-empty string, got {name!r}")
     if "\x00" in name:
-        raise ConfigurationError("collection_name must not contain NUL characters")
+        raise ConfigurationError(f"{what} must not contain NUL characters")
     size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_IDENTIFIER_BYTES:
         raise ConfigurationError(
-            f"collection_name is {size} bytes long; PostgreSQL names hold at most "
+            f"{what} is {size} bytes long; PostgreSQL names hold at most "
             f"{MAX_IDENTIFIER_BYTES} bytes (UTF-8), so use a shorter name"
         )
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         raise ConfigurationError(
-            "collection_name contains lone surrogate characters, which PostgreSQL cannot store"
+            f"{what} contains lone surrogate characters, which PostgreSQL cannot store"
         ) from None
     if name.lower().startswith("pg_"):
         raise ConfigurationError(
-            f"collection_name {name!r} starts with 'pg_', which PostgreSQL reserves; choose another"
+            f"{what} {name!r} starts with 'pg_', which PostgreSQL reserves; choose another"
+        )
+    return name
+
+
+def check_collection_name(name: object) -> str:
+    """``name`` if it can name a collection's schema, else ConfigurationError saying why.
+
+    ``public`` and ``information_schema`` are refused (in any case): a collection's schema is
+    ragkit's alone, and dropping the collection drops the schema (see :mod:`ragkit.stores.pgvector.guard`).
+
+    Example:
+        >>> check_collection_name("manuals")
+        'manuals'
+    """
+    check_schema_name(name)
+    assert isinstance(name, str)
+    if name.lower() in RESERVED_SCHEMAS:
+        raise ConfigurationError(
+            f"collection_name {name!r} is refused: a collection is a PostgreSQL schema of its "
+            f"own, created and dropped by ragkit, never {' or '.join(RESERVED_SCHEMAS)}; choose "
+            "another name (e.g. 'ragkit')"
         )
     return name
 
@@ -170,6 +196,8 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
     """Create schema, tables and the plain indexes in one transaction (call inside one)."""
     from psycopg import sql
 
+    claim_schema(conn, layout.schema_name, create=True)
+
     if info.vector_type not in VECTOR_TYPES:
         raise ConfigurationError(
             f"vector_type must be one of {VECTOR_TYPES}, got {info.vector_type!r}"
@@ -181,7 +209,6 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
     elif info.lexical == "tsvector":
         lexical_cols = sql.SQL(", doc_len integer NOT NULL DEFAULT 0, tsv tsvector")
     statements = [
-        sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(layout.schema),
         sql.SQL(
             "CREATE TABLE {} (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
             "name text NOT NULL, format integer NOT NULL, model_id text, dimension integer NOT NULL, "
@@ -241,25 +268,39 @@ def create_collection(conn: Any, layout: Layout, info: CollectionInfo) -> None:
 
 
 def drop_collection(conn: Any, layout: Layout) -> None:
+    """Drop the collection's schema, only if ragkit made it (ConfigurationError otherwise)."""
     from psycopg import sql
 
-    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(layout.schema), ())
+    with conn.transaction():
+        if claim_schema(conn, layout.schema_name, create=False):
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(layout.schema), ())
 
 
-def check_compatible(
-    stored: CollectionInfo,
-    *,
-    model_id: str | None,
-    dimension: int | None,
-    distance: str,
-    vector_type: str,
-    lexical: str | None,
-    explicit: set[str],
-) -> None:
-    """Raise (before any write) when the opened collection was built differently than asked.
+def open_collection(conn: Any, layout: Layout) -> CollectionInfo | None:
+    """:func:`read_info` of a schema ragkit made (ConfigurationError for another one)."""
+    with conn.transaction():
+        if not claim_schema(conn, layout.schema_name, create=False):
+            return None
+        return read_info(conn, layout)
 
-    ``explicit`` names the settings the caller passed on purpose; the others adopt the stored ones.
-    """
+
+@dataclass(frozen=True)
+class Requested:
+    """What the opener of a collection asked for; ``explicit`` names the settings passed on
+    purpose (the others adopt the stored ones)."""
+
+    model_id: str | None
+    dimension: int | None
+    distance: str
+    vector_type: str
+    lexical: str | None
+    explicit: frozenset[str]
+
+
+def check_compatible(stored: CollectionInfo, requested: Requested) -> None:
+    """Raise (before any write) when the opened collection was built differently than asked."""
+    model_id, dimension, distance = requested.model_id, requested.dimension, requested.distance
+    explicit = requested.explicit
     where = f"collection {stored.name!r}"
     if model_id and stored.model_id and model_id != stored.model_id:
         raise EmbeddingMismatchError(
@@ -273,8 +314,8 @@ def check_compatible(
         )
     for name, wanted, have in (
         ("distance_strategy", distance, stored.distance),
-        ("vector_type", vector_type, stored.vector_type),
-        ("lexical", lexical, stored.lexical),
+        ("vector_type", requested.vector_type, stored.vector_type),
+        ("lexical", requested.lexical, stored.lexical),
     ):
         if name in explicit and wanted != have:
             if name == "distance_strategy":  # stored names -> DistanceStrategy names

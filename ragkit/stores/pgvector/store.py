@@ -27,18 +27,18 @@ from ragkit.errors import ConfigurationError
 from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.pgvector import schema as sc
-from ragkit.stores.pgvector import writes
+from ragkit.stores.pgvector import write_sql
 from ragkit.stores.pgvector._admin import PGAdminMixin
 from ragkit.stores.pgvector._async import PGAsyncMixin
 from ragkit.stores.pgvector._construct import PGConstructMixin
 from ragkit.stores.pgvector._hybrid import PGHybridMixin
-from ragkit.stores.pgvector._search import PGSearchMixin
-from ragkit.stores.pgvector._write import PGWriteMixin
+from ragkit.stores.pgvector._search_methods import PGSearchMixin
+from ragkit.stores.pgvector._write_methods import PGWriteMixin
 from ragkit.stores.pgvector.client import PGClient
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.distance import metric, stored_metric
 from ragkit.stores.pgvector.lexical import check_bm25_params, default_analyzer
-from ragkit.stores.pgvector.queries import by_ids_sql
+from ragkit.stores.pgvector.search_sql import by_ids_sql
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -151,17 +151,17 @@ class PGVectorStore(
         self.probes = probes
         if pre_delete_collection:
             self.delete_collection()
-        stored = self.client.run(lambda c: sc.read_info(c, self.layout), what="open")
+        stored = self.client.run(lambda c: sc.open_collection(c, self.layout), what="open")
         if stored is not None:
-            sc.check_compatible(
-                stored,
+            requested = sc.Requested(
                 model_id=embeddings.model_id if embeddings is not None else None,
                 dimension=model_dim if model_dim is not None else embedding_length,
                 distance=metric(distance_strategy).stored,
                 vector_type=vector_type or "vector",
                 lexical=lexical,
-                explicit=explicit,
+                explicit=frozenset(explicit),
             )
+            sc.check_compatible(stored, requested)
             self._adopt(stored)
         else:
             self._info = None
@@ -252,8 +252,9 @@ class PGVectorStore(
                 # two processes creating the same collection: the second waits, then adopts
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                    (writes.LOCK_CLASS + 1, self.collection_name),
+                    (write_sql.LOCK_CLASS + 1, self.collection_name),
                 )
+                sc.claim_schema(conn, self.collection_name, create=True)
                 existing = sc.read_info(conn, self.layout)
                 if existing is not None:
                     return existing

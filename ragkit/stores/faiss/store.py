@@ -13,7 +13,7 @@ Distances and scores (:class:`~ragkit.stores.distance.DistanceStrategy`):
 - ``COSINE``: LangChain's cosine *distance*, ``1 - cos`` (lower is better); relevance
   ``clip(1 - d, 0, 1)``.
 - ``MAX_INNER_PRODUCT``: raw inner product (higher is better); relevance ``clip(ip, 0, 1)``.
-- ``EUCLIDEAN_DISTANCE`` (the default of :class:`~ragkit.stores.faiss_langchain.FAISS`,
+- ``EUCLIDEAN_DISTANCE`` (the default of :class:`~ragkit.stores.faiss.langchain.FAISS`,
   as in LangChain): FAISS's *squared* L2 distance (lower is better), as LangChain's FAISS
   returns it; relevance ``clip(1 - d2 / 2, 0, 1)``.
 
@@ -30,7 +30,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,21 +44,21 @@ from ragkit.errors import (
     EmbeddingMismatchError,
     StoreInputError,
 )
-from ragkit.stores import _faiss_index as fx
-from ragkit.stores._docstore import DocColumns, DocumentsView
-from ragkit.stores._faiss_async import FaissAsyncMixin
-from ragkit.stores._faiss_search import Hit, search_hits
+from ragkit.stores._docstore import DocColumns, DocumentsView, ids_to_delete, new_ids
 from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
+from ragkit.stores.faiss import _index as fx
+from ragkit.stores.faiss._async import FaissAsyncMixin
+from ragkit.stores.faiss._search import Hit, search_hits
 from ragkit.stores.filters import MetadataFilter, compile_filter
-from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.search_args import check_k, check_lambda_mult
+from ragkit.stores.mmr import Candidates
+from ragkit.stores.vector_adds import VectorAddsMixin
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
 
 
-class FaissStore(FaissAsyncMixin, VectorStore):
+class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     """A FAISS-backed vector store with LangChain's method names.
 
     Args:
@@ -143,53 +143,14 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             )
         return self._embedding
 
-    # -- adding -------------------------------------------------------------------
-    def add_texts(
+    # -- adding (add_texts, add_embeddings, add_vectors: VectorAddsMixin's) ---------------
+    def _check_new(
         self,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Embed ``texts`` and add them; returns their ids (new random ids unless given)."""
-        texts = list(texts)
+        texts: list[str],
+        metadatas: Sequence[dict[str, Any]] | None,
+        ids: Sequence[str] | None,
+    ) -> None:
         self._docs.validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        vectors = self._need_embedding().embed_documents_array(texts)
-        return self._add(texts, vectors, metadatas, ids)
-
-    def add_embeddings(
-        self,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Add precomputed ``(text, vector)`` pairs."""
-        pairs = list(text_embeddings)
-        texts = [t for t, _ in pairs]
-        self._docs.validate_new(texts, metadatas, ids)
-        if not pairs:
-            return []
-        return self._add(texts, [v for _, v in pairs], metadatas, ids)
-
-    def add_vectors(
-        self,
-        texts: Sequence[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Add texts with a precomputed ``(n, d)`` matrix (the fast path of ``add_embeddings``)."""
-        texts = list(texts)
-        self._docs.validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
 
     def _add(
         self,
@@ -204,10 +165,10 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         index = self._ensure_index(matrix.shape[1])
         if not index.is_trained:
             self._train(matrix)
-        new_ids = list(ids) if ids is not None else fx.new_ids(len(texts))
+        chosen = list(ids) if ids is not None else new_ids(len(texts))
         index.add(matrix)
-        self._docs.extend(new_ids, texts, metadatas)
-        return new_ids
+        self._docs.extend(chosen, texts, metadatas)
+        return chosen
 
     def _ensure_index(self, dimension: int) -> Any:
         if self._index is None:
@@ -243,9 +204,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
     # -- deleting and reading by id -----------------------------------------------
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete ``ids``; StoreInputError (a ValueError; nothing deleted) if any id is unknown."""
-        if ids is None:
-            raise StoreInputError("delete() needs the ids to delete")
-        wanted = list(dict.fromkeys(ids))
+        wanted = ids_to_delete(ids)
         missing = [x for x in wanted if x not in self._docs.position]
         if missing:
             raise StoreInputError(
@@ -327,48 +286,6 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         )
         return self._with_docs(hits[0])
 
-    def similarity_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Document]:
-        return [
-            d
-            for d, _ in self.similarity_search_with_score_by_vector(
-                embedding, k, filter, fetch_k, **kwargs
-            )
-        ]
-
-    def similarity_search_with_score(
-        self,
-        query: str,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[tuple[Document, float]]:
-        vector = self._embed_queries([query])
-        hits = self._search(
-            self._query_matrix(vector), k, filter, fetch_k, kwargs.get("score_threshold")
-        )
-        return self._with_docs(hits[0])
-
-    def similarity_search(
-        self,
-        query: str,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Document]:
-        """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
-        return [
-            d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)
-        ]
-
     def _relevance_score(self, score: float) -> float:
         if self.override_relevance_score_fn is not None:
             return self.override_relevance_score_fn(score)
@@ -392,103 +309,19 @@ class FaissStore(FaissAsyncMixin, VectorStore):
             for h in self._search(matrix, k, filter, fetch_k, kwargs.get("score_threshold"))
         ]
 
-    def similarity_search_by_vector_batch(
-        self,
-        embeddings: Any,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[Document]]:
-        rows = self.similarity_search_with_score_by_vector_batch(
-            embeddings, k, filter, fetch_k, **kwargs
-        )
-        return [[d for d, _ in row] for row in rows]
-
-    # -- MMR --------------------------------------------------------------------------
-    def max_marginal_relevance_search_with_score_by_vector(
-        self,
-        embedding: Sequence[float],
-        *,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[tuple[Document, float]]:
-        """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw similarity scores."""
-        lambda_mult = check_lambda_mult(lambda_mult)
-        k, fetch_k = check_k(k), check_k(fetch_k, "fetch_k")
-        if k == 0:
-            return []
+    # -- MMR (VectorStore's, over these) --------------------------------------------------
+    def _mmr_candidates(
+        self, embedding: Sequence[float], depth: int, filter: Any, **kwargs: Any
+    ) -> Candidates:
         query = self._query_matrix([embedding])
-        hits = self._search(query, max(k, fetch_k), filter, max(k, fetch_k))[0]
-        if not hits:
-            return []
-        candidates = fx.vectors_at(self._index, [p for p, _ in hits], self._view())
-        picks = maximal_marginal_relevance(
-            query[0], candidates, lambda_mult, k, normalized=self._unit
-        )
-        return self._with_docs([hits[i] for i in picks])
+        hits = self._search(query, depth, filter, depth)[0]
+        vectors = fx.vectors_at(self._index, [p for p, _ in hits], self._view()) if hits else None
+        return Candidates(query[0], hits, vectors, self._unit)
 
-    def max_marginal_relevance_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[Document]:
-        pairs = self.max_marginal_relevance_search_with_score_by_vector(
-            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter
-        )
-        return [d for d, _ in pairs]
+    def _finish_hits(self, hits: list[Hit]) -> list[tuple[Document, float]]:
+        return self._with_docs(hits)
 
-    # -- construction -----------------------------------------------------------------
-    @classmethod
-    def from_texts(
-        cls,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        """Embed ``texts`` and build a store (kwargs go to the constructor)."""
-        store = cls(embedding, **kwargs)
-        store.add_texts(texts, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_embeddings(
-        cls,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        """Build a store from precomputed ``(text, vector)`` pairs."""
-        store = cls(embedding, **kwargs)
-        store.add_embeddings(text_embeddings, metadatas, ids=ids)
-        return store
-
-    @classmethod
-    def from_vectors(
-        cls,
-        texts: Sequence[str],
-        vectors: Any,
-        embedding: Embeddings | None = None,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> FaissStore:
-        """Build a store from texts and a precomputed ``(n, d)`` matrix (the fastest way in)."""
-        store = cls(embedding, **kwargs)
-        store.add_vectors(texts, vectors, metadatas, ids=ids)
-        return store
-
+    # -- construction (from_texts, from_embeddings, from_vectors: VectorAddsMixin's) -----------------------------------------------------------------
     @classmethod
     def from_documents(
         cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
@@ -522,8 +355,8 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         return cls(embedding, **settings)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the store to directory ``path`` atomically (see :mod:`ragkit.stores.persist`)."""
-        from ragkit.stores.persist import save_store
+        """Write the store to directory ``path`` atomically (see :mod:`ragkit.stores.faiss.persist`)."""
+        from ragkit.stores.faiss.persist import save_store
 
         save_store(self, path)
 
@@ -532,7 +365,7 @@ class FaissStore(FaissAsyncMixin, VectorStore):
         cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any
     ) -> FaissStore:
         """Load a store saved by :meth:`save`; refuses indexes built by another model."""
-        from ragkit.stores.persist import load_store
+        from ragkit.stores.faiss.persist import load_store
 
         return load_store(cls, path, embeddings, **kwargs)
 

@@ -14,7 +14,6 @@ Example:
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -183,16 +182,6 @@ def _squared_norms(matrix: np.ndarray) -> np.ndarray:
         faiss.swig_ptr(out), faiss.swig_ptr(matrix), matrix.shape[1], matrix.shape[0]
     )
     return out
-
-
-def new_ids(count: int) -> list[str]:
-    """``count`` random UUID4s as 32-digit hex (``uuid4().hex`` form), made in one urandom call."""
-    raw = np.frombuffer(os.urandom(16 * count), dtype=np.uint8).reshape(count, 16).copy()
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
-    if count == 0:
-        return []
-    return raw.tobytes().hex(" ", -16).split(" ")  # one 32-digit group per id, split in C
 
 
 def flat_view(index: Any) -> np.ndarray | None:

@@ -1,8 +1,12 @@
-"""The write side of PGVectorStore: add (an upsert by id, one binary COPY) and delete.
+"""PGVectorStore's write methods: add (an upsert by id, one binary COPY) and delete.
+
+The SQL they run is in :mod:`ragkit.stores.pgvector.write_sql`; ``add_texts``,
+``add_vectors`` and the ``from_*`` constructors are
+:class:`~ragkit.stores.vector_adds.VectorAddsMixin`'s, over ``_check_new`` and ``_add`` here.
 
 Everything is checked and encoded before the first byte is sent (errors name the row); each
 write is one transaction under the collection's advisory lock (see
-:mod:`ragkit.stores.pgvector.writes`), or joins ``client.transaction()`` when inside one.
+:mod:`ragkit.stores.pgvector.write_sql`), or joins ``client.transaction()`` when inside one.
 
 Example:
     >>> # store.add_vectors(texts, matrix, metadatas, ids=ids)
@@ -15,15 +19,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from ragkit.errors import StoreInputError
-from ragkit.stores._docstore import DocColumns
-from ragkit.stores._faiss_index import new_ids
-from ragkit.stores.pgvector import writes
+from ragkit.stores._docstore import ids_to_delete, new_ids
+from ragkit.stores.pgvector import write_sql
 from ragkit.stores.pgvector.codec import encode_metadatas, encode_text
 from ragkit.stores.pgvector.lexical import Terms, default_analyzer
 from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
+from ragkit.stores.vector_adds import VectorAddsMixin
 
 
-class PGWriteMixin:
+class PGWriteMixin(VectorAddsMixin):
     """``add_texts``, ``add_embeddings``, ``add_vectors`` and ``delete`` of PGVectorStore."""
 
     client: Any
@@ -43,22 +47,8 @@ class PGWriteMixin:
     _create: Any
     create_index: Any
 
-    # -- adding -----------------------------------------------------------------------------
-    def add_texts(
-        self,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        """Embed and store ``texts``; an id that exists is replaced. Returns the ids."""
-        texts = list(texts)
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, self._need_embedding().embed_documents_array(texts), metadatas, ids)
-
+    # -- adding (add_texts, add_vectors and from_*: VectorAddsMixin's; an id that exists is
+    # replaced) ----------------------------------------------------------------------------
     def add_embeddings(
         self,
         text_embeddings: Iterable[tuple[str, Sequence[float]]] | Sequence[str],
@@ -70,31 +60,12 @@ class PGWriteMixin:
     ) -> list[str]:
         """Add precomputed vectors: ``(text, vector)`` pairs (FaissStore's form), or texts with
         ``embeddings=`` (langchain-postgres' form)."""
-        texts: list[str]
-        if embeddings is not None:
-            texts, vectors = cast("list[str]", list(text_embeddings)), embeddings
-        else:
-            pairs: list[Any] = list(text_embeddings)
-            texts, vectors = [t for t, _ in pairs], [v for _, v in pairs]
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
-
-    def add_vectors(
-        self,
-        texts: Sequence[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Add texts with a precomputed ``(n, d)`` matrix (the fastest way in: binary COPY)."""
-        texts = list(texts)
-        DocColumns().validate_new(texts, metadatas, ids)
-        if not texts:
-            return []
-        return self._add(texts, vectors, metadatas, ids)
+        if embeddings is None:
+            pairs = cast("Iterable[tuple[str, Sequence[float]]]", text_embeddings)
+            return VectorAddsMixin.add_embeddings(self, pairs, metadatas, ids=ids)
+        return self.add_vectors(
+            cast("list[str]", list(text_embeddings)), embeddings, metadatas, ids=ids
+        )
 
     def _add(
         self,
@@ -109,7 +80,7 @@ class PGWriteMixin:
         self.client.run(lambda c: self._write(c, batch, ids is not None), what="add", retry=True)
         if (
             self.lexical == "bm25"
-            and len(batch.ids) >= writes.ANALYZE_MIN_ROWS
+            and len(batch.ids) >= write_sql.ANALYZE_MIN_ROWS
             and not self.client.in_transaction
         ):
             # a bulk load: set the visibility map now so BM25 reads postings index-only
@@ -128,7 +99,7 @@ class PGWriteMixin:
         vectors: Any,
         metadatas: Sequence[dict[str, Any] | None] | None,
         ids: Sequence[str] | None,
-    ) -> writes.Batch:
+    ) -> write_sql.Batch:
         """Check and encode everything before the first byte is sent (errors name the row)."""
         matrix = check_matrix(vectors, self._dimension, unit=self.metric.normalize)
         if matrix.shape[0] != len(texts):
@@ -140,7 +111,7 @@ class PGWriteMixin:
         if self.lexical and self._analyzer is None:
             self._analyzer = default_analyzer(None)
             terms = Terms.of(texts, self._analyzer)
-        return writes.Batch(
+        return write_sql.Batch(
             ids=list(ids) if ids is not None else new_ids(len(texts)),
             contents=[c for c, _ in encoded],
             raws=[r for _, r in encoded],
@@ -149,37 +120,27 @@ class PGWriteMixin:
             terms=terms,
         )
 
-    def _write(self, conn: Any, batch: writes.Batch, given_ids: bool) -> None:
+    def _write(self, conn: Any, batch: write_sql.Batch, given_ids: bool) -> None:
         with conn.transaction():
-            writes.lock_collection(conn, self.layout)
+            write_sql.lock_collection(conn, self.layout)
             if given_ids:
-                present = writes.existing_ids(conn, self.layout, batch.ids)
+                present = write_sql.existing_ids(conn, self.layout, batch.ids)
                 if present:
-                    writes.delete_rows(conn, self.layout, present, self.lexical)
-            first = writes.reserve_seqs(conn, self.layout, len(batch.ids))
-            writes.copy_rows(conn, self.layout, batch, first, self.lexical)
+                    write_sql.delete_rows(conn, self.layout, present, self.lexical)
+            first = write_sql.reserve_seqs(conn, self.layout, len(batch.ids))
+            write_sql.copy_rows(conn, self.layout, batch, first, self.lexical)
 
     # -- deleting -----------------------------------------------------------------------------
     def delete(self, ids: Sequence[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete ``ids``; ValueError (and nothing deleted) if any id is unknown."""
-        if ids is None:
-            raise StoreInputError("delete() needs the ids to delete")
-        wanted = list(dict.fromkeys(ids))
+        wanted = ids_to_delete(ids)
         if not wanted:
             return True
         self._need_collection("delete")
 
         def delete(conn: Any) -> None:
             with conn.transaction():
-                writes.lock_collection(conn, self.layout)
-                present = set(writes.existing_ids(conn, self.layout, wanted))
-                missing = [x for x in wanted if x not in present]
-                if missing:
-                    raise StoreInputError(
-                        f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
-                        "; nothing was deleted"
-                    )
-                writes.delete_rows(conn, self.layout, wanted, self.lexical)
+                write_sql.run_sql(conn, write_sql.delete_steps(self.layout, wanted, self.lexical))
 
         self.client.run(delete, what="delete", retry=False)
         return True

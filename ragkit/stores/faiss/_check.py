@@ -117,7 +117,7 @@ def _codes(s: _Stream, index: _Index, code_size: int) -> None:
 
 def _sq(s: _Stream, d: int) -> int:
     """A ScalarQuantizer; returns its code size."""
-    from ragkit.stores._faiss_index import faiss_module
+    from ragkit.stores.faiss._index import faiss_module
 
     qtype = s.integer("i", "the quantizer type")
     s.skip(8, "the quantizer range")

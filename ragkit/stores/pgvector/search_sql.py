@@ -1,4 +1,7 @@
-"""The SELECTs of PGVectorStore, built once per shape with ``psycopg.sql`` (values are parameters).
+"""The SQL texts of PGVectorStore's searches, built once per shape with ``psycopg.sql``.
+
+Values are always parameters; the store methods that run them are in
+:mod:`ragkit.stores.pgvector._search_methods` and :mod:`ragkit.stores.pgvector._hybrid`.
 
 Nearest-neighbour queries come in two forms:
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.stores import _faiss_index as fx
+from ragkit.stores.faiss import _index as fx
 from ragkit.stores.filters import Predicate
 from ragkit.stores.search_args import check_k
 

@@ -1,4 +1,9 @@
-"""Writes of PGVectorStore: bulk ``COPY ... (FORMAT BINARY)``, upsert by id, delete, counters.
+"""The SQL of PGVectorStore's writes: bulk ``COPY ... (FORMAT BINARY)``, upsert by id, delete.
+
+Statements and the functions that run them on a connection (the store's methods that call
+them are in :mod:`ragkit.stores.pgvector._write_methods`). A statement sequence needed by the
+sync and the async store alike is written once as steps (:func:`delete_steps`), run by
+:func:`run_sql` or :func:`arun_sql`.
 
 Every write runs in one transaction that first takes the collection's transaction-scoped
 advisory lock, so concurrent writers of one collection queue up (readers never wait) and a
@@ -14,11 +19,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from ragkit.errors import StoreInputError
 from ragkit.stores.pgvector.lexical import Terms
+
+T = TypeVar("T")
 
 #: A write of at least this many rows that is a tenth or more of the collection runs ANALYZE.
 ANALYZE_MIN_ROWS = 1000
@@ -38,28 +46,68 @@ class Batch:
     terms: Terms | None = None
 
 
+#: One statement and its parameters.
+Statement = tuple[Any, Sequence[Any]]
+#: Statements written once for both drivers: each is sent the rows of the one before (``[]``
+#: when it returns none); see :func:`run_sql` and :func:`arun_sql`.
+SqlSteps = Generator[Statement, list[tuple[Any, ...]], T]
+
+
+def run_sql(conn: Any, steps: SqlSteps[T]) -> T:
+    """Run ``steps`` on the sync connection ``conn``; their result."""
+    try:
+        statement = next(steps)
+        while True:
+            cursor = conn.execute(*statement)
+            statement = steps.send(cursor.fetchall() if cursor.description is not None else [])
+    except StopIteration as done:
+        return cast("T", done.value)
+
+
+async def arun_sql(conn: Any, steps: SqlSteps[T]) -> T:
+    """Run ``steps`` on the async connection ``conn``; their result."""
+    try:
+        statement = next(steps)
+        while True:
+            cursor = await conn.execute(*statement)
+            rows = await cursor.fetchall() if cursor.description is not None else []
+            statement = steps.send(rows)
+    except StopIteration as done:
+        return cast("T", done.value)
+
+
 def lock_collection(conn: Any, layout: Any) -> None:
     """Take the collection's write lock until the end of the transaction."""
-    conn.execute(
+    conn.execute(*_lock(layout))
+
+
+def _lock(layout: Any) -> Statement:
+    return (
         "SELECT pg_advisory_xact_lock(%s, %s::regclass::oid::integer)",
         (LOCK_CLASS, layout.docs_name),
     )
 
 
-def existing_ids(conn: Any, layout: Any, ids: Sequence[str]) -> list[str]:
+def _existing(layout: Any, ids: Sequence[str]) -> Statement:
     from psycopg import sql
 
-    rows = conn.execute(
-        sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(layout.docs), (list(ids),)
-    ).fetchall()
-    return [r[0] for r in rows]
+    return sql.SQL("SELECT id FROM {} WHERE id = ANY(%s::text[])").format(layout.docs), (list(ids),)
+
+
+def existing_ids(conn: Any, layout: Any, ids: Sequence[str]) -> list[str]:
+    return [r[0] for r in conn.execute(*_existing(layout, ids)).fetchall()]
 
 
 def delete_rows(conn: Any, layout: Any, ids: Sequence[str], lexical: str | None) -> int:
     """Delete ``ids`` (and their postings); update the counters. Returns how many went."""
+    return run_sql(conn, delete_rows_steps(layout, ids, lexical))
+
+
+def delete_rows_steps(layout: Any, ids: Sequence[str], lexical: str | None) -> SqlSteps[int]:
+    """The statements of :func:`delete_rows`."""
     from psycopg import sql
 
-    row = conn.execute(
+    rows = yield (
         sql.SQL(
             "WITH gone AS (DELETE FROM {docs} WHERE id = ANY(%s::text[]) RETURNING seq{len}) "
             "SELECT count(*), {total}, array_agg(seq) FROM gone"
@@ -69,22 +117,36 @@ def delete_rows(conn: Any, layout: Any, ids: Sequence[str], lexical: str | None)
             total=sql.SQL("coalesce(sum(doc_len), 0)") if lexical else sql.SQL("0"),
         ),
         (list(ids),),
-    ).fetchone()
-    count, total, seqs = int(row[0]), int(row[1]), row[2] or []
+    )
+    count, total, seqs = int(rows[0][0]), int(rows[0][1]), rows[0][2] or []
     if not count:
         return 0
     if lexical == "bm25":
-        conn.execute(
+        yield (
             sql.SQL("DELETE FROM {} WHERE seq = ANY(%s::bigint[])").format(layout.postings),
             (seqs,),
         )
-    conn.execute(
+    yield (
         sql.SQL("UPDATE {} SET doc_count = doc_count - %s, total_len = total_len - %s").format(
             layout.meta
         ),
         (count, total),
     )
     return count
+
+
+def delete_steps(layout: Any, ids: list[str], lexical: str | None) -> SqlSteps[None]:
+    """A whole ``delete(ids)`` (call inside a transaction): lock the collection, refuse ids it
+    does not hold (StoreInputError naming them; nothing is deleted), delete the rows."""
+    yield _lock(layout)
+    present = {r[0] for r in (yield _existing(layout, ids))}
+    missing = [x for x in ids if x not in present]
+    if missing:
+        raise StoreInputError(
+            f"ids not in the store: {missing[:10]}{' ...' if len(missing) > 10 else ''}"
+            "; nothing was deleted"
+        )
+    yield from delete_rows_steps(layout, ids, lexical)
 
 
 def reserve_seqs(conn: Any, layout: Any, n: int) -> int:

@@ -52,16 +52,16 @@ from ragkit.errors import (
     IndexNotFoundError,
     StoreError,
 )
-from ragkit.stores import _faiss_index as fx
 from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
 from ragkit.stores._docstore import DocColumns
-from ragkit.stores._faiss_check import check_faiss_file
 from ragkit.stores._json_stream import JSONArray, write_json_atomic
 from ragkit.stores._safe_read import not_regular_error, open_regular, parse_json, read_regular
+from ragkit.stores.faiss import _index as fx
+from ragkit.stores.faiss._check import check_faiss_file
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
-    from ragkit.stores.faiss import FaissStore
+    from ragkit.stores.faiss.store import FaissStore
 
 S = TypeVar("S", bound="FaissStore")
 

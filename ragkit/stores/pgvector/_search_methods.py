@@ -1,4 +1,9 @@
-"""Searches of PGVectorStore: similarity (one or many queries), MMR, lexical and hybrid.
+"""PGVectorStore's search methods: the primitives VectorStore builds every search on.
+
+The nearest-neighbour search (one or many queries) and the candidates of MMR; the SQL texts
+they run are built in :mod:`ragkit.stores.pgvector.search_sql`. Each search is written once as
+steps (:data:`Steps`) that :func:`run_steps` runs on the sync pool and :func:`arun_steps` on
+the async one (:mod:`ragkit.stores.pgvector._async`).
 
 Filters that compile to SQL run in the database. A filter that cannot (a callable, list or dict
 values) runs in Python over candidates fetched ``fetch_k`` deep, then four times deeper while
@@ -12,22 +17,28 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from ragkit.documents import Document
 from ragkit.stores.filters import MetadataFilter, compile_filter
-from ragkit.stores.mmr import maximal_marginal_relevance
-from ragkit.stores.pgvector import queries as q
+from ragkit.stores.mmr import Candidates
+from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector.client_async import fetch_rows
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
 from ragkit.stores.pgvector.vectors import check_matrix, query_param
-from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
+from ragkit.stores.search_args import check_k
 
+T = TypeVar("T")
 Hit = tuple[Document, float]
+#: One statement to run: its text, parameters, whether it is filtered, whether to prepare it.
+Request = tuple[Any, list[Any], bool, "bool | None"]
+#: A search written once for both drivers: it yields Requests, is sent their rows back, and
+#: returns its result (see :func:`run_steps` and :func:`arun_steps`).
+Steps = Generator[Request, list[tuple[Any, ...]], T]
 
 #: Statement texts kept per store (shapes x k); past this many the cache starts afresh.
 SQL_CACHE_SIZE = 256
@@ -128,12 +139,13 @@ class PGSearchMixin:
 
     def _knn(
         self, vector: np.ndarray, where: Where, limit: int, exact: bool, with_vectors: bool
-    ) -> list[tuple[Any, ...]]:
+    ) -> Request:
+        """The request of one nearest-neighbour statement (see :func:`run_steps`)."""
         sql = self._knn_sql(where, limit, exact, with_vectors)
         filtered = not where.always
-        return self._rows(sql, [query_param(vector), *where.params], filtered, _prepare(filtered))
+        return sql, [query_param(vector), *where.params], filtered, _prepare(filtered)
 
-    def _search_one(
+    def _search_steps(
         self,
         vector: np.ndarray,
         k: int,
@@ -142,28 +154,42 @@ class PGSearchMixin:
         *,
         exact: bool | None = None,
         with_vectors: bool = False,
-    ) -> tuple[list[Hit], list[np.ndarray]]:
-        """Top ``k`` hits (and their stored vectors when asked), best first."""
+    ) -> Steps[tuple[list[Hit], list[np.ndarray]]]:
+        """Top ``k`` hits (and their stored vectors when asked), best first: the statements to
+        run, one at a time, for :func:`run_steps` (sync) or :func:`arun_steps` (async)."""
         k = check_k(k)
         if self._info is None:
             return [], []
         where = compile_sql(filter)
         use_exact = self._exact(exact)
         if where is not None:
-            rows = self._knn(vector, where, k, use_exact, with_vectors)
+            rows = yield self._knn(vector, where, k, use_exact, with_vectors)
             if len(rows) < k and filter is not None and not use_exact:
-                rows = self._knn(vector, where, k, True, with_vectors)  # the ANN scan gave up early
+                # the ANN scan gave up early
+                rows = yield self._knn(vector, where, k, True, with_vectors)
             return self._hits(rows), [as_numpy(r[5]) for r in rows] if with_vectors else []
-        assert filter is not None
+        assert filter is not None  # only a filter can fail to compile
         keep = compile_filter(filter)
         fetched = max(k, fetch_k)
         while True:
-            rows = self._knn(vector, no_filter(), fetched, use_exact, with_vectors)
+            rows = yield self._knn(vector, no_filter(), fetched, use_exact, with_vectors)
             chosen = [r for r in rows if keep(r[3] or {})][:k]
             if len(chosen) >= k or len(rows) < fetched:
                 hits = self._hits(chosen)
                 return hits, [as_numpy(r[5]) for r in chosen] if with_vectors else []
             fetched *= 4
+
+    def _fetch(self, request: Request) -> list[tuple[Any, ...]]:
+        return self._rows(*request)
+
+    def _mmr_steps(
+        self, embedding: Sequence[float], depth: int, filter: Any, **kwargs: Any
+    ) -> Steps[Candidates]:
+        vector = self._query_vector(embedding)
+        hits, vectors = yield from self._search_steps(
+            vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
+        )
+        return Candidates(vector, hits, np.vstack(vectors) if hits else None, self.metric.normalize)
 
     @staticmethod
     def _threshold(hits: list[Hit], threshold: float | None, higher_is_better: bool) -> list[Hit]:
@@ -185,48 +211,9 @@ class PGSearchMixin:
         """Documents nearest ``embedding`` with FaissStore's raw scores; ``exact=True`` skips
         the ANN index for this call."""
         vector = self._query_vector(embedding)
-        hits, _ = self._search_one(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        steps = self._search_steps(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        hits, _ = run_steps(steps, self._fetch)
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
-
-    def similarity_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Document]:
-        return [
-            d
-            for d, _ in self.similarity_search_with_score_by_vector(
-                embedding, k, filter, fetch_k, **kwargs
-            )
-        ]
-
-    def similarity_search_with_score(
-        self,
-        query: str,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Hit]:
-        check_query(query, "similarity_search")
-        vector = self._embed_queries([query])[0]
-        return self.similarity_search_with_score_by_vector(vector, k, filter, fetch_k, **kwargs)
-
-    def similarity_search(
-        self,
-        query: str,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[Document]:
-        """The ``k`` documents most similar to ``query`` (those matching ``filter``, when given)."""
-        return [
-            d for d, _ in self.similarity_search_with_score(query, k, filter, fetch_k, **kwargs)
-        ]
 
     # -- batched ----------------------------------------------------------------------------
     def similarity_search_with_score_by_vector_batch(
@@ -250,7 +237,10 @@ class PGSearchMixin:
         if where is None or (filter is not None and not exact):  # per query (over-fetch / fallback)
             return [
                 self._threshold(
-                    self._search_one(v, k, filter, fetch_k, exact=kwargs.get("exact"))[0],
+                    run_steps(
+                        self._search_steps(v, k, filter, fetch_k, exact=kwargs.get("exact")),
+                        self._fetch,
+                    )[0],
                     threshold,
                     self.metric.higher_is_better,
                 )
@@ -266,57 +256,33 @@ class PGSearchMixin:
             out[int(r[0]) - 1].append((document(r[1], r[2], r[3], r[4]), score(r[5])))
         return [self._threshold(h, threshold, self.metric.higher_is_better) for h in out]
 
-    def similarity_search_by_vector_batch(
-        self,
-        embeddings: Any,
-        k: int = 4,
-        filter: MetadataFilter | None = None,
-        fetch_k: int = 20,
-        **kwargs: Any,
-    ) -> list[list[Document]]:
-        rows = self.similarity_search_with_score_by_vector_batch(
-            embeddings, k, filter, fetch_k, **kwargs
-        )
-        return [[d for d, _ in row] for row in rows]
+    # -- MMR (VectorStore's, over these) ----------------------------------------------------
+    def _mmr_candidates(
+        self, embedding: Sequence[float], depth: int, filter: Any, **kwargs: Any
+    ) -> Candidates:
+        return run_steps(self._mmr_steps(embedding, depth, filter, **kwargs), self._fetch)
 
-    # -- MMR --------------------------------------------------------------------------------
-    def max_marginal_relevance_search_with_score_by_vector(
-        self,
-        embedding: Sequence[float],
-        *,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[Hit]:
-        """MMR over the ``fetch_k`` nearest (matching) documents; scores are the raw scores."""
-        lambda_mult = check_lambda_mult(lambda_mult)
-        vector = self._query_vector(embedding)
-        depth = max(k, fetch_k)
-        hits, vectors = self._search_one(
-            vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
-        )
-        if not hits:
-            return []
-        picks = maximal_marginal_relevance(
-            vector, np.vstack(vectors), lambda_mult, k, normalized=self.metric.normalize
-        )
-        return [hits[i] for i in picks]
 
-    def max_marginal_relevance_search_by_vector(
-        self,
-        embedding: Sequence[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: MetadataFilter | None = None,
-        **kwargs: Any,
-    ) -> list[Document]:
-        pairs = self.max_marginal_relevance_search_with_score_by_vector(
-            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter, **kwargs
-        )
-        return [d for d, _ in pairs]
+def run_steps(steps: Steps[T], fetch: Callable[[Request], list[tuple[Any, ...]]]) -> T:
+    """Run ``steps`` with the blocking ``fetch`` of each statement's rows; their result."""
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(fetch(request))
+    except StopIteration as done:
+        return cast("T", done.value)
+
+
+async def arun_steps(
+    steps: Steps[T], fetch: Callable[[Request], Awaitable[list[tuple[Any, ...]]]]
+) -> T:
+    """:func:`run_steps` with an async ``fetch`` (the same statements, on an AsyncConnection)."""
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(await fetch(request))
+    except StopIteration as done:
+        return cast("T", done.value)
 
 
 def _prepare(filtered: bool) -> bool | None:

@@ -36,9 +36,9 @@ from ragkit.documents import Document
 from ragkit.embeddings.adapter import as_embeddings
 from ragkit.embeddings.base import Embeddings
 from ragkit.errors import ConfigurationError, StoreInputError
-from ragkit.stores import _faiss_index as fx
 from ragkit.stores.distance import DistanceStrategy
-from ragkit.stores.faiss import FaissStore
+from ragkit.stores.faiss import _index as fx
+from ragkit.stores.faiss.store import FaissStore
 
 
 class InMemoryDocstore:
