@@ -21,10 +21,9 @@ import ragkit
 ROOT = Path(ragkit.__file__).parent
 INITS = sorted(ROOT.rglob("__init__.py"))
 # Private packages with nothing to export: their __init__ is a docstring only.
-NO_EXPORTS = {"ragkit._cli", "ragkit._google", "ragkit._parsers", "ragkit._prompts"}
+NO_EXPORTS = {"ragkit._cli", "ragkit._google", "ragkit._prompts"}
 # Plain modules that also load some of their names lazily (the same three lists).
 LAZY_MODULES = {
-    "ragkit.parsers": ROOT / "parsers.py",
     "ragkit.prompts": ROOT / "prompts.py",
 }
 

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser
+from ragkit.parsers.base import BaseOutputParser
 
 _FENCE = re.compile(r"^```(?:ya?ml)?(?P<yaml>[^`]*)", re.M | re.S)
 

@@ -22,7 +22,8 @@ from typing import Any
 
 from ragkit.core.base import Runnable
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser, StrOutputParser
+from ragkit.parsers.base import BaseOutputParser
+from ragkit.parsers.text import StrOutputParser
 from ragkit.prompt_values import PromptValue
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
 

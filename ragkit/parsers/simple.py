@@ -18,7 +18,7 @@ from enum import Enum
 from typing import Any
 
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser
+from ragkit.parsers.base import BaseOutputParser
 
 
 class EnumOutputParser(BaseOutputParser):

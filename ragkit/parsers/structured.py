@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragkit.errors import OutputParserException
-from ragkit.parsers import BaseOutputParser, JsonOutputParser
+from ragkit.parsers.base import BaseOutputParser
+from ragkit.parsers.json_parser import JsonOutputParser
 
 
 class ResponseSchema(BaseModel):

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from ragkit.core.chunks import AddableDict
 from ragkit.errors import OutputParserException
-from ragkit.parsers import BaseOutputParser, Feed
+from ragkit.parsers.base import BaseOutputParser, Feed
 
 _FENCE = re.compile(r"```(?:xml)?(.*)```", re.S)
 _DECLARATION = re.compile(r"<\?xml[^>]*\?>\s*", re.S)
