@@ -24,7 +24,7 @@ RANK: dict[str, int] = {
     ),
     **dict.fromkeys(["core", "documents"], 1),
     **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google"], 2),
-    **dict.fromkeys(["prompts", "_prompts"], 3),
+    "prompts": 3,
     "parsers": 4,
     **dict.fromkeys(["models", "tools"], 5),
     **dict.fromkeys(["llms", "example_selectors"], 6),
