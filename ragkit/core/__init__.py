@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "AsyncCallbackManagerForLLMRun",
+    "CallbackManagerForLLMRun",
     "BaseCallbackHandler",
     "CallbackManager",
     "ConfigurableField",
@@ -52,6 +54,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "AsyncCallbackManagerForLLMRun": "ragkit.core.llm_run",
+    "CallbackManagerForLLMRun": "ragkit.core.llm_run",
     "Runnable": "ragkit.core.base",
     "StreamingRunnable": "ragkit.core.base",
     "coerce_to_runnable": "ragkit.core.base",
@@ -111,6 +115,7 @@ if TYPE_CHECKING:
     from ragkit.core.fallbacks import RunnableWithFallbacks
     from ragkit.core.graph import Graph
     from ragkit.core.lambdas import RunnableGenerator, RunnableLambda, chain
+    from ragkit.core.llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
     from ragkit.core.log import RunLog, RunLogPatch
     from ragkit.core.parallel import RunnableMap, RunnableParallel
     from ragkit.core.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick

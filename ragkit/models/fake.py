@@ -3,7 +3,8 @@
 Replies are returned in order and then cycled. A reply may be a string, an
 ``AIMessage`` (e.g. with ``tool_calls``) or an exception instance to raise.
 Streaming yields the text word by word; the last chunk carries tool calls
-and usage. Every call's messages and keyword arguments are recorded.
+and usage. Every call's messages and keyword arguments are recorded. ``stop`` is
+recorded and not applied (as LangChain's fake models ignore it).
 
 Example:
     >>> model = FakeChatModel(responses=["first", "second"])
@@ -81,11 +82,7 @@ class FakeChatModel(BaseChatModel):
             raise InputTypeError(
                 f"FakeChatModel responses must be str, AIMessage or exceptions, got {type(reply).__name__}"
             )
-        if stop and isinstance(message.content, str):
-            cut = min((message.content.find(s) for s in stop if s in message.content), default=-1)
-            if cut >= 0:
-                message.content = message.content[:cut]
-        return message
+        return message  # ``stop`` is recorded, not applied: LangChain's fakes ignore it too
 
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
