@@ -33,7 +33,9 @@ _LAZY = {
     "OutputParserException": "ragkit.errors",
     "PandasDataFrameOutputParser": "ragkit.parsers.pandas_parser",
     "PydanticOutputParser": "ragkit.parsers.json_parser",
+    "PydanticToolsParser": "ragkit.parsers.tools",
     "ResponseSchema": "ragkit.parsers.structured",
+    "SimpleJsonOutputParser": "ragkit.parsers.json_parser",
     "RetryOutputParser": "ragkit.parsers.fixing",
     "RetryWithErrorOutputParser": "ragkit.parsers.fixing",
     "StrOutputParser": "ragkit.parsers.text",
@@ -50,7 +52,11 @@ if TYPE_CHECKING:
         RetryOutputParser,
         RetryWithErrorOutputParser,
     )
-    from ragkit.parsers.json_parser import JsonOutputParser, PydanticOutputParser
+    from ragkit.parsers.json_parser import (
+        JsonOutputParser,
+        PydanticOutputParser,
+        SimpleJsonOutputParser,
+    )
     from ragkit.parsers.pandas_parser import PandasDataFrameOutputParser
     from ragkit.parsers.simple import DatetimeOutputParser, EnumOutputParser
     from ragkit.parsers.structured import ResponseSchema, StructuredOutputParser
@@ -59,6 +65,7 @@ if TYPE_CHECKING:
         CommaSeparatedListOutputParser,
         StrOutputParser,
     )
+    from ragkit.parsers.tools import PydanticToolsParser
     from ragkit.parsers.xml_parser import XMLOutputParser
     from ragkit.parsers.yaml_parser import YamlOutputParser
 else:
@@ -75,9 +82,11 @@ __all__ = [
     "OutputParserException",
     "PandasDataFrameOutputParser",
     "PydanticOutputParser",
+    "PydanticToolsParser",
     "ResponseSchema",
     "RetryOutputParser",
     "RetryWithErrorOutputParser",
+    "SimpleJsonOutputParser",
     "StrOutputParser",
     "StructuredOutputParser",
     "XMLOutputParser",

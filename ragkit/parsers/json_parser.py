@@ -15,6 +15,12 @@ from pydantic import BaseModel, ValidationError
 from ragkit._json import extract_json_text, parse_partial_json
 from ragkit.errors import OutputParserException
 from ragkit.parsers.base import BaseOutputParser, Feed
+from ragkit.parsers.format_instructions import (
+    JSON_FORMAT_INSTRUCTIONS,
+    JSON_NO_SCHEMA_INSTRUCTIONS,
+    PYDANTIC_FORMAT_INSTRUCTIONS,
+    reduced_schema,
+)
 
 
 class _JsonFeed(Feed):
@@ -59,12 +65,8 @@ class JsonOutputParser(BaseOutputParser[Any]):
 
     def get_format_instructions(self) -> str:
         if self.pydantic_object is None:
-            return "Return a JSON object."
-        schema = self.pydantic_object.model_json_schema()
-        return (
-            "The output should be formatted as a JSON instance that conforms to the JSON schema below.\n\n"
-            f"```\n{json.dumps(schema)}\n```"
-        )
+            return JSON_NO_SCHEMA_INSTRUCTIONS
+        return JSON_FORMAT_INSTRUCTIONS.format(schema=reduced_schema(self.pydantic_object))
 
     def _feed(self) -> Feed:
         return _JsonFeed(self)
@@ -92,4 +94,8 @@ class PydanticOutputParser(BaseOutputParser[Any]):
             ) from e
 
     def get_format_instructions(self) -> str:
-        return JsonOutputParser(self.pydantic_object).get_format_instructions()
+        return PYDANTIC_FORMAT_INSTRUCTIONS.format(schema=reduced_schema(self.pydantic_object))
+
+
+#: LangChain's older name for :class:`JsonOutputParser` (the same class).
+SimpleJsonOutputParser = JsonOutputParser
