@@ -17,6 +17,7 @@ __all__ = [
     "Engine",
     "Index",
     "apply_batch",
+    "InMemoryRecordManager",
     "IndexingResult",
     "LocalEngine",
     "RayEngine",
@@ -30,6 +31,7 @@ _LAZY = {
     "LocalEngine": "ragkit.indexing.engine",
     "RayEngine": "ragkit.indexing.ray_engine",
     "IndexingResult": "ragkit.indexing.api",
+    "InMemoryRecordManager": "ragkit.indexing.in_memory_record_manager",
     "document_key": "ragkit.indexing.api",
     "index": "ragkit.indexing.api",
     "Index": "ragkit.indexing.index_dir",
@@ -40,6 +42,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult, document_key, index
     from ragkit.indexing.engine import Engine, LocalEngine
+    from ragkit.indexing.in_memory_record_manager import InMemoryRecordManager
     from ragkit.indexing.index_dir import Index
     from ragkit.indexing.pg_batch import apply_batch
     from ragkit.indexing.ray_engine import RayEngine

@@ -27,6 +27,7 @@ __all__ = [
     "BaseChatModel",
     "ChatGoogleGenerativeAI",
     "FakeChatModel",
+    "FakeMessagesListChatModel",
 ]
 
 _LAZY = {
@@ -39,12 +40,13 @@ _LAZY = {
     "LLMResult": "ragkit.models.outputs",
     "BaseChatModel": "ragkit.models.base",
     "FakeChatModel": "ragkit.models.fake",
+    "FakeMessagesListChatModel": "ragkit.models.fake",
     "ChatGoogleGenerativeAI": "ragkit.models.google",
 }
 
 if TYPE_CHECKING:
     from ragkit.models.base import BaseChatModel
-    from ragkit.models.fake import FakeChatModel
+    from ragkit.models.fake import FakeChatModel, FakeMessagesListChatModel
     from ragkit.models.google import ChatGoogleGenerativeAI
     from ragkit.models.language_model import BaseLanguageModel
     from ragkit.models.outputs import (

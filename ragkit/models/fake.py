@@ -6,6 +6,8 @@ Streaming yields the text word by word; the last chunk carries tool calls
 and usage. Every call's messages and keyword arguments are recorded. ``stop`` is
 recorded and not applied (as LangChain's fake models ignore it).
 
+``FakeMessagesListChatModel`` replays whole messages (LangChain's name for that fake).
+
 Example:
     >>> model = FakeChatModel(responses=["first", "second"])
     >>> [model.invoke("hi").content for _ in range(3)]
@@ -108,3 +110,20 @@ class FakeChatModel(BaseChatModel):
             usage_metadata=message.usage_metadata,
             response_metadata=message.response_metadata,
         )
+
+
+class FakeMessagesListChatModel(FakeChatModel):
+    """Replays ``responses``, a list of AIMessages, in order (LangChain's ``FakeMessagesListChatModel``).
+
+    As LangChain's, it does not stream piece by piece: ``stream`` yields each reply whole.
+    """
+
+    def __init__(self, responses: list[Any] | None = None, /, **kwargs: Any) -> None:
+        super().__init__(responses, **kwargs)
+        wrong = [type(r).__name__ for r in self.responses if not isinstance(r, AIMessage)]
+        if wrong:
+            raise ConfigurationError(
+                f"FakeMessagesListChatModel responses must be AIMessages, got {wrong}"
+            )
+
+    _stream = BaseChatModel._stream
