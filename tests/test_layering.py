@@ -6,7 +6,7 @@ imports only ``core``, ``documents`` and the stages before it; nothing imports `
 ``if TYPE_CHECKING:`` are annotations only and do not count) and fails on an import that
 goes the wrong way, so a new module cannot quietly tie two stages into a cycle.
 
-The three exceptions LangChain's API makes are listed in ``EXCEPTIONS`` with the name that
+The exceptions LangChain's API makes are listed in ``EXCEPTIONS`` with the name that
 needs them.
 """
 
@@ -44,6 +44,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("stores", "retrievers"): "VectorStore.as_retriever (and the AQA retriever of Google's store)",
     ("loaders", "splitters"): "BaseLoader.load_and_split",
     ("splitters", "embeddings"): "SemanticChunker embeds",
+    ("core", "prompts"): "Runnable.get_prompts (core/runnable_tools.py)",
+    ("core", "tools"): "Runnable.as_tool (core/runnable_tools.py)",
 }
 
 

@@ -95,3 +95,31 @@ def takes_run_manager(method: Any) -> bool:
         return "run_manager" in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
+
+
+class CallbackManagerForToolRun:
+    """The ``run_manager`` a ``BaseTool._run`` receives (LangChain's ``CallbackManagerForToolRun``)."""
+
+    def __init__(self, run: Run | None = None, handlers: list[BaseCallbackHandler] | None = None):
+        self.run = run
+        self.handlers = list(handlers or [])
+
+    @classmethod
+    def from_config(cls, config: RunnableConfig) -> CallbackManagerForToolRun:
+        """The manager of the tool run whose child config is ``config``."""
+        manager = config.get("callbacks")
+        run = getattr(manager, "parent", None)
+        return cls(run if isinstance(run, Run) else None, getattr(manager, "handlers", None))
+
+    def get_child(self, tag: str | None = None) -> Any:
+        """The callbacks for a run started inside this tool (pass as ``callbacks=``)."""
+        from ragkit.core.callbacks import CallbackManager
+
+        return CallbackManager(self.handlers, self.run, [tag] if tag else None)
+
+
+class AsyncCallbackManagerForToolRun(CallbackManagerForToolRun):
+    """The async tool run manager; ``get_sync()`` gives the sync one."""
+
+    def get_sync(self) -> CallbackManagerForToolRun:
+        return CallbackManagerForToolRun(self.run, self.handlers)

@@ -1,5 +1,10 @@
 """Names LangChain code imports that ragkit lacked (issue 25), each run beside LangChain's.
 
+Sources: https://python.langchain.com/docs/how_to/indexing/ (``index()`` with a record
+manager and the ``full``/``incremental`` clean-ups, here ``InMemoryRecordManager``), and the
+API reference of ``langchain_community.utils.math.cosine_similarity`` and
+``langchain_core.language_models.fake_chat_models.FakeMessagesListChatModel``.
+
 ``InMemoryRecordManager`` with ``index()``, ``cosine_similarity``, ``FakeMessagesListChatModel``;
 ``SimpleJsonOutputParser`` and ``PydanticToolsParser`` are in tests/parsers/test_format_instructions.py.
 """
