@@ -67,7 +67,7 @@ def test_each_snippet_has_both_import_blocks_and_runs_on_both_sides(
     path: Path, name: str, snippet: Snippet
 ) -> None:
     for side, root in (
-        ("langchain", ("langchain", "tests.compat.shared")),
+        ("langchain", ("langchain", "langgraph", "tests.compat.shared")),
         ("ragkit", ("ragkit",)),
     ):
         lines = [line.strip() for line in snippet.source(side).split("\n\n", 1)[0].splitlines()]
