@@ -73,7 +73,13 @@ def test_each_snippet_has_both_import_blocks_and_runs_on_both_sides(
         lines = [line.strip() for line in snippet.source(side).split("\n\n", 1)[0].splitlines()]
         modules = [line.split()[1] for line in lines if line.startswith("from ")]
         assert modules, f"{name}: no {side} imports"
-        allowed = {"bs4", "pydantic", "typing", "typing_extensions"}  # not LangChain's, not ours
+        allowed = {
+            "bs4",
+            "operator",
+            "pydantic",
+            "typing",
+            "typing_extensions",
+        }  # not LangChain's, not ours
         assert all(m.split(".")[0] in allowed or m.startswith(root) for m in modules)
     source = path.read_text(encoding="utf-8")
     both = f"{name}.run_both(" in source
