@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 GUIDE = HERE.parents[1] / "docs" / "migration.md"
 FILES = sorted(p for p in HERE.glob("test_*.py") if p.name != Path(__file__).name)
 
-# The pages of issue 13's list, each by a piece of the address (or title) its file cites.
+# The pages of issues 13 and 25, each by a piece of the address (or title) its file cites.
 ISSUE_PAGES = {
     "RAG tutorial": "docs/tutorials/rag/",
     "conversational RAG": "qa_chat_history",
@@ -40,6 +40,25 @@ ISSUE_PAGES = {
     "time-weighted": "how_to/time_weighted_vectorstore/",
     "multi-vector": "how_to/multi_vector/",
     "Gemini tool calling": "integrations/chat/google_generative_ai/",
+    # issue 25's pages
+    "custom LLM": "how_to/custom_llm/",
+    "custom chat model": "how_to/custom_chat_model/",
+    "custom tools": "how_to/custom_tools/",
+    "runnables as tools": "how_to/convert_runnable_to_tool/",
+    "classic ReAct agent": "agent_types/react/",
+    "output parsers": "how_to/output_parser_structured/",
+    "few-shot chat prompts": "how_to/few_shot_examples_chat/",
+    "example selectors": "how_to/example_selectors_length_based/",
+    "LLM quick start": "model_io/llms/quick_start/",
+    "HyDE": "techniques/hyde/",
+    "step-back": "techniques/step_back/",
+    "routing": "how_to/routing/",
+    "SQL Q&A": "tutorials/sql_qa/",
+    "configurable runnables": "how_to/configure/",
+    "fallbacks": "how_to/fallbacks/",
+    "parallel": "how_to/parallel/",
+    "trim_messages": "how_to/trim_messages/",
+    "indexing": "how_to/indexing/",
 }
 
 
