@@ -61,7 +61,9 @@ def test_num_tokens_come_from_count_tokens(llm, emulator):
     assert request.body["contents"][0]["parts"] == [{"text": "one two three four"}]
 
 
-def test_same_text_and_same_requests_as_langchain_google_genai(record_property, emulator, monkeypatch):
+def test_same_text_and_same_requests_as_langchain_google_genai(
+    record_property, emulator, monkeypatch
+):
     """Differential: LangChain's GoogleGenerativeAI and ours, each with the same settings, both
     finding the emulator from the environment (GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL)."""
     import warnings
