@@ -33,10 +33,11 @@ ParsingErrors = bool | str | Callable[[OutputParserException], str]
 
 def _parsing_step(error: OutputParserException, handle: ParsingErrors) -> AgentAction:
     if handle is False:
-        raise ValueError(
+        raise OutputParserException(  # a ValueError, as LangChain's
             "An output parsing error occurred. In order to pass this error back to the agent "
             "and have it try again, pass `handle_parsing_errors=True` to the AgentExecutor. "
-            f"This is the error: {error!s}"
+            f"This is the error: {error!s}",
+            llm_output=error.llm_output,
         ) from error
     text = str(error)
     if handle is True:
