@@ -14,35 +14,48 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, get_origin
 
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, Field, create_model
 
 from ragkit.errors import InputTypeError, ToolSchemaError
 
 
 def function_args_model(
-    func: Callable[..., Any], skip: tuple[str, ...] = ("config", "custom_context")
+    func: Callable[..., Any],
+    skip: tuple[str, ...] = ("config", "custom_context", "run_manager", "callbacks"),
+    *,
+    name: str | None = None,
+    description: str | None = None,
 ) -> type[BaseModel]:
-    """A pydantic model of a function's parameters (annotations and defaults)."""
+    """A pydantic model of a function's parameters (annotations and defaults).
+
+    As LangChain's tool schemas: titled ``name`` (the function's name by default), described
+    by ``description``, and ``Annotated[int, "scale factor"]`` describes that parameter.
+    """
     sig = inspect.signature(func)
     try:
         hints = inspect.get_annotations(func, eval_str=True)
     except Exception:
         hints = getattr(func, "__annotations__", {})
     fields: dict[str, Any] = {}
-    for name, param in sig.parameters.items():
-        if name in skip or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+    for pname, param in sig.parameters.items():
+        if pname in skip or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
-        ann = hints.get(name, Any)
+        ann = hints.get(pname, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[name] = (ann, default)
-    return create_model(f"{func.__name__}_args", **fields)
+        notes = [m for m in getattr(ann, "__metadata__", ()) if isinstance(m, str)]
+        if get_origin(ann) is Annotated and notes:
+            fields[pname] = (ann.__origin__, Field(default, description=notes[0]))
+        else:
+            fields[pname] = (ann, default)
+    return create_model(name or func.__name__, __doc__=description or None, **fields)
 
 
 def _clean(schema: dict[str, Any]) -> dict[str, Any]:
     schema = dict(schema)
     schema.pop("title", None)
+    schema.pop("description", None)  # the tool's description says it
     props = {}
     for key, value in schema.get("properties", {}).items():
         value = dict(value)

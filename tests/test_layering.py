@@ -24,8 +24,8 @@ RANK: dict[str, int] = {
     ),
     **dict.fromkeys(["core", "documents"], 1),
     **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google"], 2),
-    **dict.fromkeys(["prompts", "_prompts"], 3),
-    **dict.fromkeys(["parsers", "_parsers"], 4),
+    "prompts": 3,
+    "parsers": 4,
     **dict.fromkeys(["models", "tools"], 5),
     **dict.fromkeys(["llms", "example_selectors"], 6),
     "embeddings": 7,
@@ -50,6 +50,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "indexing",
         "querying",
     ): "Index.retriever and Index.search hand the query to the query service",
+    ("core", "prompts"): "Runnable.get_prompts (core/runnable_tools.py)",
+    ("core", "tools"): "Runnable.as_tool (core/runnable_tools.py)",
 }
 
 

@@ -21,12 +21,7 @@ import ragkit
 ROOT = Path(ragkit.__file__).parent
 INITS = sorted(ROOT.rglob("__init__.py"))
 # Private packages with nothing to export: their __init__ is a docstring only.
-NO_EXPORTS = {"ragkit._cli", "ragkit._google", "ragkit._parsers", "ragkit._prompts"}
-# Plain modules that also load some of their names lazily (the same three lists).
-LAZY_MODULES = {
-    "ragkit.parsers": ROOT / "parsers.py",
-    "ragkit.prompts": ROOT / "prompts.py",
-}
+NO_EXPORTS = {"ragkit._cli", "ragkit._google"}
 
 
 def package_name(init: Path) -> str:
@@ -107,16 +102,6 @@ def test_each_name_loads_from_its_module_and_no_submodule_shadows_it(name: str) 
     assert set(lazy) <= set(dir(package))
     with pytest.raises(AttributeError, match="has no attribute 'NoSuchName'"):
         _ = package.NoSuchName
-
-
-@pytest.mark.parametrize("name", sorted(LAZY_MODULES))
-def test_modules_with_lazy_names_keep_the_three_lists_in_step(name: str) -> None:
-    all_, lazy, mirror, _ = parse(LAZY_MODULES[name])
-    assert lazy and set(lazy) <= set(all_), f"{name}: a lazy name is missing from __all__"
-    assert mirror == lazy, f"{name}: the TYPE_CHECKING imports and _LAZY differ"
-    module = importlib.import_module(name)
-    for export, source in lazy.items():
-        assert getattr(module, export) is getattr(importlib.import_module(source), export)
 
 
 def test_importing_every_package_and_the_core_modules_pulls_in_nothing_heavy() -> None:

@@ -1,5 +1,6 @@
 """Agents: a model that calls tools in a loop (LangGraph's ``create_react_agent``, LangChain's
-``AgentExecutor``), both on :class:`~ragkit.chains.LLMChain`'s tool execution.
+``AgentExecutor``), both on :class:`~ragkit.chains.LLMChain`'s tool execution. LangChain classic's
+ReAct *text* agent, ``create_react_agent(llm, tools, prompt)``, is at :mod:`ragkit.agents.classic`.
 
 Example:
     >>> from ragkit.agents import create_react_agent
@@ -17,6 +18,7 @@ from ragkit._lazy import lazy_exports
 __all__ = [
     "AgentAction",
     "AgentExecutor",
+    "AgentFinish",
     "ReactAgent",
     "ToolCallingAgent",
     "create_react_agent",
@@ -24,7 +26,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "AgentAction": "ragkit.agents.executor",
+    "AgentAction": "ragkit.agents.actions",
+    "AgentFinish": "ragkit.agents.actions",
     "AgentExecutor": "ragkit.agents.executor",
     "ToolCallingAgent": "ragkit.agents.executor",
     "create_tool_calling_agent": "ragkit.agents.executor",
@@ -33,8 +36,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from ragkit.agents.actions import AgentAction, AgentFinish
     from ragkit.agents.executor import (
-        AgentAction,
         AgentExecutor,
         ToolCallingAgent,
         create_tool_calling_agent,

@@ -28,9 +28,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
+from ragkit.agents.actions import AgentAction
 from ragkit.agents.loop import steps
+from ragkit.agents.react_text import ReActTextAgent
+from ragkit.agents.text_loop import ParsingErrors, run_text_agent
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.errors import ConfigurationError, InputTypeError
@@ -38,15 +41,6 @@ from ragkit.messages import AIMessage, BaseMessage, ToolMessage
 from ragkit.tools import as_tool
 
 STOPPED = "Agent stopped due to max iterations."
-
-
-class AgentAction(NamedTuple):
-    """One tool call of the agent: ``tool``, ``tool_input``, ``log``, ``tool_call_id``."""
-
-    tool: str
-    tool_input: dict[str, Any]
-    log: str
-    tool_call_id: str | None = None
 
 
 class ToolCallingAgent:
@@ -92,16 +86,18 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
 
     def __init__(
         self,
-        agent: ToolCallingAgent,
+        agent: Any,
         tools: Sequence[Any] | None = None,
         max_iterations: int | None = 15,
         return_intermediate_steps: bool = False,
         early_stopping_method: str = "force",
         verbose: bool = False,
+        handle_parsing_errors: ParsingErrors = False,
     ) -> None:
-        if not isinstance(agent, ToolCallingAgent):
+        if not isinstance(agent, (ToolCallingAgent, ReActTextAgent)):
             raise ConfigurationError(
-                "AgentExecutor takes agent=create_tool_calling_agent(llm, tools, prompt); "
+                "AgentExecutor takes agent=create_tool_calling_agent(llm, tools, prompt) or the classic "
+                "create_react_agent(llm, tools, prompt) (ragkit.agents.classic); "
                 f"got {type(agent).__name__}. For a messages-in, messages-out agent use create_react_agent."
             )
         if early_stopping_method != "force":
@@ -117,6 +113,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         self.max_iterations = max_iterations
         self.return_intermediate_steps = return_intermediate_steps
         self.verbose = verbose
+        self.handle_parsing_errors = handle_parsing_errors
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -127,6 +124,16 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         if not isinstance(inputs, dict):
             raise InputTypeError(
                 f"AgentExecutor takes a dict such as {{'input': '...'}}, got {type(inputs).__name__}"
+            )
+        if isinstance(self.agent, ReActTextAgent):
+            return run_text_agent(
+                self.agent,
+                self.tools,
+                inputs,
+                config,
+                max_iterations=self.max_iterations,
+                handle_parsing_errors=self.handle_parsing_errors,
+                return_intermediate_steps=self.return_intermediate_steps,
             )
         prompt = self.agent.prompt
 

@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "AsyncCallbackManagerForLLMRun",
+    "AsyncCallbackManagerForToolRun",
+    "CallbackManagerForLLMRun",
+    "CallbackManagerForToolRun",
     "BaseCallbackHandler",
     "CallbackManager",
     "ConfigurableField",
@@ -52,6 +56,10 @@ __all__ = [
 ]
 
 _LAZY = {
+    "AsyncCallbackManagerForLLMRun": "ragkit.core.llm_run",
+    "AsyncCallbackManagerForToolRun": "ragkit.core.llm_run",
+    "CallbackManagerForToolRun": "ragkit.core.llm_run",
+    "CallbackManagerForLLMRun": "ragkit.core.llm_run",
     "Runnable": "ragkit.core.base",
     "StreamingRunnable": "ragkit.core.base",
     "coerce_to_runnable": "ragkit.core.base",
@@ -111,6 +119,12 @@ if TYPE_CHECKING:
     from ragkit.core.fallbacks import RunnableWithFallbacks
     from ragkit.core.graph import Graph
     from ragkit.core.lambdas import RunnableGenerator, RunnableLambda, chain
+    from ragkit.core.llm_run import (
+        AsyncCallbackManagerForLLMRun,
+        AsyncCallbackManagerForToolRun,
+        CallbackManagerForLLMRun,
+        CallbackManagerForToolRun,
+    )
     from ragkit.core.log import RunLog, RunLogPatch
     from ragkit.core.parallel import RunnableMap, RunnableParallel
     from ragkit.core.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick

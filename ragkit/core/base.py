@@ -419,6 +419,27 @@ class Runnable(Generic[Input, Output]):
 
         return RunnableConfigurableAlternatives(which, self, kwargs, default_key, prefix_keys)
 
+    def get_prompts(self, config: RunnableConfig | None = None) -> list[Any]:
+        """The prompt templates in this runnable's graph (LangChain's ``get_prompts``)."""
+        from ragkit.core.runnable_tools import prompts_of
+
+        return prompts_of(self, config)
+
+    def as_tool(
+        self,
+        args_schema: type[BaseModel] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, type] | None = None,
+    ) -> Any:
+        """This runnable as a Tool a model can call (LangChain's ``as_tool``)."""
+        from ragkit.core.runnable_tools import runnable_tool
+
+        return runnable_tool(
+            self, args_schema, name=name, description=description, arg_types=arg_types
+        )
+
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The graph of this runnable: its input, its steps and its output (``draw_ascii``,
         ``draw_mermaid``)."""

@@ -26,9 +26,11 @@ __all__ = [
     "LocalEmbeddings",
     "OnnxEmbeddings",
     "TruncationWarning",
+    "cosine_similarity",
 ]
 
 _LAZY = {
+    "cosine_similarity": "ragkit.embeddings.similarity",
     "Embeddings": "ragkit.embeddings.base",
     "CacheBackedEmbeddings": "ragkit.embeddings.cache",
     "GoogleGenerativeAIEmbeddings": "ragkit.embeddings.google",
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from ragkit.embeddings.hash import HashEmbeddings
     from ragkit.embeddings.local import LocalEmbeddings
     from ragkit.embeddings.onnx import OnnxEmbeddings
+    from ragkit.embeddings.similarity import cosine_similarity
     from ragkit.embeddings.tokens import TruncationWarning
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -21,6 +21,7 @@ __all__ = [
     "Engine",
     "Index",
     "apply_batch",
+    "InMemoryRecordManager",
     "IndexingResult",
     "LocalEngine",
     "PGIndex",
@@ -38,6 +39,7 @@ _LAZY = {
     "PGIndex": "ragkit.indexing.postgres.index",
     "PGRecordManager": "ragkit.indexing.postgres.record_manager",
     "IndexingResult": "ragkit.indexing.api",
+    "InMemoryRecordManager": "ragkit.indexing.in_memory_record_manager",
     "document_key": "ragkit.indexing.api",
     "index": "ragkit.indexing.api",
     "Index": "ragkit.indexing.index_dir",
@@ -48,6 +50,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult, document_key, index
     from ragkit.indexing.engine import Engine, LocalEngine
+    from ragkit.indexing.in_memory_record_manager import InMemoryRecordManager
     from ragkit.indexing.index_dir import Index
     from ragkit.indexing.postgres.batch import apply_batch
     from ragkit.indexing.postgres.index import PGIndex

@@ -1,12 +1,16 @@
 """BaseLLM: a text-completion model as a Runnable (string or messages in, a string out).
 
-A subclass implements ``_call(prompt, stop, **kwargs) -> str`` and, to stream,
-``_stream(prompt, stop, **kwargs) -> Iterator[str]``. Input may be a string, a
-PromptValue or a list of messages (turned into ``"Human: ...\\nAI: ..."`` text, as
-LangChain does). Runs are traced with run type ``llm`` (``on_llm_start``,
-``on_llm_new_token``, ``on_llm_end``; ``astream_events`` sends ``on_llm_*``).
-``stop`` cuts the text at the first stop sequence; models that support stop
-sequences natively receive them as well.
+A subclass of :class:`LLM` implements ``_call(prompt, stop=None, run_manager=None, **kwargs)
+-> str`` and, to stream, ``_stream(...)`` yielding :class:`~ragkit.models.GenerationChunk`\\ s
+(or plain strings); ``stream`` yields their text. A subclass of :class:`BaseLLM` may instead
+implement ``_generate(prompts, stop=None, run_manager=None, **kwargs) -> LLMResult``, which
+sees a whole batch. ``run_manager`` is passed only to methods that declare it. Input may be
+a string, a PromptValue or a list of messages (turned into ``"Human: ...\\nAI: ..."`` text,
+as LangChain does). Runs are traced with run type ``llm``.
+
+As in LangChain, ``batch`` sends the whole list to one ``generate`` call (in order; with
+``max_concurrency`` set, one call per slice of that size), and ``stop`` is handed to the
+model, which applies it (the fakes ignore it).
 
 Example:
     >>> class Shout(LLM):
@@ -18,24 +22,18 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
-from ragkit.core.base import Runnable, run_in_executor
-from ragkit.core.chunks import OneInput
-from ragkit.core.config import RunnableConfig
+from ragkit.core.base import run_in_executor
+from ragkit.core.callbacks import RunManager, get_callback_manager
+from ragkit.core.config import RunnableConfig, ensure_config, get_config_list
+from ragkit.core.llm_run import CallbackManagerForLLMRun, takes_run_manager
 from ragkit.errors import InputTypeError
 from ragkit.messages import BaseMessage, convert_to_messages, get_buffer_string
+from ragkit.models.language_model import BaseLanguageModel, generate_config
+from ragkit.models.outputs import Generation, GenerationChunk, LLMResult
 from ragkit.prompt_values import PromptValue
-
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message='Field name "name"', category=UserWarning)
-
-    class _NamedModel(BaseModel):
-        name: str | None = None
 
 
 def prompt_text(input: Any) -> str:
@@ -55,39 +53,38 @@ def prompt_text(input: Any) -> str:
     )
 
 
-def cut_at_stop(text: str, stop: Sequence[str] | None) -> str:
-    """``text`` up to the first of the ``stop`` sequences (all of it when none occurs)."""
-    if not stop:
-        return text
-    cuts = [text.find(s) for s in stop if s and s in text]
-    return text[: min(cuts)] if cuts else text
+class BaseLLM(BaseLanguageModel[str]):
+    """A text model: ``invoke``, ``stream``, ``batch``, ``generate`` and their async twins."""
 
-
-class BaseLLM(_NamedModel, Runnable[Any, str]):
-    """A text model: ``invoke``, ``stream``, ``batch`` and their async twins, all with ``stop=``."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
-
-    @property
-    def _llm_type(self) -> str:
-        return type(self).__name__
-
-    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
-        return Runnable.get_name(self, suffix, name=name)
-
-    @property
-    def InputType(self) -> Any:  # noqa: N802 - LangChain's name
-        return str | list[Any]
+    _run_type: ClassVar[str] = "llm"
 
     @property
     def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
         return str
 
-    # -- what subclasses implement ----------------------------------------------------
+    # -- what subclasses implement (one of _call and _generate) ---------------------------
     def _call(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> str:
-        raise NotImplementedError(f"{type(self).__name__} does not implement _call")
+        if type(self)._generate is BaseLLM._generate:
+            raise NotImplementedError(
+                f"{type(self).__name__} implements neither _call nor _generate"
+            )
+        return self._generate([prompt], stop, **kwargs).generations[0][0].text
 
-    def _stream(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> Iterator[str]:
+    def _generate(
+        self, prompts: list[str], stop: list[str] | None = None, **kwargs: Any
+    ) -> LLMResult:
+        """One generation per prompt, in order, from ``_call`` (LangChain's ``LLM._generate``)."""
+        if type(self)._call is BaseLLM._call:
+            raise NotImplementedError(
+                f"{type(self).__name__} implements neither _call nor _generate"
+            )
+        run_manager = kwargs.pop("run_manager", None)
+        extra = {"run_manager": run_manager} if takes_run_manager(self._call) else {}
+        return LLMResult(
+            generations=[[Generation(text=self._call(p, stop, **extra, **kwargs))] for p in prompts]
+        )
+
+    def _stream(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> Iterator[Any]:
         raise NotImplementedError
 
     async def _acall(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> str:
@@ -96,56 +93,123 @@ class BaseLLM(_NamedModel, Runnable[Any, str]):
     def _streams(self) -> bool:
         return type(self)._stream is not BaseLLM._stream
 
-    # -- the Runnable surface -----------------------------------------------------------
-    def invoke(
-        self,
-        input: Any,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
+    # -- the hooks of BaseLanguageModel ---------------------------------------------------
+    def _prepare(self, input: Any) -> str:
+        return prompt_text(input)
+
+    def _generate_one(
+        self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
     ) -> str:
-        prompt = prompt_text(input)
-        return self._call_with_config(
-            lambda p, c: cut_at_stop(self._call(p, stop, **kwargs), stop),
-            prompt,
-            config,
-            run_type="llm",
+        return self._call(prepared, stop, **self._manager(self._call, config), **kwargs)
+
+    async def _agenerate_one(
+        self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> str:
+        if type(self)._acall is BaseLLM._acall:  # the sync _call in a worker thread
+            return await run_in_executor(self._generate_one, prepared, stop, config, kwargs)
+        extra = self._manager(self._acall, config, is_async=True)
+        return await self._acall(prepared, stop, **extra, **kwargs)
+
+    def _unwrap_chunk(self, chunk: Any) -> str:
+        return chunk.text if isinstance(chunk, GenerationChunk) else chunk
+
+    # -- batches: one generate call, as LangChain ----------------------------------------
+    def generate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        """Every prompt in one ``_generate`` call; each prompt is its own traced run."""
+        config = generate_config(callbacks, tags, metadata, run_name)
+        return self._generate_traced(list(prompts), [config] * len(prompts), stop, kwargs)
+
+    def _generate_traced(
+        self,
+        prompts: list[str],
+        configs: list[RunnableConfig],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> LLMResult:
+        runs: list[RunManager | None] = []
+        for prompt, config in zip(prompts, configs):
+            config = ensure_config(config)
+            manager = get_callback_manager(config)
+            name = config.get("run_name") or self.get_name()
+            runs.append(manager.start_run(config, name, "llm", prompt) if manager else None)
+        first = next((r for r in runs if r is not None), None)
+        extra: dict[str, Any] = {}
+        if takes_run_manager(self._generate) or type(self)._generate is BaseLLM._generate:
+            extra["run_manager"] = (
+                CallbackManagerForLLMRun(first.run, first.handlers)
+                if first
+                else CallbackManagerForLLMRun.none()
+            )
+        try:
+            result = self._generate(prompts, stop, **extra, **kwargs)
+        except BaseException as e:
+            for run in runs:
+                if run is not None:
+                    run.on_error(e)
+            raise
+        for run, generations in zip(runs, result.generations):
+            if run is not None:
+                run.on_end(generations[0].text)
+        return result
+
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[str]:
+        if not inputs:
+            return []
+        configs = get_config_list(config, len(inputs))
+        size = configs[0].get("max_concurrency")
+        if size is None:
+            stop = kwargs.pop("stop", None)
+            try:
+                prompts = [prompt_text(x) for x in inputs]
+                result = self._generate_traced(prompts, configs, stop, kwargs)
+            except Exception as e:
+                if return_exceptions:
+                    return [e for _ in inputs]  # type: ignore[misc]
+                raise
+            return [g[0].text for g in result.generations]
+        unbounded = [{**c, "max_concurrency": None} for c in configs]
+        return [
+            out
+            for start in range(0, len(inputs), size)
+            for out in self.batch(
+                list(inputs[start : start + size]),
+                unbounded[start : start + size],  # type: ignore[arg-type]
+                return_exceptions=return_exceptions,
+                **kwargs,
+            )
+        ]
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[str]:
+        """As :meth:`batch`, in a worker thread (the prompts still go to one ``generate``)."""
+        return await run_in_executor(
+            self.batch, inputs, config, return_exceptions=return_exceptions, **kwargs
         )
 
-    async def ainvoke(
-        self,
-        input: Any,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> str:
-        prompt = prompt_text(input)
-
-        async def run(p: str, c: RunnableConfig) -> str:
-            return cut_at_stop(await self._acall(p, stop, **kwargs), stop)
-
-        return await self._acall_with_config(run, prompt, config, run_type="llm")
-
-    def stream(
-        self,
-        input: Any,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[str]:
-        if not self._streams():
-            yield self.invoke(input, config, stop=stop, **kwargs)
-            return
-        prompt = prompt_text(input)
-
-        def run(inputs: Iterator[Any], c: RunnableConfig) -> Iterator[str]:
-            yield from _stop_stream(self._stream(next(inputs), stop, **kwargs), stop)
-
-        yield from self._transform_stream_with_config(OneInput(prompt), run, config, run_type="llm")
-
+    # -- streaming ------------------------------------------------------------------------
     async def astream(
         self,
         input: Any,
@@ -165,34 +229,6 @@ class BaseLLM(_NamedModel, Runnable[Any, str]):
             if chunk is done:
                 return
             yield chunk
-
-    def get_num_tokens(self, text: str) -> int:
-        """An estimate of the tokens in ``text`` (words and punctuation marks)."""
-        import re
-
-        return len(re.findall(r"\w+|[^\w\s]", text))
-
-
-def _stop_stream(chunks: Iterator[str], stop: list[str] | None) -> Iterator[str]:
-    """Pass chunks through until a stop sequence appears (held-back text may complete one)."""
-    if not stop:
-        yield from chunks
-        return
-    longest = max(len(s) for s in stop)
-    pending = ""
-    for chunk in chunks:
-        pending += chunk
-        cut = cut_at_stop(pending, stop)
-        if len(cut) < len(pending):
-            if cut:
-                yield cut
-            return
-        safe = len(pending) - (longest - 1)
-        if safe > 0:
-            yield pending[:safe]
-            pending = pending[safe:]
-    if pending:
-        yield pending
 
 
 class LLM(BaseLLM):

@@ -1,7 +1,8 @@
 """FakeListLLM: a text model that replays scripted replies, for tests and offline demos.
 
 Replies are returned in order and then cycled (LangChain's ``FakeListLLM``); a reply may
-also be an exception instance to raise. Every prompt is recorded in ``prompts``.
+also be an exception instance to raise. Every prompt is recorded in ``prompts``. As
+LangChain's fakes, they ignore ``stop``.
 ``FakeStreamingListLLM`` streams each reply character by character.
 
 Example:
@@ -47,6 +48,10 @@ class FakeListLLM(BaseLLM):
     @property
     def _llm_type(self) -> str:
         return "fake-list"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"responses": self.responses}
 
     @property
     def prompts(self) -> list[str]:

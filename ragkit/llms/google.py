@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import PrivateAttr
 
-from ragkit._google.settings import GoogleSettings
-from ragkit.errors import GoogleAPIError
+from ragkit._google.gemini import GeminiSettings
 from ragkit.llms.base import BaseLLM
 from ragkit.messages import HumanMessage
 
@@ -43,35 +42,10 @@ _SHARED = (
 )
 
 
-class GoogleGenerativeAI(GoogleSettings, BaseLLM):
+class GoogleGenerativeAI(GeminiSettings, BaseLLM):
     """A Gemini model as a text LLM (``model`` such as ``"gemini-1.5-flash"``)."""
 
-    model_config = ConfigDict(
-        populate_by_name=True,
-        arbitrary_types_allowed=True,
-        protected_namespaces=(),
-        hide_input_in_errors=True,  # the inputs include the API key
-    )
-
-    model: str
-    """The model name, e.g. ``"gemini-1.5-flash"``."""
-    temperature: float | None = 0.7
-    top_p: float | None = None
-    top_k: int | None = None
-    max_output_tokens: int | None = Field(default=None, alias="max_tokens")
-    n: int = 1
-    safety_settings: dict[Any, Any] | None = None
-
     _chat: Any = PrivateAttr(default=None)
-
-    @property
-    def _llm_type(self) -> str:
-        return "google_gemini"
-
-    def _error_class(self) -> type[GoogleAPIError]:
-        from ragkit.errors import ChatGoogleGenerativeAIError
-
-        return ChatGoogleGenerativeAIError
 
     def _chat_model(self) -> Any:
         """The chat model doing the requests (rebuilt when a setting changed)."""

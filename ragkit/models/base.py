@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
-import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from ragkit._schema import tool_schema
 from ragkit.core.base import Runnable, run_in_executor
@@ -36,6 +34,8 @@ from ragkit.messages import (
     convert_to_messages,
     message_chunk_to_message,
 )
+from ragkit.models.language_model import BaseLanguageModel, generate_config
+from ragkit.models.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 
 if TYPE_CHECKING:
     from ragkit.models.structured import OutputSchema
@@ -43,29 +43,15 @@ if TYPE_CHECKING:
 _END = object()
 
 
-with warnings.catch_warnings():
-    # ``name`` is both a Runnable attribute and a model field here, on purpose.
-    warnings.filterwarnings("ignore", message='Field name "name"', category=UserWarning)
+class BaseChatModel(BaseLanguageModel[BaseMessage]):
+    """A chat model as a runnable: messages in, an AIMessage out (run type ``chat_model``).
 
-    class _NamedModel(BaseModel):
-        name: str | None = None
+    ``_generate`` may return an ``AIMessage`` or LangChain's ``ChatResult``; ``_stream`` may
+    yield ``AIMessageChunk``\\ s or ``ChatGenerationChunk``\\ s. ``run_manager`` is passed
+    to the methods that declare it.
+    """
 
-
-class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
-    """A chat model as a runnable: messages in, an AIMessage out (run type ``chat_model``)."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
-
-    @property
-    def _llm_type(self) -> str:
-        return type(self).__name__
-
-    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
-        return Runnable.get_name(self, suffix, name=name)
-
-    @property
-    def InputType(self) -> Any:  # noqa: N802
-        return str | list[Any]
+    _run_type: ClassVar[str] = "chat_model"
 
     @property
     def OutputType(self) -> Any:  # noqa: N802
@@ -126,58 +112,52 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
     def _streams(self) -> bool:
         return type(self)._stream is not BaseChatModel._stream
 
-    # -- the Runnable surface --------------------------------------------------
+    # -- the hooks of BaseLanguageModel -------------------------------------------
+    def _prepare(self, input: Any) -> list[BaseMessage]:
+        return self._messages(input)
+
+    def _generate_one(
+        self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> AIMessage:
+        reply = self._generate(prepared, stop, **self._manager(self._generate, config), **kwargs)
+        return _message_of(reply)
+
+    async def _agenerate_one(
+        self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> AIMessage:
+        if type(self)._agenerate is BaseChatModel._agenerate:  # _generate in a worker thread
+            return await run_in_executor(self._generate_one, prepared, stop, config, kwargs)
+        extra = self._manager(self._agenerate, config, is_async=True)
+        return _message_of(await self._agenerate(prepared, stop, **extra, **kwargs))
+
+    def _unwrap_chunk(self, chunk: Any) -> Any:
+        return chunk.message if isinstance(chunk, ChatGenerationChunk) else chunk
+
+    def _as_chunk(self, output: Any) -> AIMessageChunk:
+        return AIMessageChunk(**output.model_dump(exclude={"type"}))
+
     @staticmethod
     def _messages(input: Any) -> list[BaseMessage]:
         return convert_to_messages(input)
 
-    def invoke(
+    def generate(
         self,
-        input: Any,
-        config: RunnableConfig | None = None,
-        *,
+        messages: list[list[BaseMessage]],
         stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> AIMessage:
-        messages = self._messages(input)
-        return self._call_with_config(
-            lambda m, c: self._generate(m, stop, **kwargs), messages, config, run_type="chat_model"
-        )
-
-    async def ainvoke(
-        self,
-        input: Any,
-        config: RunnableConfig | None = None,
+        callbacks: Any = None,
         *,
-        stop: list[str] | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
         **kwargs: Any,
-    ) -> AIMessage:
-        messages = self._messages(input)
-
-        async def run(m: list[BaseMessage], c: RunnableConfig) -> AIMessage:
-            return await self._agenerate(m, stop, **kwargs)
-
-        return await self._acall_with_config(run, messages, config, run_type="chat_model")
-
-    def stream(
-        self,
-        input: Any,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[AIMessageChunk]:
-        if not self._streams():
-            message = self.invoke(input, config, stop=stop, **kwargs)
-            yield AIMessageChunk(**message.model_dump(exclude={"type"}))
-            return
-        messages = self._messages(input)
-
-        def run(inputs: Iterator[Any], c: RunnableConfig) -> Iterator[AIMessageChunk]:
-            yield from self._stream(next(inputs), stop, **kwargs)
-
-        yield from self._transform_stream_with_config(
-            OneInput(messages), run, config, run_type="chat_model"
+    ) -> LLMResult:
+        """One reply per list of messages, generated one after the other in order (as LangChain)."""
+        config = generate_config(callbacks, tags, metadata, run_name)
+        return LLMResult(
+            generations=[
+                [ChatGeneration(message=self.invoke(m, config, stop=stop, **kwargs))]
+                for m in messages
+            ]
         )
 
     async def astream(
@@ -190,16 +170,19 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
     ) -> AsyncIterator[AIMessageChunk]:
         has_async = type(self)._astream is not BaseChatModel._astream
         if not (has_async or self._streams()):
-            message = await self.ainvoke(input, config, stop=stop, **kwargs)
-            yield AIMessageChunk(**message.model_dump(exclude={"type"}))
+            yield self._as_chunk(await self.ainvoke(input, config, stop=stop, **kwargs))
             return
         messages = self._messages(input)
 
         async def run(
             inputs: AsyncIterator[Any], c: RunnableConfig
         ) -> AsyncIterator[AIMessageChunk]:
-            async for chunk in self._astream(messages, stop, **kwargs):
-                yield chunk
+            if has_async:
+                extra = self._manager(self._astream, c, streaming=True, is_async=True)
+            else:
+                extra = self._manager(self._stream, c, streaming=True)
+            async for chunk in self._astream(messages, stop, **extra, **kwargs):
+                yield self._unwrap_chunk(chunk)
 
         async for chunk in self._atransform_stream_with_config(
             OneInput(messages), run, config, run_type="chat_model"
@@ -311,9 +294,12 @@ class BaseChatModel(_NamedModel, Runnable[Any, BaseMessage]):
             response_format={"type": "json_schema", "json_schema": json_schema}, **options
         )
 
-    def get_num_tokens(self, text: str) -> int:
-        """An estimate of the tokens in ``text`` (providers override with their tokenizer)."""
-        return len(re.findall(r"\w+|[^\w\s]", text))
-
     def get_num_tokens_from_messages(self, messages: Sequence[BaseMessage]) -> int:
         return sum(self.get_num_tokens(m.text) for m in messages)
+
+
+def _message_of(reply: Any) -> AIMessage:
+    """The message of what ``_generate`` returned (an AIMessage, or LangChain's ChatResult)."""
+    if isinstance(reply, ChatResult):
+        return reply.generations[0].message  # type: ignore[return-value]
+    return reply

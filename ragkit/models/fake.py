@@ -3,7 +3,10 @@
 Replies are returned in order and then cycled. A reply may be a string, an
 ``AIMessage`` (e.g. with ``tool_calls``) or an exception instance to raise.
 Streaming yields the text word by word; the last chunk carries tool calls
-and usage. Every call's messages and keyword arguments are recorded.
+and usage. Every call's messages and keyword arguments are recorded. ``stop`` is
+recorded and not applied (as LangChain's fake models ignore it).
+
+``FakeMessagesListChatModel`` replays whole messages (LangChain's name for that fake).
 
 Example:
     >>> model = FakeChatModel(responses=["first", "second"])
@@ -81,11 +84,7 @@ class FakeChatModel(BaseChatModel):
             raise InputTypeError(
                 f"FakeChatModel responses must be str, AIMessage or exceptions, got {type(reply).__name__}"
             )
-        if stop and isinstance(message.content, str):
-            cut = min((message.content.find(s) for s in stop if s in message.content), default=-1)
-            if cut >= 0:
-                message.content = message.content[:cut]
-        return message
+        return message  # ``stop`` is recorded, not applied: LangChain's fakes ignore it too
 
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
@@ -111,3 +110,20 @@ class FakeChatModel(BaseChatModel):
             usage_metadata=message.usage_metadata,
             response_metadata=message.response_metadata,
         )
+
+
+class FakeMessagesListChatModel(FakeChatModel):
+    """Replays ``responses``, a list of AIMessages, in order (LangChain's ``FakeMessagesListChatModel``).
+
+    As LangChain's, it does not stream piece by piece: ``stream`` yields each reply whole.
+    """
+
+    def __init__(self, responses: list[Any] | None = None, /, **kwargs: Any) -> None:
+        super().__init__(responses, **kwargs)
+        wrong = [type(r).__name__ for r in self.responses if not isinstance(r, AIMessage)]
+        if wrong:
+            raise ConfigurationError(
+                f"FakeMessagesListChatModel responses must be AIMessages, got {wrong}"
+            )
+
+    _stream = BaseChatModel._stream

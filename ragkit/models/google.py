@@ -25,12 +25,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import ConfigDict, Field, field_validator
-
+from ragkit._google.gemini import GeminiSettings
 from ragkit._google.messages import StreamConverter, to_ai_message, to_contents
-from ragkit._google.settings import GoogleSettings, model_resource
+from ragkit._google.settings import model_resource
 from ragkit._google.tools import function_declaration, to_gemini_schema, tool_config
-from ragkit.errors import ChatGoogleGenerativeAIError, ConfigurationError, GoogleAPIError
+from ragkit.errors import ChatGoogleGenerativeAIError, ConfigurationError
 from ragkit.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_messages
 from ragkit.models.base import BaseChatModel
 
@@ -53,53 +52,13 @@ _GENERATION_KWARGS = {
 }
 
 
-class ChatGoogleGenerativeAI(GoogleSettings, BaseChatModel):
+class ChatGoogleGenerativeAI(GeminiSettings, BaseChatModel):
     """A Gemini chat model (``model`` such as ``"gemini-1.5-flash"``)."""
 
-    model_config = ConfigDict(
-        populate_by_name=True,
-        arbitrary_types_allowed=True,
-        protected_namespaces=(),
-        hide_input_in_errors=True,  # the inputs include the API key
-    )
-
-    model: str
-    """The model name, e.g. ``"gemini-1.5-flash"`` or ``"models/gemini-1.5-pro"``."""
-    temperature: float | None = 0.7
-    top_p: float | None = None
-    top_k: int | None = None
-    max_output_tokens: int | None = Field(default=None, alias="max_tokens")
-    n: int = 1
-    """How many candidates to generate; the message is candidate 0, all texts go to response_metadata["candidates"]."""
     stop: list[str] | None = None
-    safety_settings: dict[Any, Any] | None = None
-    """``{harm category: block threshold}``, names or numbers, e.g. ``{"HARM_CATEGORY_HARASSMENT": "BLOCK_NONE"}``."""
     convert_system_message_to_human: bool = False
     rate_limiter: Any = None
     """Any object with ``acquire(blocking=True)`` (e.g. LangChain's InMemoryRateLimiter), called before each request."""
-
-    @field_validator("model")
-    @classmethod
-    def _model(cls, value: str) -> str:
-        if not value or not value.strip("/"):
-            raise ConfigurationError(
-                "ChatGoogleGenerativeAI: model must name a Gemini model, e.g. 'gemini-1.5-flash'"
-            )
-        return value
-
-    @field_validator("n")
-    @classmethod
-    def _n(cls, value: int) -> int:
-        if value < 1:
-            raise ConfigurationError(f"ChatGoogleGenerativeAI: n must be >= 1, got {value}")
-        return value
-
-    @property
-    def _llm_type(self) -> str:
-        return "google_gemini"
-
-    def _error_class(self) -> type[GoogleAPIError]:
-        return ChatGoogleGenerativeAIError
 
     # -- requests ----------------------------------------------------------------
     #: LangChain's Gemini integration asks for JSON constrained by the schema by default.

@@ -30,16 +30,8 @@ import numpy as np
 from ragkit.core.base import run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
+from ragkit.embeddings.similarity import cosine_similarity
 from ragkit.errors import ConfigurationError
-
-
-def cosine_similarity(x: Any, y: Any) -> np.ndarray:
-    """The matrix of cosine similarities between the rows of ``x`` and of ``y`` (0 for zero rows)."""
-    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    norms = np.linalg.norm(a, axis=1)[:, None] * np.linalg.norm(b, axis=1)[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sims = (a @ b.T) / norms
-    return np.nan_to_num(sims, nan=0.0, posinf=0.0, neginf=0.0)
 
 
 def redundant_indices(

@@ -29,18 +29,22 @@ from ragkit.prompts import BasePromptTemplate, PromptTemplate
 from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.techniques._common import text_of
 
+# LangChain's HyDE prompts (keys, wording and variable names), so a prompt_key gives the same text.
 _TEMPLATES = {
-    "web_search": "Write a short passage that answers the question.\nQuestion: {QUESTION}\nPassage:",
-    "sci_fact": "Write a passage from a scientific paper that supports or refutes the claim.\n"
+    "web_search": "Please write a passage to answer the question\nQuestion: {QUESTION}\nPassage:",
+    "sci_fact": "Please write a scientific paper passage to support/refute the claim\n"
     "Claim: {Claim}\nPassage:",
-    "arguana": "Write a counter argument to the passage.\nPassage: {PASSAGE}\nCounter argument:",
-    "trec_covid": "Write a passage from a scientific paper that answers the question.\n"
-    "Question: {Question}\nPassage:",
-    "fiqa": "Write a passage from a financial article that answers the question.\n"
-    "Question: {Question}\nPassage:",
-    "dbpedia_entity": "Write a passage from an encyclopedia about the query.\nQuery: {Query}\n"
+    "arguana": "Please write a counter argument for the passage\nPassage: {PASSAGE}\n"
+    "Counter Argument:",
+    "trec_covid": "Please write a scientific paper passage to answer the question\n"
+    "Question: {QUESTION}\nPassage:",
+    "fiqa": "Please write a financial article passage to answer the question\n"
+    "Question: {QUESTION}\nPassage:",
+    "dbpedia_entity": "Please write a passage to answer the question.\nQuestion: {QUESTION}\n"
     "Passage:",
-    "trec_news": "Write a news article about the topic.\nTopic: {Topic}\nArticle:",
+    "trec_news": "Please write a news passage about the topic.\nTopic: {TOPIC}\nPassage:",
+    "mr_tydi": "Please write a passage in Swahili/Korean/Japanese/Bengali to answer the question "
+    "in detail.\nQuestion: {QUESTION}\nPassage:",
 }
 PROMPT_MAP = {key: PromptTemplate.from_template(t) for key, t in _TEMPLATES.items()}
 """Prompts by BEIR-style task, with the input variable names LangChain's HyDE prompts use."""

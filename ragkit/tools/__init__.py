@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "ArgsSchema",
+    "BaseTool",
+    "StructuredTool",
     "BaseToolkit",
     "Tool",
     "ToolException",
@@ -35,6 +38,9 @@ __all__ = [
 ]
 
 _LAZY = {
+    "ArgsSchema": "ragkit.tools.custom",
+    "BaseTool": "ragkit.tools.custom",
+    "StructuredTool": "ragkit.tools.custom",
     "ToolException": "ragkit.errors",
     "ToolTimeoutError": "ragkit.errors",
     "Tool": "ragkit.tools.base",
@@ -46,6 +52,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from ragkit.errors import ToolException, ToolTimeoutError
     from ragkit.tools.base import Tool
+    from ragkit.tools.custom import ArgsSchema, BaseTool, StructuredTool
     from ragkit.tools.decorator import as_tool, tool
     from ragkit.tools.toolkit import BaseToolkit
 else:

@@ -114,6 +114,7 @@ class Tool(Runnable[Any, Any]):
         *,
         timeout: float | None = None,
         returns_model: bool = False,
+        return_direct: bool = False,
     ) -> None:
         if func is None and coroutine is None and not returns_model:
             raise ConfigurationError(f"Tool {name!r} needs func= or coroutine= (the code to run)")
@@ -132,6 +133,8 @@ class Tool(Runnable[Any, Any]):
         )
         self.timeout = timeout
         self.returns_model = returns_model
+        self.return_direct = return_direct
+        """Whether an agent stops and answers with this tool's result (LangChain's flag)."""
         params = inspect.signature(target).parameters if target is not None else {}
         self._wants_context = "custom_context" in params
         self._wants_config = "config" in params
@@ -147,8 +150,13 @@ class Tool(Runnable[Any, Any]):
         args_schema: type[BaseModel] | None = None,
         timeout: float | None = None,
         parse_docstring: bool = False,
+        return_direct: bool = False,
     ) -> Tool:
-        """A tool from a typed function (``async def`` functions become ``coroutine``)."""
+        """A tool from a typed function (``async def`` functions become ``coroutine``).
+
+        The argument schema is titled with the tool's name and described by the function's
+        docstring (as LangChain's); ``Annotated[int, "..."]`` describes a parameter.
+        """
         doc = inspect.cleandoc(func.__doc__ or "")
         arg_docs: dict[str, str] = {}
         if parse_docstring:
@@ -159,7 +167,7 @@ class Tool(Runnable[Any, Any]):
             raise ConfigurationError(
                 f"Tool {fname!r} has no description: give the function a docstring or pass description=..."
             )
-        schema = args_schema or function_args_model(func)
+        schema = args_schema or function_args_model(func, name=fname, description=doc)
         if arg_docs:
             schema = with_descriptions(schema, arg_docs)
         is_async = inspect.iscoroutinefunction(func)
@@ -170,6 +178,7 @@ class Tool(Runnable[Any, Any]):
             coroutine=func if is_async else None,
             args_schema=schema,
             timeout=timeout,
+            return_direct=return_direct,
         )
 
     @classmethod
@@ -218,8 +227,8 @@ class Tool(Runnable[Any, Any]):
 
     @property
     def args(self) -> dict[str, Any]:
-        """The JSON-schema properties of the arguments."""
-        return dict(self.tool_schema()["parameters"].get("properties", {}))
+        """The JSON-schema properties of the arguments (with their titles, as LangChain's)."""
+        return dict(self.args_schema.model_json_schema().get("properties", {}))
 
     @property
     def is_async(self) -> bool:

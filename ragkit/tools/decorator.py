@@ -33,6 +33,7 @@ def tool(
     args_schema: type[BaseModel] | None = None,
     timeout: float | None = None,
     parse_docstring: bool = False,
+    return_direct: bool = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -44,12 +45,14 @@ def tool(
     args_schema: type[BaseModel] | None = None,
     timeout: float | None = None,
     parse_docstring: bool = False,
+    return_direct: bool = False,
 ) -> Any:
     """Make a :class:`Tool` from a typed function (sync or async) or a pydantic model.
 
     Use as ``@tool``, ``@tool("name")`` or ``@tool(description=..., timeout=...)``;
     ``tool(SomeModel)`` gives :meth:`Tool.from_model`. With ``parse_docstring``
-    the ``Args:`` section of a Google-style docstring describes the parameters.
+    the ``Args:`` section of a Google-style docstring describes the parameters;
+    ``return_direct=True`` makes an agent answer with the tool's result.
     """
 
     def make(func: Any, name: str | None) -> Tool:
@@ -66,6 +69,7 @@ def tool(
             args_schema=args_schema,
             timeout=timeout,
             parse_docstring=parse_docstring,
+            return_direct=return_direct,
         )
 
     if name_or_func is not None and not isinstance(name_or_func, str):

@@ -46,4 +46,4 @@ def with_descriptions(model: type[BaseModel], docs: dict[str, str]) -> type[Base
         default = ... if info.is_required() else info.default
         desc = info.description or docs.get(fname)
         fields[fname] = (info.annotation, Field(default, description=desc))
-    return create_model(model.__name__, **fields)
+    return create_model(model.__name__, __doc__=model.__doc__, **fields)

@@ -61,9 +61,15 @@ class Snippet:
             # LangChain's deprecation notices are not under test (its imports turn them on
             # again, hence the second filter)
             warnings.simplefilter("ignore", DeprecationWarning)
-            exec(compile(textwrap.dedent(imports), f"<imports:{side}>", "exec"), namespace)
+            exec(
+                compile(textwrap.dedent(imports), f"<imports:{side}>", "exec", dont_inherit=True),
+                namespace,
+            )
             warnings.simplefilter("ignore", DeprecationWarning)
-            exec(compile(textwrap.dedent(self.body), "<snippet body>", "exec"), namespace)
+            exec(
+                compile(textwrap.dedent(self.body), "<snippet body>", "exec", dont_inherit=True),
+                namespace,
+            )
         return namespace
 
     def run_both(self, **given: Any) -> tuple[dict[str, Any], dict[str, Any]]:

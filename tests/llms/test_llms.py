@@ -41,17 +41,20 @@ def test_a_prompt_llm_parser_chain():
     assert (chain | StrOutputParser()).invoke({"q": "answer?"}) == "42"
 
 
-def test_stop_cuts_invoke_and_stream_at_the_first_stop_sequence():
-    llm = FakeStreamingListLLM(responses=["Thought: x\nObservation: y"])
-    assert llm.invoke("q", stop=["\nObservation"]) == "Thought: x"
-    chunks = list(llm.stream("q", stop=["\nObs", "y"]))
-    assert "".join(chunks) == "Thought: x" and len(chunks) > 1
+def test_the_fakes_ignore_stop_as_langchains_do():
+    from langchain_core.language_models import FakeStreamingListLLM as LcStreaming
+
+    reply = "Thought: x\nObservation: y"
+    ours, theirs = FakeStreamingListLLM(responses=[reply]), LcStreaming(responses=[reply])
+    assert ours.invoke("q", stop=["\nObservation"]) == theirs.invoke("q", stop=["\nObservation"])
+    assert list(ours.stream("q", stop=["\nObs"])) == list(theirs.stream("q", stop=["\nObs"]))
+    assert ours.invoke("q", stop=["\nObservation"]) == reply
 
 
 def test_stream_batch_and_async():
     llm = FakeStreamingListLLM(responses=["hello"])
     assert list(llm.stream("q")) == list("hello")
-    assert sorted(FakeListLLM(["a", "b"]).batch(["1", "2"])) == ["a", "b"]  # concurrent calls
+    assert FakeListLLM(["a", "b"]).batch(["1", "2"]) == ["a", "b"]  # one generate, in order
 
     async def go():
         one = await FakeListLLM(["z"]).ainvoke("q")

@@ -107,7 +107,7 @@ def test_xml_with_entity_declarations_is_refused():
 
 def test_xml_format_instructions_name_the_tags():
     text = XMLOutputParser(tags=["movies", "title"]).get_format_instructions()
-    assert "movies" in text and "<movies><title></title></movies>" in text
+    assert text.endswith("Here are the output tags:\n```\n['movies', 'title']\n```")
 
 
 class Part(BaseModel):

@@ -126,17 +126,17 @@ def test_rows_are_limited_and_formatted_like_langchain(db, shop):
 
 
 @pytest.mark.parametrize(
-    ("reply", "same"),
+    "reply",
     [
-        ("SELECT grams FROM parts WHERE name = 'chain'", True),
-        ("  SELECT grams FROM parts WHERE name = 'chain'  \n", True),
-        # deliberate difference (docs/migration.md): ragkit takes the SQL out of a "SQLQuery:"
-        # prefix or a code fence so it can be checked; LangChain returns the reply as it is
-        ("SQLQuery: SELECT grams FROM parts WHERE name = 'chain'", False),
-        ("```sql\nSELECT grams FROM parts WHERE name = 'chain'\n```", False),
+        "SELECT grams FROM parts WHERE name = 'chain'",
+        "  SELECT grams FROM parts WHERE name = 'chain'  \n",
+        # issue 25: the model's SQL comes back as written (stripped), as LangChain's
+        "SELECT grams FROM parts WHERE name = 'chain';",
+        "SQLQuery: SELECT grams FROM parts WHERE name = 'chain'",
+        "```sql\nSELECT grams FROM parts WHERE name = 'chain'\n```",
     ],
 )
-def test_the_query_chain_returns_what_langchains_does(db, shop, reply, same):
+def test_the_query_chain_returns_what_langchains_does(db, shop, reply):
     from langchain_classic.chains import create_sql_query_chain as lc_create_sql_query_chain
     from langchain_community.utilities import SQLDatabase as LcSQLDatabase
     from langchain_core.language_models import FakeListChatModel
@@ -146,9 +146,10 @@ def test_the_query_chain_returns_what_langchains_does(db, shop, reply, same):
         lc_db = LcSQLDatabase.from_uri(f"sqlite:///{shop}")
         theirs = lc_create_sql_query_chain(FakeListChatModel(responses=[reply]), lc_db)
         their_sql = theirs.invoke({"question": "chain weight?"})
-    ours = create_sql_query_chain(FakeChatModel([reply]), db).invoke({"question": "chain weight?"})
-    assert ours == "SELECT grams FROM parts WHERE name = 'chain'"
-    assert (ours == their_sql) is same
+    ours_chain = create_sql_query_chain(FakeChatModel([reply]), db)
+    ours = ours_chain.invoke({"question": "chain weight?"})
+    assert ours == their_sql == reply.strip()
+    assert len(ours_chain.get_prompts()) == len(theirs.get_prompts()) == 1
 
 
 def test_schema_and_sample_rows_go_into_the_prompt(db):
@@ -172,7 +173,7 @@ def test_the_answer_chain_runs_the_query_and_answers(db):
     out = create_sql_answer_chain(llm, db).invoke({"question": "How many chains were ordered?"})
     assert out == {
         "question": "How many chains were ordered?",
-        "query": "SELECT qty FROM orders WHERE part = 'chain'",
+        "query": "```sql\nSELECT qty FROM orders WHERE part = 'chain'\n```",
         "result": "[(2,)]",
         "answer": "Two chains.",
     }
@@ -229,3 +230,32 @@ def test_include_tables_and_unknown_tables(shop):
         db.get_table_info(["parts"])
     with pytest.raises(ConfigurationError, match="not found"):
         SQLDatabase.from_uri(f"sqlite:///{shop}", include_tables=["nope"])
+
+
+def test_list_tables_takes_an_empty_string_and_query_tool_exists_as_in_langchain(db, shop):
+    """Issue 25: ``list_tables.invoke("")`` raised; ``QuerySQLDatabaseTool`` had no equivalent."""
+    from langchain_community.tools.sql_database.tool import (
+        ListSQLDatabaseTool,
+    )
+    from langchain_community.tools.sql_database.tool import (
+        QuerySQLDatabaseTool as LcQueryTool,
+    )
+    from langchain_community.utilities import SQLDatabase as LcSQLDatabase
+
+    from ragkit.techniques.sql import QuerySQLDataBaseTool, QuerySQLDatabaseTool, SQLDatabaseToolkit
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lc_db = LcSQLDatabase.from_uri(f"sqlite:///{shop}")
+    list_tables = {t.name: t for t in SQLDatabaseToolkit(db=db).get_tools()}["sql_db_list_tables"]
+    assert sorted(list_tables.invoke("").split(", ")) == sorted(
+        ListSQLDatabaseTool(db=lc_db).invoke("").split(", ")
+    )
+    query = "SELECT grams FROM parts WHERE name = 'chain';"
+    ours, theirs = QuerySQLDatabaseTool(db=db), LcQueryTool(db=lc_db)
+    assert ours.name == theirs.name == "sql_db_query"
+    assert ours.invoke(query) == theirs.invoke(query) == ours.invoke({"query": query})
+    assert QuerySQLDataBaseTool is QuerySQLDatabaseTool
+    # deliberate difference (docs/migration.md, "Retrieval techniques"): writes are refused
+    assert "Error" in ours.invoke("DROP TABLE parts")
+    assert db.run("SELECT count(*) FROM parts") != "[]"

@@ -204,7 +204,9 @@ def test_args_schema_override_and_name_and_description_checks():
         q: str = Field(description="the query")
 
     t = tool("lookup", description="Look up.", args_schema=Args)(lambda q: q * 2)
-    assert t.name == "lookup" and t.args == {"q": {"type": "string", "description": "the query"}}
+    assert t.name == "lookup" and t.args == {
+        "q": {"type": "string", "description": "the query", "title": "Q"}
+    }
     assert t.invoke({"q": "ab"}) == "abab"
     with pytest.raises(ConfigurationError, match="no description"):
         tool(lambda x: x)

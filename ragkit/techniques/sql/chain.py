@@ -4,7 +4,9 @@
 statements with sample rows) and ``top_k`` into the prompt and returns the model's SQL,
 checked by :func:`~ragkit.techniques.sql.validate.validate_sql` (so a ``DROP`` fails here,
 before anything runs). Input: ``{"question": ...}``, optionally
-``"table_names_to_use": [...]`` to show only some tables. ``create_sql_answer_chain``
+``"table_names_to_use": [...]`` to show only some tables. As LangChain's, the result is a
+runnable sequence (``get_prompts()`` finds the prompt) returning the model's SQL as written
+(stripped); unlike LangChain's, a query that is not one read-only SELECT raises. ``create_sql_answer_chain``
 runs the query (read-only, row- and time-limited) and has the model answer from the rows.
 
 Example:
@@ -15,9 +17,9 @@ Example:
     ...     _ = c.execute("CREATE TABLE parts (name TEXT, grams INTEGER)")
     ...     _ = c.execute("INSERT INTO parts VALUES ('chain', 250)")
     >>> db = SQLDatabase.from_uri(f"sqlite:///{path}")
-    >>> chain = create_sql_query_chain(FakeChatModel(["SQLQuery: SELECT grams FROM parts WHERE name = 'chain';"]), db)
+    >>> chain = create_sql_query_chain(FakeChatModel(["SELECT grams FROM parts WHERE name = 'chain';"]), db)
     >>> chain.invoke({"question": "How heavy is the chain?"})
-    "SELECT grams FROM parts WHERE name = 'chain'"
+    "SELECT grams FROM parts WHERE name = 'chain';"
 """
 
 from __future__ import annotations
@@ -65,23 +67,31 @@ def create_sql_query_chain(
         raise ConfigurationError(
             f"The SQL prompt needs the variables input, table_info (and top_k); missing {sorted(needed)}"
         )
-    generate = prompt | llm.bind(stop=["\nSQLResult:"]) | StrOutputParser()
+    fixed = {"top_k": str(k), "dialect": db.dialect}
+    prompt = prompt.partial(**{key: v for key, v in fixed.items() if key in prompt.input_variables})  # type: ignore[attr-defined]
 
-    def run(value: Any, config: RunnableConfig) -> str:
+    def inputs(value: Any) -> dict[str, Any]:
         if not isinstance(value, dict) or "question" not in value:
             raise ConfigurationError(
                 "create_sql_query_chain takes {'question': ...} (and optionally 'table_names_to_use')"
             )
-        inputs = {
+        return {
             "input": value["question"],
-            "top_k": k,
             "table_info": db.get_table_info(value.get("table_names_to_use")),
-            "dialect": db.dialect,
         }
-        inputs = {key: v for key, v in inputs.items() if key in prompt.input_variables}
-        return validate_sql(text_of(generate.invoke(inputs, config)), db.dialect)
 
-    return RunnableLambda(run, name="SQLQueryChain")
+    def checked(text: str) -> str:
+        """The model's SQL as written (stripped), once it is known to be one read-only SELECT."""
+        validate_sql(text, db.dialect)
+        return text.strip()
+
+    return (
+        RunnableLambda(inputs, name="SQLQueryInputs")
+        | prompt
+        | llm.bind(stop=["\nSQLResult:"])
+        | StrOutputParser()
+        | RunnableLambda(checked, name="SQLQueryCheck")
+    )
 
 
 def create_sql_answer_chain(

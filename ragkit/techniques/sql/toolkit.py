@@ -12,7 +12,7 @@ Example:
     >>> with sqlite3.connect(path) as c:
     ...     _ = c.execute("CREATE TABLE parts (name TEXT)")
     >>> tools = SQLDatabaseToolkit(db=SQLDatabase.from_uri(f"sqlite:///{path}")).get_tools()
-    >>> [t.name for t in tools], tools[2].invoke({})
+    >>> [t.name for t in tools], tools[2].invoke("")
     (['sql_db_query', 'sql_db_schema', 'sql_db_list_tables', 'sql_db_query_checker'], 'parts')
 """
 
@@ -26,6 +26,35 @@ from ragkit.techniques.sql.validate import validate_sql
 from ragkit.tools import BaseToolkit, Tool
 
 
+class QuerySQLDatabaseTool(Tool):
+    """The ``sql_db_query`` tool: runs one read-only SELECT on ``db``, errors come back as text.
+
+    LangChain's ``QuerySQLDatabaseTool(db=db)`` (also spelled ``QuerySQLDataBaseTool``);
+    ``invoke("SELECT ...")`` or ``invoke({"query": ...})``. Writes are refused.
+    """
+
+    def __init__(self, db: SQLDatabase, **kwargs: Any) -> None:
+        self.db = db
+
+        def sql_db_query(query: str) -> str:
+            return db.run_no_throw(query)
+
+        super().__init__(
+            name=kwargs.pop("name", "sql_db_query"),
+            description=kwargs.pop(
+                "description",
+                "Run one SQL SELECT query and get the rows back. If the query is "
+                "wrong, an error comes back: rewrite the query and try again.",
+            ),
+            func=sql_db_query,
+            **kwargs,
+        )
+
+
+#: LangChain's older spelling.
+QuerySQLDataBaseTool = QuerySQLDatabaseTool
+
+
 class SQLDatabaseToolkit(BaseToolkit):
     """Tools over ``db``; ``llm`` is accepted for LangChain compatibility (the checker is sqlglot)."""
 
@@ -36,9 +65,6 @@ class SQLDatabaseToolkit(BaseToolkit):
     def get_tools(self) -> list[Any]:
         db = self.db
 
-        def sql_db_query(query: str) -> str:
-            return db.run_no_throw(query)
-
         def sql_db_schema(table_names: str) -> str:
             names = [n.strip() for n in table_names.split(",") if n.strip()]
             try:
@@ -46,7 +72,7 @@ class SQLDatabaseToolkit(BaseToolkit):
             except (SQLDatabaseError, ValueError) as e:
                 return f"Error: {e}"
 
-        def sql_db_list_tables() -> str:
+        def sql_db_list_tables(tool_input: str = "") -> str:
             return ", ".join(db.get_usable_table_names())
 
         def sql_db_query_checker(query: str) -> str:
@@ -56,12 +82,7 @@ class SQLDatabaseToolkit(BaseToolkit):
                 return f"Error: {e}"
 
         return [
-            Tool(
-                name="sql_db_query",
-                description="Run one SQL SELECT query and get the rows back. If the query is "
-                "wrong, an error comes back: rewrite the query and try again.",
-                func=sql_db_query,
-            ),
+            QuerySQLDatabaseTool(db=db),
             Tool(
                 name="sql_db_schema",
                 description="The schema and sample rows of tables. Input: table names separated "

@@ -33,7 +33,8 @@ from ragkit._templates import TemplateFormat, format_template, template_variable
 from ragkit.errors import ConfigurationError
 from ragkit.messages import BaseMessage, get_buffer_string
 from ragkit.prompt_values import ChatPromptValue, StringPromptValue
-from ragkit.prompts import BasePromptTemplate, ChatPromptTemplate
+from ragkit.prompts.base import BasePromptTemplate
+from ragkit.prompts.chat import ChatPromptTemplate
 
 
 class _FewShot:

@@ -11,14 +11,14 @@ Example:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser
+from ragkit.parsers.base import BaseOutputParser
+from ragkit.parsers.format_instructions import YAML_FORMAT_INSTRUCTIONS, reduced_schema
 
 _FENCE = re.compile(r"^```(?:ya?ml)?(?P<yaml>[^`]*)", re.M | re.S)
 
@@ -56,10 +56,5 @@ class YamlOutputParser(BaseOutputParser):
             ) from e
 
     def get_format_instructions(self) -> str:
-        schema = dict(self.pydantic_object.model_json_schema())
-        schema.pop("title", None)
-        schema.pop("type", None)
-        return (
-            "Answer with YAML (two-space indents) inside triple backticks, and nothing else. "
-            "The data must follow this JSON schema:\n```\n" + json.dumps(schema) + "\n```"
-        )
+        schema = reduced_schema(self.pydantic_object, ensure_ascii=True)
+        return YAML_FORMAT_INSTRUCTIONS.format(schema=schema)

@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from ragkit.core.chunks import AddableDict
 from ragkit.errors import OutputParserException
-from ragkit.parsers import BaseOutputParser, Feed
+from ragkit.parsers.base import BaseOutputParser, Feed
+from ragkit.parsers.format_instructions import XML_FORMAT_INSTRUCTIONS
 
 _FENCE = re.compile(r"```(?:xml)?(.*)```", re.S)
 _DECLARATION = re.compile(r"<\?xml[^>]*\?>\s*", re.S)
@@ -78,11 +79,7 @@ class XMLOutputParser(BaseOutputParser):
         self.parser = parser
 
     def get_format_instructions(self) -> str:
-        tags = self.tags or []
-        example = "".join(f"<{t}>" for t in tags) + "".join(f"</{t}>" for t in reversed(tags))
-        return "Answer with XML only. Open and close every tag; nest elements to group them." + (
-            f"\nUse these tags: {tags}, for example: {example}" if tags else ""
-        )
+        return XML_FORMAT_INSTRUCTIONS.format(tags=self.tags)
 
     def parse(self, text: str) -> dict[str, Any]:
         fenced = _FENCE.search(text)

@@ -22,9 +22,10 @@ from typing import Any
 
 from ragkit.core.base import Runnable
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser, StrOutputParser
+from ragkit.parsers.base import BaseOutputParser
+from ragkit.parsers.text import StrOutputParser
 from ragkit.prompt_values import PromptValue
-from ragkit.prompts import BasePromptTemplate, PromptTemplate
+from ragkit.prompts.base import BasePromptTemplate, PromptTemplate
 
 NAIVE_FIX_PROMPT = PromptTemplate.from_template(
     "A reply had to follow these instructions:\n---\n{instructions}\n---\n"

@@ -18,7 +18,8 @@ from enum import Enum
 from typing import Any
 
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser
+from ragkit.parsers.base import BaseOutputParser
+from ragkit.parsers.format_instructions import DATETIME_FORMAT_INSTRUCTIONS, DATETIME_ISO_EXAMPLES
 
 
 class EnumOutputParser(BaseOutputParser):
@@ -75,15 +76,13 @@ class DatetimeOutputParser(BaseOutputParser):
             ) from e
 
     def get_format_instructions(self) -> str:
-        fixed = datetime(2023, 7, 4, 14, 30, tzinfo=timezone.utc)
-        try:
-            examples = [
-                d.strftime(self.format) for d in (fixed, fixed - timedelta(days=400), fixed)
-            ][:2]
-            shown = ", ".join(examples)
-        except ValueError:
-            shown = f"a string in the format {self.format}"
-        return (
-            f"Write a date and time in the format '{self.format}' (strptime codes), "
-            f"for example: {shown}. Answer with that string only."
-        )
+        if self.format == ISO_FORMAT:
+            examples = ", ".join(DATETIME_ISO_EXAMPLES)
+        else:  # today, a year ago and yesterday, as LangChain shows them
+            try:
+                now = datetime.now(tz=timezone.utc)
+                dates = (now, now.replace(year=now.year - 1), now - timedelta(days=1))
+                examples = ", ".join(d.strftime(self.format) for d in dates)
+            except ValueError:
+                examples = f"e.g., a valid string in the format {self.format}"
+        return DATETIME_FORMAT_INSTRUCTIONS.format(format=self.format, examples=examples)

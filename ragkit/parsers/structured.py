@@ -15,7 +15,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragkit.errors import OutputParserException
-from ragkit.parsers import BaseOutputParser, JsonOutputParser
+from ragkit.parsers.base import BaseOutputParser
+from ragkit.parsers.format_instructions import (
+    STRUCTURED_FORMAT_INSTRUCTIONS,
+    STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS,
+    STRUCTURED_LINE,
+)
+from ragkit.parsers.json_parser import JsonOutputParser
 
 
 class ResponseSchema(BaseModel):
@@ -60,9 +66,10 @@ class StructuredOutputParser(BaseOutputParser):
 
     def get_format_instructions(self, only_json: bool = False) -> str:
         lines = "\n".join(
-            f'\t"{s.name}": {s.type}  // {s.description}' for s in self.response_schemas
+            STRUCTURED_LINE.format(name=s.name, type=s.type, description=s.description)
+            for s in self.response_schemas
         )
-        block = "```json\n{\n" + lines + "\n}\n```"
-        if only_json:
-            return "\n" + block
-        return "Answer with a JSON object in a ```json code block, with these keys:\n\n" + block
+        template = (
+            STRUCTURED_FORMAT_SIMPLE_INSTRUCTIONS if only_json else STRUCTURED_FORMAT_INSTRUCTIONS
+        )
+        return template.format(format=lines)

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers import BaseOutputParser
+from ragkit.parsers.base import BaseOutputParser
 
 _REPLY = re.compile(r"^\s*(?P<op>\w+)\s*:\s*(?P<target>[^\[\]\s]+)\s*(?:\[(?P<args>[^\]]*)\])?\s*$")
 

@@ -1,0 +1,126 @@
+"""InMemoryRecordManager: the record manager ``index()`` uses, kept in a dict (LangChain's).
+
+For tests and notebooks: nothing is written to disk and everything is gone with the object.
+Times never go backwards (each ``get_time`` is after the previous one), so a ``full``
+clean-up straight after an update cannot drop what that update wrote.
+
+Example:
+    >>> rm = InMemoryRecordManager("docs")
+    >>> rm.create_schema()
+    >>> rm.update(["a", "b"], group_ids=["x.txt", None])
+    >>> rm.exists(["a", "c"]), rm.list_keys(group_ids=["x.txt"])
+    ([True, False], ['a'])
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ragkit.errors import IndexingError, InvalidInputError
+
+_TICK = 1e-6
+
+
+class InMemoryRecordManager:
+    """Keys with their group (source) and update time, in memory, under ``namespace``."""
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self.records: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._last = 0.0
+
+    def create_schema(self) -> None:
+        """Nothing to create (LangChain's interface)."""
+
+    async def acreate_schema(self) -> None:
+        """Nothing to create."""
+
+    def get_time(self) -> float:
+        with self._lock:
+            self._last = max(time.time(), self._last + _TICK)
+            return self._last
+
+    async def aget_time(self) -> float:
+        return self.get_time()
+
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
+        if group_ids is not None and len(keys) != len(group_ids):
+            raise InvalidInputError(
+                f"update: {len(keys)} keys but {len(group_ids)} group_ids; give one per key"
+            )
+        now = self.get_time()
+        if time_at_least is not None and now < time_at_least:
+            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
+        groups = list(group_ids) if group_ids is not None else [None] * len(keys)
+        with self._lock:
+            for key, group in zip(keys, groups):
+                self.records[key] = {"group_id": group, "updated_at": now}
+
+    async def aupdate(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        self.update(keys, group_ids=group_ids, time_at_least=time_at_least)
+
+    def exists(self, keys: Sequence[str]) -> list[bool]:
+        with self._lock:
+            return [key in self.records for key in keys]
+
+    async def aexists(self, keys: Sequence[str]) -> list[bool]:
+        return self.exists(keys)
+
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        """Keys updated before/after the given times, in the given groups, at most ``limit``."""
+        wanted = set(group_ids) if group_ids is not None else None
+        found = []
+        with self._lock:
+            for key, record in self.records.items():
+                if before is not None and record["updated_at"] >= before:
+                    continue
+                if after is not None and record["updated_at"] <= after:
+                    continue
+                if wanted is not None and record["group_id"] not in wanted:
+                    continue
+                found.append(key)
+                if limit is not None and len(found) >= limit:
+                    break
+        return found
+
+    async def alist_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        return self.list_keys(before=before, after=after, group_ids=group_ids, limit=limit)
+
+    def delete_keys(self, keys: Sequence[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self.records.pop(key, None)
+
+    async def adelete_keys(self, keys: Sequence[str]) -> None:
+        self.delete_keys(keys)
