@@ -7,7 +7,8 @@ nor make a loop. Hidden files and folders (``.git`` included) are skipped
 unless ``load_hidden=True``. Files over ``max_file_size`` bytes (100 MiB by default)
 are refused before they are read. Gzip-compressed files (``notes.md.gz``) are read
 with the loader of their inner extension, decompressed up to the same limit. A file that fails to load is recorded on
-``loader.errors`` (and logged unless ``silent_errors=True``) while the rest load.
+``loader.errors`` (and logged unless ``silent_errors=True``) while the rest load; so is a file
+that loads without any text (its empty Documents are still returned, as LangChain's are).
 
 Example:
     >>> import tempfile, os
@@ -287,12 +288,19 @@ class DirectoryLoader(BaseLoader):
             paths = _with_progress(paths)
         # use_multithreading is accepted but loads in this thread: see the class docstring
         for path in paths:
+            before = len(self.errors)
             result = self._load_file(path)
             if isinstance(result, BaseException):
                 self._fail(path, f"{type(result).__name__}: {result}", result)
                 continue
+            if len(self.errors) == before and not any(d.page_content.strip() for d in result):
+                # returned as loaded (LangChain's DirectoryLoader does too), and said
+                self._fail(path, _NO_TEXT if result else _NOTHING)
             yield from result
 
+
+_NO_TEXT = "no text found in it (an empty file, or pages and pictures without text)"
+_NOTHING = "its loader found nothing to load in it"
 
 # Types that sniffing recognises by content (a name with one of these is kept unless the content
 # belongs to another family: see ragkit.loaders.sniff).

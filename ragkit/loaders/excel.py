@@ -84,8 +84,15 @@ class ExcelLoader(BaseLoader):
                 ]
             yield Document("\n\n".join(parts), metadata={"source": source})
             return
+        empty = True
         for number, sheet_name, rows in sheets:
-            yield from self._documents(source, number, sheet_name, rows, self.max_rows_per_document)
+            for doc in self._documents(
+                source, number, sheet_name, rows, self.max_rows_per_document
+            ):
+                empty = False
+                yield doc
+        if empty:  # say so rather than return nothing (a workbook of empty sheets, comments only)
+            self._record(name, f"{name} has no cell with a value in any sheet; nothing to load")
 
     def _xlsx_sheets(self, name: str) -> Iterator[tuple[int, str, Iterator[Row]]]:
         openpyxl = import_extra("openpyxl", "openpyxl")

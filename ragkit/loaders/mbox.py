@@ -35,8 +35,12 @@ from ragkit.loaders.email_loader import parse_message
 _QUOTED_FROM = re.compile(rb"^>+From ")
 
 
+_HEADER = re.compile(rb"^[A-Za-z0-9-]+:[ \t]")
+
+
 def iter_mbox(path: str) -> Iterator[bytes]:
-    """The raw bytes of each message in the mbox file ``path``."""
+    """The raw bytes of each message in the mbox file ``path`` (a file that starts with a
+    header line instead of ``From `` is one message)."""
     lines: list[bytes] = []
     previous_blank = True
     started = False
@@ -49,6 +53,9 @@ def iter_mbox(path: str) -> Iterator[bytes]:
                 previous_blank = False
                 continue
             if not started:
+                if _HEADER.match(line):  # one message saved without its 'From ' line
+                    yield line + f.read()
+                    return
                 if line.strip():
                     raise LoaderError(f"{path} is not an mbox file (no 'From ' line first)", path)
                 continue

@@ -82,11 +82,18 @@ class NotebookLoader(BaseLoader):
         text, _ = read_and_decode(name, None, True, self.max_file_size)
         try:
             notebook = json.loads(text)
-            cells = notebook["cells"]
+            cells = notebook.get("cells")
+            if cells is None and isinstance(notebook.get("worksheets"), list):  # nbformat 3
+                cells = [
+                    cell
+                    for sheet in notebook["worksheets"]
+                    if isinstance(sheet, dict)
+                    for cell in sheet.get("cells") or []
+                ]
             if not isinstance(cells, list):
-                raise TypeError("'cells' is not a list")
-        except (ValueError, KeyError, TypeError) as e:
-            raise LoaderError(f"{name} is not a Jupyter notebook (nbformat 4): {e}", name) from e
+                raise TypeError("no list of 'cells' (nbformat 4) or of 'worksheets' (nbformat 3)")
+        except (ValueError, AttributeError, TypeError) as e:
+            raise LoaderError(f"{name} is not a Jupyter notebook: {e}", name) from e
         meta = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
         language = (meta.get("language_info") or {}).get("name") or (
             meta.get("kernelspec") or {}
@@ -101,7 +108,8 @@ class NotebookLoader(BaseLoader):
         return text.replace("\n", "") if self.remove_newline else text.strip("\n")
 
     def _cell(self, cell: dict[str, Any], language: Any) -> list[str]:
-        source = self._clean(_text(cell.get("source")))
+        # nbformat 3 keeps a code cell's text under "input"
+        source = self._clean(_text(cell.get("source", cell.get("input"))))
         kind = cell.get("cell_type")
         if kind != "code":
             return [source] if source.strip() else []

@@ -206,6 +206,14 @@ def test_mbox_one_document_per_message(tmp_path: Path) -> None:
         MboxLoader(write(tmp_path / "x.mbox", b"hello\n")).load()
 
 
+def test_mbox_of_one_message_without_a_from_line(tmp_path: Path) -> None:
+    """A single message saved under an .mbox name (no 'From ' line) is read as that message."""
+    msg = message(subject="alone")
+    msg.set_content("Just one.\n")
+    [doc] = MboxLoader(write(tmp_path / "one.mbox", msg)).load()
+    assert doc.metadata["subject"] == "alone" and body(doc) == "Just one.\n"
+
+
 MSG_STRINGS = {
     0x0037: "Quarterly tyres",
     0x1000: "Order 40 tyres, width 28 mm.\r\nThanks",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders import (
     DirectoryLoader,
     EPubLoader,
+    ExcelLoader,
     LegacyOfficeLoader,
     NotebookLoader,
     RTFLoader,
@@ -241,3 +243,36 @@ def test_directory_loader_reads_every_new_format(tmp_path: Path) -> None:
         "notes.odt": 1,
         "sheet.ods": 2,
     }
+
+
+def test_nbformat_3_notebooks_load_their_worksheets(tmp_path: Path) -> None:
+    """nbformat 3 keeps cells in worksheets, a code cell's text under "input"."""
+    nb = {
+        "nbformat": 3,
+        "metadata": {},
+        "worksheets": [
+            {
+                "cells": [
+                    {"cell_type": "heading", "level": 1, "source": ["Chain wear"]},
+                    {"cell_type": "code", "language": "python", "input": ["wear = 0.5"]},
+                ]
+            }
+        ],
+    }
+    path = tmp_path / "old.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    [doc] = NotebookLoader(str(path)).load()
+    assert doc.page_content == "Chain wear\n\n```\nwear = 0.5\n```"
+
+
+def test_a_workbook_without_values_is_a_reason_not_silence(tmp_path: Path) -> None:
+    import openpyxl
+
+    path = tmp_path / "blank.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["B1"].comment = openpyxl.comments.Comment("Just a note", "me")
+    wb.save(path)
+    loader = ExcelLoader(str(path))
+    assert loader.load() == []
+    [failure] = loader.errors
+    assert "no cell with a value" in failure.reason and failure.path == str(path)
