@@ -1,4 +1,4 @@
-"""The package layout is a map of the pipeline (DESIGN.md, "Layout").
+"""The package layout is a map of the pipeline (ARCHITECTURE.md, "The rooms").
 
 Data flows loaders → splitters → embeddings → stores → retrievers → chains, and a stage
 imports only ``core``, ``documents`` and the stages before it; nothing imports ``cli`` or

@@ -125,7 +125,7 @@ def model_dir() -> Path:
 class OcrEngine:
     """Reads text lines out of images; the models load on the first :meth:`read`."""
 
-    def __init__(self, intra_op_num_threads: int | None = None, min_confidence: float = 0.5):
+    def __init__(self, intra_op_num_threads: int | None = None, min_confidence: float = 0.6):
         if intra_op_num_threads is not None and intra_op_num_threads < 1:
             raise ConfigurationError(
                 f"intra_op_num_threads must be >= 1 or None, got {intra_op_num_threads}"
@@ -175,7 +175,8 @@ class OcrEngine:
     def read(self, image: Any) -> list[OcrLine]:
         """The text lines in ``image`` (a PIL image, or an RGB ``uint8`` array ``H x W x 3``).
 
-        Lines under ``min_confidence`` are dropped; the order is the model's (use
+        Lines under ``min_confidence`` are dropped, and so are lines without a letter or digit
+        (the model reads ``***`` into the texture of a photo); the order is the model's (use
         :func:`join_lines` for reading order).
         """
         import numpy as np
@@ -190,7 +191,7 @@ class OcrEngine:
             return []
         lines = []
         for text, box, score in zip(texts, result.boxes, result.scores):
-            if float(score) < self.min_confidence or not str(text).strip():
+            if float(score) < self.min_confidence or not any(c.isalnum() for c in str(text)):
                 continue
             corners = tuple((float(x), float(y)) for x, y in box)
             lines.append(OcrLine(str(text), corners, float(score)))  # type: ignore[arg-type]
