@@ -152,7 +152,7 @@ def build(root: Path, outside: Path, csv_rows: int = 500_000) -> list[Entry]:
         )
 
     b.write(b"names/evil\x1b[2J\nname.json", "{", "failed", "load-failed")
-    b.write(b"names/ring\x07\rx.zip", b"PK", "ignored", "no-loader")
+    b.write(b"names/ring\x07\rx.exe", b"MZ", "ignored", "no-loader")
 
     # -- names that are not valid UTF-8 (failed: bad-name) -----------------------------
     for raw in (b"caf\xe9.txt", b"\xff\xfe.md", b"bad\x80name.json", b"dir\xe9/inside.txt"):
@@ -216,11 +216,16 @@ def build(root: Path, outside: Path, csv_rows: int = 500_000) -> list[Entry]:
 
     # -- no loader for the type (ignored, summarised by extension) ----------------------
     for i in range(100):
-        b.write(f"media/photo{i:03d}.png".encode(), b"\x89PNG\r\n\x1a\n", "ignored", "no-loader")
+        b.write(f"media/song{i:03d}.mp3".encode(), b"ID3\x03\x00\x00", "ignored", "no-loader")
     for i in range(20):
-        b.write(f"media/archive{i:02d}.zip".encode(), b"PK\x03\x04", "ignored", "no-loader")
+        b.write(f"media/setup{i:02d}.exe".encode(), b"MZ\x90\x00", "ignored", "no-loader")
     for i in range(10):
         b.write(f"media/NOEXT{i}".encode(), b"data", "ignored", "no-loader")
+
+    # -- a type with a loader, damaged (failed: the image and archive loaders say why) ---
+    for i in range(5):
+        b.write(f"media/photo{i}.png".encode(), b"\x89PNG\r\n\x1a\n", "failed", "load-failed")
+        b.write(f"media/archive{i}.zip".encode(), b"PK\x03\x04", "failed", "load-failed")
 
     # -- hidden (ignored; not descended) -------------------------------------------------
     b.write(b".hidden.txt", "secret", "ignored", "hidden")
