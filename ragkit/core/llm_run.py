@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
+import weakref
 from typing import Any
 
 from ragkit.core.callbacks import BaseCallbackHandler, Run, _kwargs, logger
@@ -90,11 +91,27 @@ class AsyncCallbackManagerForLLMRun(CallbackManagerForLLMRun):
 
 
 def takes_run_manager(method: Any) -> bool:
-    """Whether ``method`` declares a ``run_manager`` parameter (LangChain-style model code)."""
+    """Whether ``method`` declares a ``run_manager`` parameter (LangChain-style model code).
+
+    The answer is kept per function, since models ask on every call.
+    """
+    function = getattr(method, "__func__", method)
     try:
-        return "run_manager" in inspect.signature(method).parameters
+        return _TAKES_RUN_MANAGER[function]
+    except (KeyError, TypeError):
+        pass
+    try:
+        takes = "run_manager" in inspect.signature(method).parameters
     except (TypeError, ValueError):
-        return False
+        takes = False
+    try:
+        _TAKES_RUN_MANAGER[function] = takes
+    except TypeError:  # not weakly referenceable: ask again next time
+        pass
+    return takes
+
+
+_TAKES_RUN_MANAGER: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
 class CallbackManagerForToolRun:
