@@ -34,6 +34,37 @@ ENV = "RAGKIT_SERVE_CONFIG"
 log = logging.getLogger("ragkit.serve")
 
 
+class PathOnlyAccessLog(logging.Filter):
+    """Writes uvicorn's access-log lines with the path only: a query string may carry a
+    secret (a key sent as ``?api_key=...`` is refused, but must not reach the log either).
+
+    Example:
+        >>> record = logging.LogRecord("uvicorn.access", 20, "", 0, '%s - "%s %s HTTP/%s" %d',
+        ...     ("1.2.3.4:5", "GET", "/info?api_key=x", "1.1", 401), None)
+        >>> _ = PathOnlyAccessLog().filter(record); record.getMessage()
+        '1.2.3.4:5 - "GET /info?… HTTP/1.1" 401'
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) == 5 and isinstance(args[2], str):
+            path, query, _ = args[2].partition("?")
+            record.args = (args[0], args[1], path + ("?…" if query else ""), *args[3:])
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging set-up with :class:`PathOnlyAccessLog` on its access log."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["path_only"] = {"()": PathOnlyAccessLog}
+    config["handlers"]["access"]["filters"] = ["path_only"]
+    return config
+
+
 def worker_spec(
     index: str, settings: ServeSettings, *, roots: tuple[str, ...], model: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -172,6 +203,7 @@ def run(
         "http": PROTOCOL,
         "log_level": log_level,
         "access_log": access_log,
+        "log_config": log_config(),
         "timeout_keep_alive": 5,
         "server_header": False,
         "lifespan": "on",

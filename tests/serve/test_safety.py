@@ -47,6 +47,9 @@ def test_keys_guard_the_data_routes_and_never_reach_the_log(bike, key_file, tmp_
             assert none.status_code == 401 and none.json()["error"]["code"] == "unauthorized"
             assert none.headers["www-authenticate"].startswith("Bearer")
         assert httpx.get(url + "/info").status_code == 401
+        # a key in the query string is refused, and the access log shows the path only
+        assert httpx.get(url + f"/info?api_key={KEY}").status_code == 401
+        assert httpx.post(url + f"/query?token={OTHER}&x=1", json=body).status_code == 401
         for headers in (
             {"authorization": f"Bearer {WRONG}"},
             {"x-api-key": WRONG},
@@ -65,6 +68,7 @@ def test_keys_guard_the_data_routes_and_never_reach_the_log(bike, key_file, tmp_
         assert info["api_key_required"] is True
     text = log.read_text(errors="replace")
     assert '"POST /query HTTP/1.1" 401' in text and '"POST /query HTTP/1.1" 200' in text
+    assert '"GET /info?… HTTP/1.1" 401' in text and '"POST /query?… HTTP/1.1" 401' in text
     for secret in (KEY, OTHER, WRONG, KEY[:-1]):
         assert secret not in text
     assert "API key required" in text  # the start-up line says so, without the key
