@@ -173,8 +173,22 @@ def _too_large(size: int, limit: int) -> RequestError:
 
 
 async def read_json(request: Request, max_bytes: int, timeout: float) -> Any:
-    """The request body parsed as JSON (400 when it is empty or malformed)."""
+    """The request body parsed as JSON (400 when it is empty or malformed).
+
+    The body must be declared JSON (``Content-Type: application/json`` or ``...+json``),
+    else 415: a web page can make a visitor's browser send ``text/plain``, a form or a typeless
+    blob to any server without asking it first (no CORS preflight), never JSON."""
     body = await read_body(request, max_bytes, timeout)
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media != "application/json" and not (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        raise RequestError(
+            "send the body as JSON with 'Content-Type: application/json' "
+            f"(got {repr(media) if media else 'no Content-Type'})",
+            status_code=415,
+            code="unsupported_media_type",
+        )
     if not body.strip():
         raise RequestError(
             "the request has no body; send a JSON object", status_code=400, code="empty_body"

@@ -220,3 +220,22 @@ def test_requests_that_are_not_http_get_a_json_400(server, raw):
     assert b"content-type: application/json" in head.lower()
     assert b'"code":"malformed_http"' in body
     assert httpx.get(server + "/healthz").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded"],
+)
+@pytest.mark.parametrize("route", ["/query", "/ask", "/retriever/invoke"])
+def test_only_json_bodies_are_taken(server, route, content_type):
+    # what a page on another site can make a browser send without a CORS preflight
+    body = b'{"query": "brake pads", "question": "brake pads", "input": "brake pads"}'
+    headers = {"content-type": content_type} if content_type else {}
+    reply = httpx.post(server + route, content=body, headers=headers)
+    assert reply.status_code == 415, (route, content_type, reply.text)
+    error = reply.json()["error"]
+    assert error["code"] == "unsupported_media_type" and "application/json" in error["message"]
+    typed = httpx.post(
+        server + route, content=body, headers={"content-type": "application/json; charset=utf-8"}
+    )
+    assert typed.status_code != 415, (route, typed.text)
