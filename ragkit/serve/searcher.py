@@ -147,6 +147,10 @@ def check_search(
             field="k",
         )
     if flt is not None and not gen.empty:
+        try:  # first: compiling checks the depth before anything walks the filter
+            check_filter(flt)
+        except InvalidQueryError as err:  # the message ragkit query --filter gives
+            raise RequestError(str(err), status_code=422, field="filter") from None
         unknown = sorted({key for key in filter_keys(flt) if key not in gen.metadata_keys})
         if unknown:
             raise RequestError(
@@ -156,10 +160,6 @@ def check_search(
                 code="unknown_filter_key",
                 field="filter",
             )
-        try:
-            check_filter(flt)
-        except InvalidQueryError as err:  # the message ragkit query --filter gives
-            raise RequestError(str(err), status_code=422, field="filter") from None
     cut = None
     if dedupe is not None and dedupe is not False:
         try:

@@ -57,6 +57,19 @@ CASES = [
     (b'{"query": "brake", "dedupe": 7}', 422, "invalid_request", "dedupe"),
     (b'{"query": "   "}', 422, "invalid_request", "query"),
     (b'{"query": "' + b"a" * 2001 + b'"}', 422, "invalid_request", "query"),
+    # nested past the depth limit of 64 but within JSON's: refused before anything recurses
+    (
+        b'{"query": "brake", "filter": ' + b'{"$not": ' * 900 + b'{"x": 1}' + b"}" * 901,
+        422,
+        "invalid_request",
+        "filter",
+    ),
+    (
+        b'{"query": "brake", "filter": ' + b'{"$and": [' * 500 + b'{"x": 1}' + b"]}" * 500 + b"}",
+        422,
+        "invalid_request",
+        "filter",
+    ),
 ]
 
 
