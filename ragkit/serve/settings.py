@@ -118,8 +118,24 @@ class ServeSettings:
         return cls(**values)
 
 
+_MAKE_ONE = "make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+def _sendable(key: str) -> bool:
+    """Whether a client can send ``key`` in a header as it is: printable ASCII only."""
+    return key.isascii() and key.isprintable()
+
+
 def hash_keys(keys: Sequence[str]) -> tuple[bytes, ...]:
-    """SHA-256 digests of ``keys`` (what :class:`ServeSettings` keeps instead of the keys)."""
+    """SHA-256 digests of ``keys`` (what :class:`ServeSettings` keeps instead of the keys).
+
+    A key that is not printable ASCII is refused (no header could carry it)."""
+    for number, key in enumerate(keys, 1):
+        if not _sendable(key):
+            raise ConfigurationError(
+                f"API key {number} is not printable ASCII, so no HTTP header could carry it "
+                f"(the key is not shown); {_MAKE_ONE}"
+            )
     return tuple(hashlib.sha256(k.encode("utf-8")).digest() for k in keys)
 
 
@@ -147,8 +163,13 @@ def load_api_keys(path: str | os.PathLike[str]) -> tuple[bytes, ...]:
         if any(c.isspace() for c in key) or len(key) < MIN_KEY_LENGTH:
             raise ConfigurationError(
                 f"--api-key-file {file}, line {number}: a key must be at least "
-                f"{MIN_KEY_LENGTH} characters without spaces (the key is not shown); "
-                "make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+                f"{MIN_KEY_LENGTH} characters without spaces (the key is not shown); {_MAKE_ONE}"
+            )
+        if not _sendable(key):
+            raise ConfigurationError(
+                f"--api-key-file {file}, line {number}: a key must be printable ASCII: a client "
+                "sends it in an HTTP header, which carries Latin-1 bytes, so a key with other "
+                f"characters could never match (the key is not shown); {_MAKE_ONE}"
             )
         keys.append(key)
     if not keys:

@@ -139,9 +139,22 @@ def test_key_files_are_checked_without_showing_keys(tmp_path):
         load_api_keys(empty)
     with pytest.raises(ConfigurationError, match="no such file"):
         load_api_keys(tmp_path / "missing.txt")
+    # a key no header can carry (headers are Latin-1 bytes) is refused, not kept to never match
+    accented = "clé-secrète-" + "d" * 20
+    wide = tmp_path / "accented.txt"
+    wide.write_text(f"{KEY}\n{accented}\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="line 2: a key must be printable ASCII") as info:
+        load_api_keys(wide)
+    assert accented not in str(info.value)
+    with pytest.raises(ConfigurationError, match="API key 2 is not printable ASCII") as info:
+        hash_keys([KEY, accented])
+    assert accented not in str(info.value)
     # the command says the same and exits 2, before opening a port
     proc = ragkit("serve", str(tmp_path), "--api-key-file", short)
     assert proc.returncode == 2 and "line 2" in proc.stderr and "abc123" not in proc.stderr
+    proc = ragkit("serve", str(tmp_path), "--api-key-file", wide)
+    assert proc.returncode == 2 and "printable ASCII" in proc.stderr
+    assert accented not in proc.stderr
 
 
 def test_every_key_is_compared_in_constant_time(monkeypatch):
