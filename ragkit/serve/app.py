@@ -99,6 +99,7 @@ def create_app(
     from ragkit.serve.page import docs_page, favicon, index_page, static
 
     settings = settings or ServeSettings()
+    _lift_query_limit(settings.max_query_length)
     gate = Gate(settings.max_concurrency)
     service = IndexService(index, settings, llm=llm, roots=roots) if index is not None else None
     routes: list[Route] = [
@@ -165,6 +166,16 @@ def create_app(
 
     app.add_route("/openapi.json", openapi, methods=["GET"])
     return app
+
+
+def _lift_query_limit(length: int) -> None:
+    """Let the stores take queries as long as the server's ``max_query_length``: the server's
+    setting is the one limit (the process-wide one of searches is raised to it, never lowered)."""
+    from ragkit.stores.search_args import get_max_query_length, set_max_query_length
+
+    limit = get_max_query_length()
+    if limit is not None and length > limit:
+        set_max_query_length(length)
 
 
 def _plain_health(gate: Gate) -> Any:

@@ -252,3 +252,16 @@ def test_only_json_bodies_are_taken(server, route, content_type):
         server + route, content=body, headers={"content-type": "application/json; charset=utf-8"}
     )
     assert typed.status_code != 415, (route, typed.text)
+
+
+def test_max_query_length_is_the_one_limit(bike):
+    # above the stores' own default of 100,000 characters: the flag's value holds everywhere
+    with cli_server(bike[1], "--max-query-length", "150000") as (url, _proc):
+        assert httpx.get(url + "/info").json()["limits"]["max_query_length"] == 150_000
+        long = "brake pads " * 12_000  # 132,000 characters
+        for retriever in ("bm25", "similarity", "hybrid"):
+            reply = httpx.post(url + "/query", json={"query": long, "retriever": retriever})
+            assert reply.status_code == 200, (retriever, reply.text[:300])
+            assert reply.json()["results"]
+        over = httpx.post(url + "/query", json={"query": "a" * 150_001})
+        assert over.status_code == 422 and "150,000" in over.json()["error"]["message"]
