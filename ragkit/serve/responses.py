@@ -34,9 +34,12 @@ from ragkit.errors import (
     RequestError,
     TemplateError,
 )
+from ragkit.serve.log_limits import TracebackBudget
 from ragkit.serve.wire import dumps, loads
 
 log = logging.getLogger("ragkit.serve")
+#: One line per failed request while a failure lasts, its traceback once a minute.
+FAILURES = TracebackBudget(every=60.0)
 
 if sys.version_info >= (3, 11):
     from asyncio import timeout as time_limit
@@ -120,7 +123,9 @@ def describe(exc: BaseException) -> tuple[int, str, str, str | None]:
 def report(exc: BaseException) -> tuple[int, str, str, str | None]:
     """:func:`describe`, logging a 500 (with its traceback) on the server only."""
     status, code, message, field = describe(exc)
-    if status >= 500 and status != 504:
+    if status == 503:  # the same failure for every request while it lasts: keep the log short
+        FAILURES.log(log, logging.WARNING, f"503 {code}", exc)
+    elif status >= 500 and status != 504:
         log.error("internal error while handling a request", exc_info=exc)
     return status, code, message, field
 

@@ -27,6 +27,7 @@ import logging
 import os
 from typing import Any
 
+from ragkit.serve.log_limits import TracebackBudget
 from ragkit.serve.searcher import Generation, build_generation
 from ragkit.serve.settings import ServeSettings
 
@@ -54,6 +55,7 @@ class IndexService:
         self._generation: Generation | None = None
         self.reloads = 0
         self._task: asyncio.Task[None] | None = None
+        self._reload_failures = TracebackBudget(every=60.0)
 
     # -- loading ----------------------------------------------------------------------------
     def open(self) -> Any:
@@ -122,9 +124,12 @@ class IndexService:
                 await loop.run_in_executor(None, self.check_for_new_snapshot)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # a damaged new snapshot: keep serving the loaded one
-                log.exception(
-                    "could not load a new snapshot of %s; still serving the old", self.name
+            except Exception as err:  # a damaged new snapshot: keep serving the loaded one
+                self._reload_failures.log(
+                    log,
+                    logging.ERROR,
+                    f"could not load a new snapshot of {self.name}; still serving the old",
+                    err,
                 )
 
     def start_watching(self) -> None:

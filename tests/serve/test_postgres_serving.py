@@ -355,9 +355,12 @@ def test_names_of_a_postgres_index_never_hold_the_password():
     )
 
 
-def test_a_server_outlives_its_database_restarting(tmp_path):
+def test_a_server_outlives_its_database_restarting(tmp_path, caplog):
     """The database going away is a 503 (never a 500 or the password); the server stays up and
-    answers again once the database is back, on fresh connections."""
+    answers again once the database is back, on fresh connections. The log says so in one line
+    per request, with a traceback now and then (not 45 lines a request)."""
+    import logging
+
     from ragkit.indexing.index_dir import Index
     from ragkit.serve import ServeSettings, create_app
     from tests.postgres_server import TestServer
@@ -379,11 +382,20 @@ def test_a_server_outlives_its_database_restarting(tmp_path):
             for body in queries:
                 assert httpx.post(server.url + "/query", json=body).status_code == 200
             database.stop_process("immediate")
+            caplog.clear()
+            caplog.set_level(logging.INFO, logger="ragkit.serve")
             for body in queries:  # the async pool: a dead connection, then no server at all
                 down = httpx.post(server.url + "/query", json=body, timeout=60)
                 assert down.status_code == 503, down.text
                 assert down.json()["error"]["code"] == "database_unavailable"
                 assert not any(s in down.text for s in secrets_of(database.password))
+            failures = [r for r in caplog.records if r.getMessage().startswith("503 ")]
+            assert len(failures) == 2, [r.getMessage() for r in caplog.records]
+            assert all("\n" not in r.getMessage() for r in failures)
+            traced = [r for r in caplog.records if r.exc_info]
+            kinds = [r.getMessage().split(": ")[0] for r in traced]  # a traceback per kind
+            assert kinds.count("503 database_unavailable") == 1, kinds  # not one a request
+            assert len(kinds) == len(set(kinds)), kinds
             assert httpx.get(server.url + "/healthz").status_code == 200
             database.start_process()
             for body in queries:
