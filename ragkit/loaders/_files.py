@@ -92,6 +92,10 @@ def check_regular(path: str | os.PathLike[str], max_size: int | None = None) -> 
         )
     if max_size and st.st_size > max_size:
         raise too_large(name, st.st_size, max_size)
+    try:  # the format libraries would call a file they may not open "damaged": say why here
+        os.close(os.open(name, _FLAGS))
+    except OSError as e:
+        raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e
     return st
 
 

@@ -175,3 +175,46 @@ def test_an_unreadable_folder_fails_and_keeps_its_earlier_chunks(tmp_path):
         "inner.txt",
         "open.txt",
     ]
+
+
+UNREADABLE = (
+    "pdf docx pptx xlsx odt epub rtf eml mbox msg ipynb xml html md txt csv tsv json png zip"
+).split()
+
+
+def test_a_file_without_read_permission_says_permission_denied_in_every_loader(tmp_path):
+    # mode 000: the content is never reached, so any bytes do; each loader must say why
+    for ext in UNREADABLE:
+        path = tmp_path / f"locked.{ext}"
+        path.write_bytes(b"never read")
+        os.chmod(path, 0)
+    code = (
+        "import json, sys\n"
+        "from ragkit.loaders.directory import default_loader\n"
+        "out = {}\n"
+        "for ext in sys.argv[2:]:\n"
+        "    path = f'{sys.argv[1]}/locked.{ext}'\n"
+        "    try:\n"
+        "        default_loader(path, sniff=False).load()\n"
+        "        out[ext] = 'loaded'\n"
+        "    except Exception as e:\n"
+        "        out[ext] = f'{type(e).__name__}: {e}'\n"
+        "print(json.dumps(out))\n"
+    )
+    try:
+        run = run_python(
+            ["-c", code, str(tmp_path), *UNREADABLE],
+            env=env(),
+            preexec_fn=drop_file_access_override,  # so that mode 000 denies root too
+        )
+    finally:
+        for ext in UNREADABLE:
+            os.chmod(tmp_path / f"locked.{ext}", 0o644)
+    assert run.returncode == 0, run.stderr
+    said = json.loads(run.stdout)
+    # the words of the other loaders, not a guess that the file is damaged
+    wrong = {
+        ext: msg for ext, msg in said.items() if "cannot be read: Permission denied" not in msg
+    }
+    assert not wrong, wrong
+    assert all(f"locked.{ext}" in said[ext] for ext in UNREADABLE), said
