@@ -5,6 +5,11 @@ PostgreSQL: ``pg_server`` is a real PostgreSQL 18 + pgvector server for the whol
 ``RAGKIT_TEST_POSTGRES_URL``), started only when a test asks for it. ``pg_dsn`` is a database
 on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test;
 ``pg_client`` one PGClient (pool) shared by the tests that take it.
+
+Parallel runs (``make test`` uses pytest-xdist with ``--dist loadgroup``): each worker process
+has its own session fixtures (its own PostgreSQL server on its own port). ``xdist_groups`` keeps
+each test module on one worker, so a module's fixtures (servers, models, indexes) start once,
+and every Ray test on the same worker, so one Ray cluster runs at a time.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.postgres_server import TestServer, running_server
+
+# Test folders whose modules run on one worker together (one Ray cluster for all of them).
+SHARED_WORKER = {"tests/distributed": "ray"}
 
 # No test may reach a model hub: huggingface_hub stays offline (it reads this when imported).
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -47,3 +55,17 @@ def pg_client(request: pytest.FixtureRequest):
     client = PGClient.connect(request.getfixturevalue("pg_dsn"), max_size=8)
     yield client
     client.close()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Put each test in an ``xdist_group``: its module, or its folder's name in SHARED_WORKER.
+
+    Runs before pytest-xdist reads the groups (``--dist loadgroup``); without xdist the marks
+    do nothing. A test that names its own group keeps it."""
+    for item in items:
+        if any(True for _ in item.iter_markers("xdist_group")):
+            continue
+        module = item.nodeid.split("::", 1)[0]
+        group = next((g for d, g in SHARED_WORKER.items() if module.startswith(d + "/")), module)
+        item.add_marker(pytest.mark.xdist_group(group))
