@@ -37,10 +37,10 @@ lint: $(STAMP)
 	$(BIN)/mypy ragkit
 
 # The suite runs in WORKERS processes (pytest-xdist; `make test WORKERS=0` runs it in this one).
-# --dist loadgroup: tests/conftest.py keeps each test module on one worker (its module fixtures
+# --dist loadfile: tests/conftest.py keeps each test module on one worker (its module fixtures
 # start once) and all of tests/distributed on one (one Ray cluster at a time).
 WORKERS ?= 2
-PYTEST  := $(BIN)/python -m pytest $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadgroup)
+PYTEST  := $(BIN)/python -m pytest $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 test: $(STAMP) lint
 	$(PYTEST)

@@ -6,10 +6,10 @@ PostgreSQL: ``pg_server`` is a real PostgreSQL 18 + pgvector server for the whol
 on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test;
 ``pg_client`` one PGClient (pool) shared by the tests that take it.
 
-Parallel runs (``make test`` uses pytest-xdist with ``--dist loadgroup``): each worker process
-has its own session fixtures (its own PostgreSQL server on its own port). ``xdist_groups`` keeps
-each test module on one worker, so a module's fixtures (servers, models, indexes) start once,
-and every Ray test on the same worker, so one Ray cluster runs at a time.
+Parallel runs (``make test`` uses pytest-xdist with ``--dist loadfile``): each worker process
+has its own session fixtures (its own PostgreSQL server on its own port). The scheduler below
+keeps each test module on one worker, so a module's fixtures (servers, models, indexes) start
+once, and every Ray test on the same worker, so one Ray cluster runs at a time.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 from tests.postgres_server import TestServer, running_server
 
 # Test folders whose modules run on one worker together (one Ray cluster for all of them).
-SHARED_WORKER = {"tests/distributed": "ray"}
+SHARED_WORKER = ("tests/distributed",)
 
 # No test may reach a model hub: huggingface_hub stays offline (it reads this when imported).
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -57,15 +57,18 @@ def pg_client(request: pytest.FixtureRequest):
     client.close()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put each test in an ``xdist_group``: its module, or its folder's name in SHARED_WORKER.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Under ``--dist loadfile``: each test module on one worker, and the modules of a folder in
+    SHARED_WORKER together (pytest-xdist's own ``loadgroup`` marks do not reach its scheduler
+    with pytest 9, which has no ``item._nodeid`` any more). Other ``--dist`` modes: xdist's own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
 
-    Runs before pytest-xdist reads the groups (``--dist loadgroup``); without xdist the marks
-    do nothing. A test that names its own group keeps it."""
-    for item in items:
-        if any(True for _ in item.iter_markers("xdist_group")):
-            continue
-        module = item.nodeid.split("::", 1)[0]
-        group = next((g for d, g in SHARED_WORKER.items() if module.startswith(d + "/")), module)
-        item.add_marker(pytest.mark.xdist_group(group))
+    class ModuleOrSharedFolder(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return next((d for d in SHARED_WORKER if module.startswith(d + "/")), module)
+
+    return ModuleOrSharedFolder(config, log)
