@@ -71,7 +71,14 @@ def run_page(page: Path, workdir: Path) -> str:
 
 RUNNABLE = [p for p in PAGES if MARK in p.read_text(encoding="utf-8")]
 # Pages whose examples build indexes with the local model or run evaluations (over ~5 s each).
-SLOW = {"README.md", "getting-started.md", "indexing.md", "evaluation.md", "loading.md"}
+SLOW = {
+    "README.md",
+    "getting-started.md",
+    "indexing.md",
+    "evaluation.md",
+    "loading.md",
+    "stores.md",
+}
 PARAMS = [pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in RUNNABLE]
 
 

@@ -70,6 +70,7 @@ def test_models_ship_in_the_wheel_and_nothing_touches_the_network(
     assert confidence is not None and 0.5 < confidence <= 1.0
 
 
+@pytest.mark.slow
 def test_engine_reads_in_order_and_pickles_without_its_sessions(engine: OcrEngine) -> None:
     lines = engine.read(text_image(CHAIN + TYRES))
     assert all(0.5 <= line.confidence <= 1.0 and len(line.box) == 4 for line in lines)
@@ -203,6 +204,7 @@ def test_scanned_pages_read_by_ocr_only_where_there_is_no_text(
     assert single.metadata["ocr"] is True and single.page_content.count("\f") == 2
 
 
+@pytest.mark.slow
 def test_ocr_bounds_and_ocr_off_are_reported_per_page(tmp_path: Path, engine: OcrEngine) -> None:
     path = mixed_pdf(tmp_path)
     never = PDFLoader(path, ocr="never")
@@ -249,6 +251,7 @@ def test_ocr_extra_missing_reports_each_scanned_page(
         model_dir()
 
 
+@pytest.mark.slow
 def test_a_loader_with_ocr_pickles_for_a_worker_process(tmp_path: Path) -> None:
     path = write_scanned_pdf(tmp_path / "scan.pdf", [BRAKES])
     loader = PDFLoader(path, ocr_threads=1)
