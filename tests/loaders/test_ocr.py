@@ -50,6 +50,7 @@ def engine() -> OcrEngine:
     return OcrEngine(intra_op_num_threads=2)
 
 
+@pytest.mark.slow
 def test_models_ship_in_the_wheel_and_nothing_touches_the_network(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,6 +150,7 @@ def test_bad_images_and_options(tmp_path: Path) -> None:
         UnstructuredImageLoader(fake, strategy="hi_res")
 
 
+@pytest.mark.slow
 def test_unstructured_image_loader_modes(tmp_path: Path, engine: OcrEngine) -> None:
     path = tmp_path / "two.png"
     text_image(CHAIN + TYRES).save(path)
@@ -161,6 +163,7 @@ def test_unstructured_image_loader_modes(tmp_path: Path, engine: OcrEngine) -> N
     assert recall(CHAIN + TYRES, " ".join(e.page_content for e in elements)) >= 0.9
 
 
+@pytest.mark.slow
 def test_directory_loader_reads_images(tmp_path: Path, engine: OcrEngine) -> None:
     text_image(BRAKES).save(tmp_path / "brakes.png")
     docs = DirectoryLoader(tmp_path).load()
