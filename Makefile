@@ -36,12 +36,19 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check ragkit tests benchmarks examples docs
 	$(BIN)/mypy ragkit
 
-test: $(STAMP) lint
-	$(BIN)/python -m pytest
+# The suite runs in WORKERS processes (pytest-xdist; `make test WORKERS=0` runs it in this one).
+# --dist loadfile: tests/conftest.py keeps each test module on one worker (its module fixtures
+# start once) and all of tests/distributed on one (one Ray cluster at a time).
+WORKERS ?= 2
+PYTEST  := $(BIN)/python -m pytest $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
-# The same minus the tests marked slow (each over ~20 s): for the edit-test loop.
+test: $(STAMP) lint
+	$(PYTEST)
+
+# The same minus the tests marked slow (each over ~5 s on an idle 2-core machine): for the
+# edit-test loop. Every test folder keeps some tests in it.
 test-fast: $(STAMP) lint
-	$(BIN)/python -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 # The suite on the newest release of every dependency (no constraints), in its own .venv-latest.
 test-latest:

@@ -5,6 +5,11 @@ PostgreSQL: ``pg_server`` is a real PostgreSQL 18 + pgvector server for the whol
 ``RAGKIT_TEST_POSTGRES_URL``), started only when a test asks for it. ``pg_dsn`` is a database
 on it with the ``vector`` extension; ``pg_collection`` a fresh collection name per test;
 ``pg_client`` one PGClient (pool) shared by the tests that take it.
+
+Parallel runs (``make test`` uses pytest-xdist with ``--dist loadfile``): each worker process
+has its own session fixtures (its own PostgreSQL server on its own port). The scheduler below
+keeps each test module on one worker, so a module's fixtures (servers, models, indexes) start
+once, and every Ray test on the same worker, so one Ray cluster runs at a time.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.postgres_server import TestServer, running_server
+
+# Test folders whose modules run on one worker together (one Ray cluster for all of them).
+SHARED_WORKER = ("tests/distributed",)
 
 # No test may reach a model hub: huggingface_hub stays offline (it reads this when imported).
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -47,3 +55,20 @@ def pg_client(request: pytest.FixtureRequest):
     client = PGClient.connect(request.getfixturevalue("pg_dsn"), max_size=8)
     yield client
     client.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Under ``--dist loadfile``: each test module on one worker, and the modules of a folder in
+    SHARED_WORKER together (pytest-xdist's own ``loadgroup`` marks do not reach its scheduler
+    with pytest 9, which has no ``item._nodeid`` any more). Other ``--dist`` modes: xdist's own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ModuleOrSharedFolder(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return next((d for d in SHARED_WORKER if module.startswith(d + "/")), module)
+
+    return ModuleOrSharedFolder(config, log)

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import ragkit
 from tests.test_package_exports import NO_EXPORTS, PACKAGES
 
@@ -129,12 +131,14 @@ def revealed(output: str) -> list[str]:
     return re.findall(r'Revealed type is "(.*)"', output)
 
 
+@pytest.mark.slow
 def test_mypy_sees_concrete_types_for_public_names(tmp_path: Path) -> None:
     output = run_mypy(tmp_path, USER_SCRIPT)
     assert "error" not in output, output
     assert revealed(output) == EXPECTED, output
 
 
+@pytest.mark.slow
 def test_every_exported_name_is_typed_and_a_typo_is_an_error(tmp_path: Path) -> None:
     lines = []
     names = []

@@ -25,6 +25,7 @@ def folder(tmp_path):
     return tmp_path / "docs", files
 
 
+@pytest.mark.slow
 def test_index_edit_delete_add_and_query(tmp_path, folder):
     root, files = folder
     idx = tmp_path / "idx"
@@ -108,6 +109,7 @@ def test_plain_output_has_summary_and_snippets(tmp_path, folder):
     assert "hash-256" in info.stdout and "chunks" in info.stdout
 
 
+@pytest.mark.slow
 def test_filters_and_config_precedence(tmp_path, folder):
     root, files = folder
     idx = tmp_path / "idx"

@@ -22,6 +22,8 @@ Deliberate differences (docs/migration.md, "Retrievers"): ragkit's retrievers ad
 
 from __future__ import annotations
 
+import pytest
+
 from tests.compat.snippet import Snippet, plain, strip_scores
 
 COMPRESSION = Snippet(
@@ -97,6 +99,7 @@ COMPRESSION = Snippet(
 SIMILARITY = "query_similarity_score"
 
 
+@pytest.mark.slow
 def test_compressors_keep_and_cut_the_same(essays, local_model) -> None:
     lc, rk = COMPRESSION.run_both(essay=str(essays[0]), embeddings=local_model)
     assert strip_scores(rk["docs"]) == plain(lc["docs"]) and len(rk["docs"]) == 4

@@ -15,6 +15,8 @@ the shared local model; the query "justice breyer" is "fixing a puncture" (about
 
 from __future__ import annotations
 
+import pytest
+
 from tests.compat.snippet import Snippet, plain, strip_scores
 
 PARENT_DOCUMENT = Snippet(
@@ -91,6 +93,7 @@ def _without_doc_id(docs) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_full_documents_and_larger_chunks_come_back_the_same(essays, local_model) -> None:
     given = {"essay_1": str(essays[0]), "essay_2": str(essays[1]), "embeddings": local_model}
     lc, rk = PARENT_DOCUMENT.run_both(**given)

@@ -21,6 +21,8 @@ fake chat model with one reply (the summaries run concurrently).
 
 from __future__ import annotations
 
+import pytest
+
 from tests.compat.snippet import Snippet, plain, strip_scores
 
 TIME_WEIGHTED = Snippet(
@@ -205,6 +207,7 @@ def _no_doc_id(doc) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_multi_vector_retriever_returns_the_same_parents(essays, local_model) -> None:
     given = {"essay_1": str(essays[0]), "essay_2": str(essays[1]), "embeddings": local_model}
     lc, rk = MULTI_VECTOR.run_both(**given)

@@ -1,4 +1,5 @@
-"""One real local Ray cluster for the whole session (it takes ~10 s to start).
+"""One real local Ray cluster for the tests of this folder (it takes ~10 s to start; it stops
+when they are done, so its dozen processes do not idle through the rest of the suite).
 
 The workers import the test models from this repository (``tests.distributed.models``), so
 the repository goes on their ``PYTHONPATH``. Ray not installed is a failure, not a skip:
@@ -16,9 +17,9 @@ import ray
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ray_cluster():
-    """The session's cluster; yields its GCS address (for drivers in other processes)."""
+    """The cluster of tests/distributed; yields its GCS address (for drivers in other processes)."""
     if ray.is_initialized():
         ray.shutdown()
     path = os.environ.get("PYTHONPATH", "")

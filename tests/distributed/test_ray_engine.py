@@ -95,6 +95,7 @@ def build_both(tmp_path, docs, engine):
     return results
 
 
+@pytest.mark.slow
 def test_ray_and_local_build_the_same_index_then_the_same_increments(ray_cluster, tmp_path):
     docs = write_corpus(tmp_path / "docs")
     engine = RayEngine(actors=2, batch_size=16)
@@ -121,6 +122,7 @@ def test_ray_and_local_build_the_same_index_then_the_same_increments(ray_cluster
     assert_same_index(tmp_path / "local", tmp_path / "ray")
 
 
+@pytest.mark.slow
 def test_unchanged_files_are_not_read_by_the_cluster(ray_cluster, tmp_path):
     docs = write_corpus(tmp_path / "docs")
     idx = Index.create(tmp_path / "idx", "hash-32", chunk_size=300, chunk_overlap=30)
@@ -171,6 +173,7 @@ def test_an_unreachable_address_fails_within_seconds_naming_it(tmp_path):
     assert not (tmp_path / "i" / "CURRENT").exists()
 
 
+@pytest.mark.slow
 def test_the_command_builds_with_ray_on_a_running_cluster(ray_cluster, tmp_path):
     docs = write_corpus(tmp_path / "docs")
     cli = subprocess.run(

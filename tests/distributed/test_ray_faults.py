@@ -13,6 +13,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from ragkit import Index
 from ragkit.indexing import RayEngine
@@ -75,6 +76,7 @@ def wait_until(check, timeout=120.0):
     raise AssertionError("timed out waiting")
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_has_its_batch_retried(ray_cluster, tmp_path):
     docs = write_corpus(tmp_path / "docs")
     expected = reference(tmp_path, docs)
@@ -112,6 +114,7 @@ idx.add([docs], engine=RayEngine(address, batch_size=4))
 """
 
 
+@pytest.mark.slow
 def test_a_driver_killed_mid_run_resumes_without_re_embedding(ray_cluster, tmp_path):
     docs = write_corpus(tmp_path / "docs")
     expected = reference(tmp_path, docs)

@@ -17,6 +17,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from ragkit import Index
 from ragkit.indexing import RayEngine
@@ -74,6 +75,7 @@ def add(url: str, docs, engine) -> object:
         idx.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_into_postgres_equals_the_local_engine(ray_cluster, tmp_path, pg_dsn, pg_collection):
     docs = write_corpus(tmp_path / "docs")
     urls = {name: f"{pg_dsn}?collection={pg_collection}_{name}" for name in ("local", "ray")}
@@ -95,6 +97,7 @@ def test_ray_into_postgres_equals_the_local_engine(ray_cluster, tmp_path, pg_dsn
     assert_same_collection(urls["local"], urls["ray"])
 
 
+@pytest.mark.slow
 def test_the_command_indexes_into_postgres_with_ray(
     ray_cluster, tmp_path, pg_dsn, pg_collection, pg_server
 ):
@@ -153,6 +156,7 @@ def cache_rows(client, collection: str) -> int:
     return int(client.run(lambda c: c.execute(query, ()).fetchone()[0], what="count"))
 
 
+@pytest.mark.slow
 def test_a_driver_killed_mid_run_into_postgres_keeps_whole_files_and_the_rerun_converges(
     ray_cluster, tmp_path, pg_dsn, pg_collection, pg_client
 ):

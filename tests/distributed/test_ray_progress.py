@@ -22,6 +22,7 @@ LINE = re.compile(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["folder", "postgres"])
 def test_the_command_prints_files_chunks_and_rate_lines(ray_cluster, tmp_path, where, request):
     docs = write_corpus(tmp_path / "docs", files=10)

@@ -10,6 +10,7 @@ import signal
 import threading
 
 import numpy as np
+import pytest
 
 from ragkit import Index
 from ragkit.indexing import RayEngine
@@ -25,6 +26,7 @@ def table_count(client, collection: str, table: str) -> int:
     return int(client.run(lambda c: c.execute(query, ()).fetchone()[0], what="count"))
 
 
+@pytest.mark.slow
 def test_vectors_do_not_go_through_the_driver(ray_cluster, tmp_path, pg_dsn, pg_collection):
     docs = write_corpus(tmp_path / "docs", files=8)
     log = str(tmp_path / "embedded.log")
@@ -56,6 +58,7 @@ def test_vectors_do_not_go_through_the_driver(ray_cluster, tmp_path, pg_dsn, pg_
     assert len(rows) == report.num_added
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_batch_loses_and_duplicates_nothing(
     ray_cluster, tmp_path, pg_dsn, pg_collection, pg_client
 ):

@@ -70,10 +70,20 @@ def run_page(page: Path, workdir: Path) -> str:
 
 
 RUNNABLE = [p for p in PAGES if MARK in p.read_text(encoding="utf-8")]
+# Pages whose examples build indexes with the local model or run evaluations (over ~5 s each).
+SLOW = {
+    "README.md",
+    "getting-started.md",
+    "indexing.md",
+    "evaluation.md",
+    "loading.md",
+    "stores.md",
+}
+PARAMS = [pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in RUNNABLE]
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("page", RUNNABLE, ids=[str(p.relative_to(REPO)) for p in RUNNABLE])
+@pytest.mark.parametrize("page", PARAMS, ids=[str(p.relative_to(REPO)) for p in RUNNABLE])
 def test_runnable_examples(page: Path, tmp_path: Path) -> None:
     out = run_page(page, tmp_path)
     if page.name == "README.md":

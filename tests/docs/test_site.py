@@ -35,6 +35,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_page_is_built(site: Path) -> None:
     pages = sorted(p.relative_to(REPO / "docs") for p in (REPO / "docs").rglob("*.md"))
     assert len(pages) >= 30
@@ -42,6 +43,7 @@ def test_every_page_is_built(site: Path) -> None:
         assert (site / page.with_suffix(".html")).is_file(), page
 
 
+@pytest.mark.slow
 def test_every_public_name_is_in_the_api_reference(site: Path) -> None:
     for package in ["ragkit", *(f"ragkit.{p}" for p in PACKAGES)]:
         page = "ragkit" if package == "ragkit" else package.split(".")[1]
@@ -58,6 +60,7 @@ def test_every_public_name_is_in_the_api_reference(site: Path) -> None:
         assert not missing, f"{package}: not in reference/{page}.md: {missing}"
 
 
+@pytest.mark.slow
 def test_the_site_fetches_nothing(site: Path) -> None:
     """No page loads a web font, a CDN script or stylesheet: the site works offline."""
     remote = re.compile(r'(?:src|href)="(?:https?:)?//(?!ragkit)[^"]*\.(?:js|css|woff2?)"')

@@ -77,6 +77,7 @@ def unit(v: np.ndarray) -> np.ndarray:
 # -- the MiniLM directory is LocalEmbeddings -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_minilm_directory_gives_local_embeddings_vectors(mini: Path, local: LocalEmbeddings):
     emb = OnnxEmbeddings(mini)
     ours = quiet(emb.embed_documents_array, SENTENCES)
@@ -110,6 +111,7 @@ def test_model_id_holds_the_file_hash_and_the_settings(mini: Path, tmp_path: Pat
     assert OnnxEmbeddings(mini, pooling="cls").spec is None  # not re-creatable by name alone
 
 
+@pytest.mark.slow
 def test_batching_and_order_do_not_change_vectors(mini: Path):
     base = quiet(OnnxEmbeddings(mini, batch_size=64).embed_documents_array, SENTENCES)
     one = quiet(OnnxEmbeddings(mini, batch_size=1, threads=1).embed_documents_array, SENTENCES)

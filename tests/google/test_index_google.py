@@ -60,6 +60,7 @@ def command(*args: object, **extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_ragkit_index_query_and_ask_with_google(tmp_path, emulator):
     docs = write_docs(tmp_path / "docs")

@@ -77,7 +77,7 @@ def test_a_gzip_bomb_is_stopped_at_the_size_limit(tmp_path: Path) -> None:
     ("data", "message"),
     [
         (b"not gzip at all", "not a valid gzip file"),
-        (gzip.compress(b"hello world" * 100)[:-20], "truncated"),
+        (gzip.compress(b"hello world" * 100, mtime=0)[:-20], "truncated"),  # ids alike in every run
         (b"", "empty"),
     ],
 )

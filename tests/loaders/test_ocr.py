@@ -50,6 +50,7 @@ def engine() -> OcrEngine:
     return OcrEngine(intra_op_num_threads=2)
 
 
+@pytest.mark.slow
 def test_models_ship_in_the_wheel_and_nothing_touches_the_network(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -70,6 +71,7 @@ def test_models_ship_in_the_wheel_and_nothing_touches_the_network(
     assert confidence is not None and 0.5 < confidence <= 1.0
 
 
+@pytest.mark.slow
 def test_engine_reads_in_order_and_pickles_without_its_sessions(engine: OcrEngine) -> None:
     lines = engine.read(text_image(CHAIN + TYRES))
     assert all(0.5 <= line.confidence <= 1.0 and len(line.box) == 4 for line in lines)
@@ -148,6 +150,7 @@ def test_bad_images_and_options(tmp_path: Path) -> None:
         UnstructuredImageLoader(fake, strategy="hi_res")
 
 
+@pytest.mark.slow
 def test_unstructured_image_loader_modes(tmp_path: Path, engine: OcrEngine) -> None:
     path = tmp_path / "two.png"
     text_image(CHAIN + TYRES).save(path)
@@ -160,6 +163,7 @@ def test_unstructured_image_loader_modes(tmp_path: Path, engine: OcrEngine) -> N
     assert recall(CHAIN + TYRES, " ".join(e.page_content for e in elements)) >= 0.9
 
 
+@pytest.mark.slow
 def test_directory_loader_reads_images(tmp_path: Path, engine: OcrEngine) -> None:
     text_image(BRAKES).save(tmp_path / "brakes.png")
     docs = DirectoryLoader(tmp_path).load()
@@ -203,6 +207,7 @@ def test_scanned_pages_read_by_ocr_only_where_there_is_no_text(
     assert single.metadata["ocr"] is True and single.page_content.count("\f") == 2
 
 
+@pytest.mark.slow
 def test_ocr_bounds_and_ocr_off_are_reported_per_page(tmp_path: Path, engine: OcrEngine) -> None:
     path = mixed_pdf(tmp_path)
     never = PDFLoader(path, ocr="never")
@@ -249,6 +254,7 @@ def test_ocr_extra_missing_reports_each_scanned_page(
         model_dir()
 
 
+@pytest.mark.slow
 def test_a_loader_with_ocr_pickles_for_a_worker_process(tmp_path: Path) -> None:
     path = write_scanned_pdf(tmp_path / "scan.pdf", [BRAKES])
     loader = PDFLoader(path, ocr_threads=1)

@@ -224,6 +224,7 @@ def _peak_while_streaming(path: Path) -> tuple[int, int, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_xlsx_streaming_memory_does_not_grow_with_the_sheet(tmp_path: Path) -> None:
     import openpyxl  # noqa: F401  (imported before tracing)
 

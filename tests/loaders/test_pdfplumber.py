@@ -70,6 +70,7 @@ def test_bad_files(tmp_path: Path, pdf_factory) -> None:
         PDFPlumberLoader("https://example.org/a.pdf")
 
 
+@pytest.mark.slow
 def test_extract_images_reads_page_images_by_ocr(tmp_path: Path) -> None:
     lines = ["Bicycle chains need wax every", "three hundred kilometres of riding"]
     scan = write_scanned_pdf(tmp_path / "scan.pdf", [lines])

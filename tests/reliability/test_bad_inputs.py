@@ -69,6 +69,7 @@ def test_documents_with_lone_surrogates_get_a_clear_error(tmp_path):
     assert idx.add([Document("fine text", metadata={"source": "y"})]).committed
 
 
+@pytest.mark.slow
 def test_bad_json_lines_and_damaged_pdfs_are_in_the_report(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

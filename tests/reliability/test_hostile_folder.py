@@ -51,6 +51,7 @@ def shown(root: Path, entry: Entry) -> str:
     return display_path(os.fsdecode(os.path.join(os.fsencode(root), entry.rel)))
 
 
+@pytest.mark.slow
 def test_every_entry_is_indexed_failed_or_ignored_in_one_run(hostile) -> None:
     root, entries, base = hostile
     assert len(entries) >= 200
@@ -101,6 +102,7 @@ def test_every_entry_is_indexed_failed_or_ignored_in_one_run(hostile) -> None:
     assert proc.peak_rss_kb < 1_000_000, f"peak RSS {proc.peak_rss_kb} KiB"
 
 
+@pytest.mark.slow
 def test_text_report_summarises_and_escapes(hostile) -> None:
     root, entries, base = hostile
     idx = base / "index-text"

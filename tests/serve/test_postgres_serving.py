@@ -183,6 +183,7 @@ def wait_for(check: Any, what: str, limit: float = 60.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_two_servers_share_one_index_while_it_is_reindexed(
     tmp_path, pg_dsn, pg_collection, pg_server
 ):

@@ -71,6 +71,7 @@ LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
         st.sampled_from(["", " ", "\n\t ", "\r\n", "\u00a0", "\u3000", "\x0b", "\x85"]), max_size=30
     ),
 )
+@pytest.mark.slow
 def test_every_token_span_matches_the_tokenizer(words: list[str], gaps: list[str]) -> None:
     text = "".join(w + (gaps[i] if i < len(gaps) else " ") for i, w in enumerate(words))
     # windows of one token, one apart: the span of every token

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.integration
 SCIFACT = Path(__file__).resolve().parents[2] / "datasets" / "scifact"
 
 
+@pytest.mark.slow
 def test_scifact_subset_quality(pg_client) -> None:
     data = load_beir(SCIFACT).subset(num_queries=30, num_docs=100)
     model = LocalEmbeddings()
