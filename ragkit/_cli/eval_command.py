@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ragkit._cli import output
+from ragkit._cli.chat_model import model_options
 from ragkit._cli.guard import guarded
 
 
@@ -28,6 +29,18 @@ def _k_list(raw: str) -> tuple[int, ...]:
     if not values or values[0] <= 0:
         raise ConfigurationError(f"-k {raw!r}: expected positive integers like 1,3,5,10")
     return values
+
+
+def _answer_embeddings(name: str, judge: str | None, metrics: str | None) -> Any:
+    """The embeddings for answer_relevancy/answer_correctness, when a judge will run them."""
+    if judge is None:
+        return None
+    wanted = metrics.split(",") if metrics else ["answer_relevancy"]
+    if not {"answer_relevancy", "answer_correctness"} & {m.strip() for m in wanted}:
+        return None
+    from ragkit.indexing.embedding_choice import make_embeddings
+
+    return make_embeddings(name)
 
 
 @click.command("eval")
@@ -79,6 +92,36 @@ def _k_list(raw: str) -> tuple[int, ...]:
     help="Write recall@k curves to a PNG (default: next to --output, or ragkit-eval.png).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document with all scores.")
+@click.option(
+    "--answers",
+    "answers_path",
+    help="With --index: a JSONL file of questions (and reference answers); answer each with "
+    "--model over the passages retrieved and score the answers.",
+)
+@click.option(
+    "--judge",
+    help="The judge of the answers: gemini:NAME, fake:FILE.json or overlap (word overlap, offline).",
+)
+@click.option(
+    "--metrics",
+    help="With --answers: comma-separated answer metrics (default: the judged ones with --judge, "
+    "and exact_match, token_f1, citations_retrieved, citations_relevant).",
+)
+@click.option(
+    "--passages",
+    default=4,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="With --answers: passages retrieved per question.",
+)
+@click.option(
+    "--max-concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="With --answers: judge calls in flight at once.",
+)
+@model_options
 @guarded
 def eval_cmd(
     dataset: str | None,
@@ -92,6 +135,14 @@ def eval_cmd(
     output_path: str | None,
     plot_path: str | None,
     as_json: bool,
+    answers_path: str | None,
+    judge: str | None,
+    metrics: str | None,
+    passages: int,
+    max_concurrency: int,
+    model_name: str | None,
+    endpoint: str | None,
+    timeout: float | None,
 ) -> None:
     """Evaluate retrievers (nDCG, recall, MRR, MAP, precision at k) on a BEIR-format dataset,
     or on an index you built with judgements for it.
@@ -107,7 +158,33 @@ def eval_cmd(
       ragkit index datasets/bicycle-care/docs --index bikes
       ragkit eval --index bikes --queries datasets/bicycle-care/queries.jsonl \\
                   --qrels datasets/bicycle-care/qrels/test.tsv
+      ragkit eval --index bikes --answers questions.jsonl --model gemini:gemini-2.0-flash \\
+                  --judge gemini:gemini-2.0-flash --embedding local
     """
+    if answers_path:
+        from ragkit._cli.answers_eval import AnswerRun, report, run_answers
+        from ragkit._cli.chat_model import DEFAULT_MODEL
+        from ragkit._cli.model_spec import ModelSettings, chat_model_from_spec
+        from ragkit.errors import ConfigurationError as Bad
+
+        if not index_dir:
+            raise Bad("--answers needs --index (the index to answer from)")
+        settings = ModelSettings(endpoint, timeout)
+        names_given = [n.strip() for n in retrievers.split(",") if n.strip()]
+        run = AnswerRun(
+            index=index_dir,
+            questions=answers_path,
+            model=chat_model_from_spec(model_name or DEFAULT_MODEL, settings),
+            judge=chat_model_from_spec(judge, settings) if judge else None,
+            embeddings=_answer_embeddings(embedding, judge, metrics),
+            retriever=names_given[0] if len(names_given) == 1 else "hybrid",
+            k=passages,
+            metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
+            max_concurrency=max_concurrency,
+        )
+        result, samples = run_answers(run)
+        report(result, samples, as_json, output_path)
+        return
     from ragkit._cli.evaluation import judgements, plot, run_eval, run_index_eval
     from ragkit.errors import ConfigurationError
 

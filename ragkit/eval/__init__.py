@@ -19,6 +19,7 @@ __all__ = [
     "EvalOptions",
     "Judge",
     "JudgeFailure",
+    "OverlapJudge",
     "evaluate_answers",
     "aevaluate_answers",
     "EvalResult",
@@ -38,6 +39,7 @@ _LAZY = {
     "EvalOptions": "ragkit.eval.answers.options",
     "Judge": "ragkit.eval.answers.judge",
     "JudgeFailure": "ragkit.eval.answers.judge",
+    "OverlapJudge": "ragkit.eval.answers.overlap_judge",
     "evaluate_answers": "ragkit.eval.answers.evaluate",
     "aevaluate_answers": "ragkit.eval.answers.evaluate",
     "BeirDataset": "ragkit.eval.beir",
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from ragkit.eval.answers.evaluate import aevaluate_answers, evaluate_answers
     from ragkit.eval.answers.judge import Judge, JudgeFailure
     from ragkit.eval.answers.options import EvalOptions
+    from ragkit.eval.answers.overlap_judge import OverlapJudge
     from ragkit.eval.answers.result import AnswerEvalResult
     from ragkit.eval.answers.samples import AnswerSample
     from ragkit.eval.beir import BeirDataset, load_beir, load_judgements

@@ -33,6 +33,7 @@ __all__ = [
     "CitationsRetrieved",
     "CitationsRelevant",
     "evaluate_answers",
+    "OverlapJudge",
     "aevaluate_answers",
 ]
 
@@ -57,6 +58,7 @@ _LAZY = {
     "CitationsRetrieved": "ragkit.eval.answers.lexical",
     "CitationsRelevant": "ragkit.eval.answers.lexical",
     "evaluate_answers": "ragkit.eval.answers.evaluate",
+    "OverlapJudge": "ragkit.eval.answers.overlap_judge",
     "aevaluate_answers": "ragkit.eval.answers.evaluate",
 }
 
@@ -78,6 +80,7 @@ if TYPE_CHECKING:
         TokenF1,
     )
     from ragkit.eval.answers.options import EvalOptions
+    from ragkit.eval.answers.overlap_judge import OverlapJudge
     from ragkit.eval.answers.result import AnswerEvalResult, Judgment, MetricSummary
     from ragkit.eval.answers.samples import AnswerSample
 else:

@@ -1,7 +1,8 @@
 """Judge-free answer metrics: exact match, token F1 and citation accuracy.
 
 ``exact_match`` and ``token_f1`` compare the response with the reference after SQuAD's
-normalisation (lower case, no punctuation, no articles a/an/the, single spaces).
+normalisation (lower case, no punctuation, no articles a/an/the, single spaces), citation
+marks removed.
 Citations are the passage numbers written in the response, ``[1]`` or ``[1, 3]`` (as
 ``ragkit ask`` writes them), counting retrieved contexts from 1:
 
@@ -33,7 +34,8 @@ _CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
 
 def normalize(text: str) -> str:
-    """SQuAD's answer normalisation."""
+    """SQuAD's answer normalisation, after removing citation marks like ``[1]``."""
+    text = _CITATION.sub(" ", text)
     return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCT)).split())
 
 
