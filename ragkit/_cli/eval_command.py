@@ -43,7 +43,7 @@ def _answer_embeddings(name: str, judge: str | None, metrics: str | None) -> Any
     return make_embeddings(name)
 
 
-@click.command("eval")
+@click.group("eval", invoke_without_command=True)
 @click.option(
     "--dataset",
     envvar="RAGKIT_DATASET",
@@ -158,9 +158,12 @@ def eval_cmd(
       ragkit index datasets/bicycle-care/docs --index bikes
       ragkit eval --index bikes --queries datasets/bicycle-care/queries.jsonl \\
                   --qrels datasets/bicycle-care/qrels/test.tsv
+      ragkit eval generate --index bikes --model gemini:gemini-2.0-flash --size 50 -o questions.jsonl
       ragkit eval --index bikes --answers questions.jsonl --model gemini:gemini-2.0-flash \\
                   --judge gemini:gemini-2.0-flash --embedding local
     """
+    if click.get_current_context().invoked_subcommand is not None:
+        return  # `ragkit eval generate ...`
     if answers_path:
         from ragkit._cli.answers_eval import AnswerRun, report, run_answers
         from ragkit._cli.chat_model import DEFAULT_MODEL
@@ -245,3 +248,12 @@ def eval_cmd(
         print(table)
         if png:
             print(f"\nplot: {png}")
+
+
+def _register() -> None:
+    from ragkit._cli.generate_command import generate_cmd
+
+    eval_cmd.add_command(generate_cmd)
+
+
+_register()

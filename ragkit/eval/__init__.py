@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "TestsetOptions",
+    "generate_testset",
     "AnswerEvalResult",
     "AnswerSample",
     "BeirDataset",
@@ -34,6 +36,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "TestsetOptions": "ragkit.eval.answers.testset",
+    "generate_testset": "ragkit.eval.answers.testset",
     "AnswerEvalResult": "ragkit.eval.answers.result",
     "AnswerSample": "ragkit.eval.answers.samples",
     "EvalOptions": "ragkit.eval.answers.options",
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
     from ragkit.eval.answers.overlap_judge import OverlapJudge
     from ragkit.eval.answers.result import AnswerEvalResult
     from ragkit.eval.answers.samples import AnswerSample
+    from ragkit.eval.answers.testset import TestsetOptions, generate_testset
     from ragkit.eval.beir import BeirDataset, load_beir, load_judgements
     from ragkit.eval.metrics import score_query, score_run
     from ragkit.eval.result import EvalResult, compare

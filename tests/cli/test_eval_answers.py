@@ -122,3 +122,45 @@ def test_bad_questions_and_specs_are_named(bikes):
     assert out.returncode != 0 and "unknown provider 'mystery'" in out.stderr
     out = ragkit("eval", "--answers", good, "--model", "overlap")
     assert out.returncode != 0 and "--answers needs --index" in out.stderr
+
+
+def test_generate_writes_a_testset_that_eval_answers_reads(bikes):
+    out_file = bikes / "generated.jsonl"
+    args = (
+        "eval",
+        "generate",
+        "--index",
+        bikes / "idx",
+        "--model",
+        "overlap",
+        "--size",
+        "5",
+        "--seed",
+        "1",
+        "--min-words",
+        "10",
+        "-o",
+        out_file,
+    )
+    made = ragkit(*args)
+    assert made.returncode == 0, made.stderr
+    assert "5 question(s) written" in made.stdout
+    first = out_file.read_text()
+    records = [json.loads(line) for line in first.splitlines()]
+    assert len(records) == 5 and all(r["reference_context_ids"][0].endswith(".md") for r in records)
+    assert ragkit(*args).returncode == 0 and out_file.read_text() == first  # same seed, same file
+    scored = ragkit(
+        "eval",
+        "--index",
+        bikes / "idx",
+        "--answers",
+        out_file,
+        "--model",
+        "overlap",
+        "--metrics",
+        "token_f1,citations_relevant",
+        "--json",
+        check_json=True,
+    )
+    assert scored.returncode == 0, scored.stderr
+    assert scored.data["summary"]["token_f1"]["count"] == 5

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "Testset",
+    "TestsetOptions",
+    "generate_testset",
     "AnswerEvalResult",
     "Judgment",
     "MetricSummary",
@@ -38,6 +41,9 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Testset": "ragkit.eval.answers.testset",
+    "TestsetOptions": "ragkit.eval.answers.testset",
+    "generate_testset": "ragkit.eval.answers.testset",
     "AnswerEvalResult": "ragkit.eval.answers.result",
     "Judgment": "ragkit.eval.answers.result",
     "MetricSummary": "ragkit.eval.answers.result",
@@ -83,5 +89,6 @@ if TYPE_CHECKING:
     from ragkit.eval.answers.overlap_judge import OverlapJudge
     from ragkit.eval.answers.result import AnswerEvalResult, Judgment, MetricSummary
     from ragkit.eval.answers.samples import AnswerSample
+    from ragkit.eval.answers.testset import Testset, TestsetOptions, generate_testset
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -81,6 +81,10 @@ class OverlapJudge(BaseChatModel):
             fp = [s for s in answer if overlap(s, ref_text) < t]
             fn = [s for s in reference if overlap(s, ans_text) < t]
             return {"TP": tp, "FP": fp, "FN": fn}
+        if task == "testset":
+            first = (sentences(x["passage"]) or [x["passage"]])[0]
+            topic = " ".join([w for w in _WORD.findall(first.lower()) if w not in _STOP][:6])
+            return {"question": f"What does the guide say about {topic}?", "answer": first}
         raise KeyError(task)
 
     def _generate(

@@ -46,6 +46,11 @@ INSTRUCTIONS = {
         "statements the answer leaves out. Every statement goes in exactly one list.",
         '{"TP": ["..."], "FP": ["..."], "FN": ["..."]}',
     ),
+    "testset": (
+        "Write one question a user could ask that this passage answers, and the answer, taken "
+        "from the passage. The question must make sense without seeing the passage.",
+        '{"question": "...?", "answer": "..."}',
+    ),
 }
 
 
