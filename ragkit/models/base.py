@@ -136,6 +136,16 @@ class BaseChatModel(BaseLanguageModel[BaseMessage]):
     def _as_chunk(self, output: Any) -> AIMessageChunk:
         return AIMessageChunk(**output.model_dump(exclude={"type"}))
 
+    def _to_generations(self, output: Any) -> list[Any]:
+        return [ChatGeneration(message=output)]
+
+    def _from_generations(self, generations: Any) -> AIMessage:
+        first = generations[0]
+        message = getattr(first, "message", None)
+        if isinstance(message, AIMessage):
+            return message.model_copy(deep=True)
+        return AIMessage(content=first.text)  # a text Generation, as LangChain converts it
+
     @staticmethod
     def _messages(input: Any) -> list[BaseMessage]:
         return convert_to_messages(input)
