@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
 from ragkit.eval.answers.prompts import INSTRUCTIONS, read_inputs
@@ -54,6 +55,8 @@ class OverlapJudge(BaseChatModel):
     """Replies to judge prompts by word overlap; ``threshold`` is the share that counts as support."""
 
     threshold: float = 0.5
+    latency: float = 0.0
+    """Seconds each reply takes (to stand in for a remote judge in benchmarks)."""
 
     def _reply(self, task: str, x: dict[str, Any]) -> dict[str, Any]:
         t = self.threshold
@@ -90,6 +93,8 @@ class OverlapJudge(BaseChatModel):
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> AIMessage:
+        if self.latency:
+            time.sleep(self.latency)
         prompt = messages[-1].text
         if prompt.startswith("Task: ") and prompt.split("\n", 1)[0][6:] in INSTRUCTIONS:
             task, inputs = read_inputs(prompt)
