@@ -164,3 +164,36 @@ def test_generate_writes_a_testset_that_eval_answers_reads(bikes):
     )
     assert scored.returncode == 0, scored.stderr
     assert scored.data["summary"]["token_f1"]["count"] == 5
+
+
+def test_index_contextualize_finds_chunks_by_context_and_returns_plain_passages(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Pump road tyres to six bar before a ride.")
+    replies = tmp_path / "ctx.json"
+    replies.write_text(json.dumps(["quokkaword: the tyre care guide"]))
+    idx = tmp_path / "idx"
+    args = (
+        "index",
+        docs,
+        "--index",
+        idx,
+        "--embedding",
+        "hash",
+        "--contextualize",
+        f"fake:{replies}",
+    )
+    assert ragkit(*args).returncode == 0
+    found = ragkit("query", idx, "quokkaword", "--retriever", "bm25", "--json", check_json=True)
+    assert found.returncode == 0, found.stderr
+    [hit] = found.data["results"]  # found through its context only
+    assert hit["text"] == "Pump road tyres to six bar before a ride."
+    assert hit["metadata"]["context"] == "quokkaword: the tyre care guide"
+    import sqlite3
+
+    rows = (
+        sqlite3.connect(idx / "contexts.sqlite")
+        .execute("SELECT count(*) FROM llm_cache")
+        .fetchone()
+    )
+    assert rows == (1,)
