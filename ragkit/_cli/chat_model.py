@@ -45,6 +45,13 @@ def make_chat_model(model: str, endpoint: str | None = None, timeout: float | No
     return ChatGoogleGenerativeAI(**kwargs)
 
 
+def count_option(name: str, default: int, help: str) -> Callable[..., Any]:
+    """A whole-number option of at least 1 (``--passages``, ``--size``, ``--max-concurrency``)."""
+    return click.option(
+        name, default=default, show_default=True, type=click.IntRange(min=1), help=help
+    )
+
+
 def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Adds ``--model``, ``--endpoint`` and ``--timeout`` to a command."""
     fn = click.option(

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ragkit._cli import output
-from ragkit._cli.chat_model import model_options
+from ragkit._cli.chat_model import count_option, model_options
 from ragkit._cli.guard import guarded
 
 
@@ -107,20 +107,8 @@ def _answer_embeddings(name: str, judge: str | None, metrics: str | None) -> Any
     help="With --answers: comma-separated answer metrics (default: the judged ones with --judge, "
     "and exact_match, token_f1, citations_retrieved, citations_relevant).",
 )
-@click.option(
-    "--passages",
-    default=4,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="With --answers: passages retrieved per question.",
-)
-@click.option(
-    "--max-concurrency",
-    default=8,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="With --answers: judge calls in flight at once.",
-)
+@count_option("--passages", 4, "With --answers: passages retrieved per question.")
+@count_option("--max-concurrency", 8, "With --answers: judge calls in flight at once.")
 @model_options
 @guarded
 def eval_cmd(

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ragkit._cli import output
-from ragkit._cli.chat_model import DEFAULT_MODEL, model_options
+from ragkit._cli.chat_model import DEFAULT_MODEL, count_option, model_options
 from ragkit._cli.guard import guarded
 
 
@@ -22,17 +22,9 @@ from ragkit._cli.guard import guarded
 @click.option(
     "--index", "index_dir", required=True, help="The index whose chunks the questions come from."
 )
-@click.option(
-    "--size", default=50, show_default=True, type=click.IntRange(min=1), help="Questions to keep."
-)
+@count_option("--size", 50, "Questions to keep.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the chunk order.")
-@click.option(
-    "--min-words",
-    default=30,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Chunks shorter than this are not used.",
-)
+@count_option("--min-words", 30, "Chunks shorter than this are not used.")
 @click.option(
     "-o",
     "--output",
@@ -41,7 +33,7 @@ from ragkit._cli.guard import guarded
     type=click.Path(dir_okay=False),
     help="The JSONL file to write.",
 )
-@click.option("--max-concurrency", default=8, show_default=True, type=click.IntRange(min=1))
+@count_option("--max-concurrency", 8, "Model calls in flight at once.")
 @model_options
 @guarded
 def generate_cmd(**flags: Any) -> None:

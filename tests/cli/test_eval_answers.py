@@ -31,6 +31,12 @@ def write_questions(root, records):
     return path
 
 
+def answer_eval(bikes, questions, model, judge, metrics, *more, **kw):
+    """``ragkit eval --answers`` over the bikes index with ``metrics``."""
+    args = ("--index", bikes / "idx", "--answers", questions, "--model", model)
+    return ragkit("eval", *args, "--judge", judge, "--metrics", metrics, *more, **kw)
+
+
 def test_answers_are_generated_retrieved_and_scored(bikes):
     questions = write_questions(
         bikes,
@@ -45,17 +51,11 @@ def test_answers_are_generated_retrieved_and_scored(bikes):
     )
     replies = bikes / "replies.json"
     replies.write_text(json.dumps(["Patch the tube [1].", "Pump to 80 to 100 psi [2]."]))
-    out = ragkit(
-        "eval",
-        "--index",
-        bikes / "idx",
-        "--answers",
+    out = answer_eval(
+        bikes,
         questions,
-        "--model",
         f"fake:{replies}",
-        "--judge",
         "overlap",
-        "--metrics",
         "faithfulness,context_precision,exact_match,token_f1,citations_retrieved",
         "--passages",
         "3",
@@ -93,17 +93,11 @@ def test_a_failing_judge_is_reported_not_fatal(bikes):
     replies.write_text(json.dumps(["Degrease it."]))
     judge = bikes / "judge.json"
     judge.write_text(json.dumps(["I'm sorry, I can't judge that."]))
-    out = ragkit(
-        "eval",
-        "--index",
-        bikes / "idx",
-        "--answers",
+    out = answer_eval(
+        bikes,
         questions,
-        "--model",
         f"fake:{replies}",
-        "--judge",
         f"fake:{judge}",
-        "--metrics",
         "context_precision,exact_match",
     )
     assert out.returncode == 0, out.stderr

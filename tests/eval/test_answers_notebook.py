@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from tests.eval.answers.helpers import run_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "answers.ipynb"
@@ -24,14 +24,7 @@ def test_the_answers_notebook_runs_offline_and_plots(monkeypatch):
         "GOOGLE_API_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb,
-        timeout=600,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
-    ).execute()
-    outputs = [o for c in nb.cells for o in c.get("outputs", [])]
+    outputs = run_notebook(NOTEBOOK)
     text = "".join(o.get("text", "") for o in outputs)
     assert "docs=50 model: overlap judge: overlap" in text
     assert "questions=30" in text

@@ -93,24 +93,30 @@ def _same_length(got: int, wanted: int, what: str) -> None:
         raise JudgeFailure("nonsense", f"{got} {what} for {wanted} statements")
 
 
+async def _supported_share(sample: AnswerSample, judge: Judge, field: str, task: str) -> float:
+    """The share of ``field``'s statements the judge finds in the retrieved contexts."""
+    text = require(sample, field)
+    contexts = require(sample, "retrieved_contexts")
+    found = await statements(judge, sample.user_input, text)
+    if not found:
+        raise Undefined(f"the {field} makes no statement")
+    prompt = render(task, {"context": "\n\n".join(contexts), "statements": found})
+    if task == "faithfulness":
+        bits = [v.verdict for v in (await judge.ask(prompt, _Verdicts)).verdicts]
+        _same_length(len(bits), len(found), "verdicts")
+    else:
+        bits = [c.attributed for c in (await judge.ask(prompt, _Attributions)).classifications]
+        _same_length(len(bits), len(found), "classifications")
+    return sum(bits) / len(found)
+
+
 class Faithfulness(AnswerMetric):
     name: ClassVar[str] = "faithfulness"
     needs = ("response", "retrieved_contexts")
     uses_judge = True
 
     async def score(self, sample: AnswerSample, ctx: MetricContext) -> float:
-        judge = ctx.need_judge(self.name)
-        response = require(sample, "response")
-        contexts = require(sample, "retrieved_contexts")
-        found = await statements(judge, sample.user_input, response)
-        if not found:
-            raise Undefined("the response makes no statement")
-        reply = await judge.ask(
-            render("faithfulness", {"context": "\n\n".join(contexts), "statements": found}),
-            _Verdicts,
-        )
-        _same_length(len(reply.verdicts), len(found), "verdicts")
-        return sum(v.verdict for v in reply.verdicts) / len(found)
+        return await _supported_share(sample, ctx.need_judge(self.name), "response", self.name)
 
 
 class AnswerRelevancy(AnswerMetric):
@@ -164,18 +170,7 @@ class ContextRecall(AnswerMetric):
     uses_judge = True
 
     async def score(self, sample: AnswerSample, ctx: MetricContext) -> float:
-        judge = ctx.need_judge(self.name)
-        reference = require(sample, "reference")
-        contexts = require(sample, "retrieved_contexts")
-        found = await statements(judge, sample.user_input, reference)
-        if not found:
-            raise Undefined("the reference makes no statement")
-        reply = await judge.ask(
-            render("context_recall", {"context": "\n\n".join(contexts), "statements": found}),
-            _Attributions,
-        )
-        _same_length(len(reply.classifications), len(found), "classifications")
-        return sum(c.attributed for c in reply.classifications) / len(found)
+        return await _supported_share(sample, ctx.need_judge(self.name), "reference", self.name)
 
 
 async def _factual_f1(

@@ -23,3 +23,14 @@ class TableEmbeddings(Embeddings):
 
 def js(**fields: Any) -> str:
     return json.dumps(fields)
+
+
+def run_notebook(path: Any) -> list[dict[str, Any]]:
+    """Execute the notebook at ``path`` in its folder (nbclient); its cells' outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    folder = {"metadata": {"path": str(path.parent)}}
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources=folder).execute()
+    return [o for c in nb.cells for o in c.get("outputs", [])]
