@@ -1,0 +1,267 @@
+"""The OpenAI emulator's HTTP server: routing, key check, models, faults, scripted replies, log.
+
+Usage:
+    >>> emu = OpenAIEmulator(api_key="sk-test").start()
+    >>> emu.base_url.startswith("http://127.0.0.1:")
+    True
+    >>> emu.fail("chat", status=429, retry_after="0.01")   # next chat call answers 429
+    >>> emu.reply("chat", {"role": "assistant", "content": "Scripted"})  # then this message
+    >>> emu.stop()
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from . import replies
+from .faults import Fault, FaultQueue
+
+ROUTES = {
+    ("POST", "/v1/chat/completions"): "chat",
+    ("POST", "/v1/completions"): "completions",
+    ("POST", "/v1/embeddings"): "embeddings",
+    ("GET", "/v1/models"): "models",
+}
+MODELS = {
+    "gpt-4o-mini",
+    "gpt-4o",
+    "gpt-3.5-turbo",
+    "gpt-3.5-turbo-instruct",
+    "text-embedding-3-small",
+    "text-embedding-ada-002",
+    "llama3",
+}
+
+
+@dataclass
+class LoggedRequest:
+    """One request the emulator received and the status it answered (0: connection cut)."""
+
+    method: str
+    path: str
+    rpc: str
+    headers: dict[str, str]
+    body: Any
+    status: int = 0
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, kind: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class OpenAIEmulator:
+    """A local OpenAI-compatible API on 127.0.0.1 (port chosen by the OS); ``base_url`` ends in ``/v1``."""
+
+    def __init__(self, api_key: str = "sk-emulator-key-0123456789") -> None:
+        self.api_key = api_key
+        self.models = set(MODELS)
+        self.log: list[LoggedRequest] = []
+        self.faults = FaultQueue()
+        self._scripts: dict[str, deque[Any]] = defaultdict(deque)
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- life cycle --------------------------------------------------------------------
+    def start(self) -> OpenAIEmulator:
+        handler = type("Handler", (_Handler,), {"emulator": self})
+        self._server = _Server(("127.0.0.1", 0), handler)
+        thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.01,), name="openai-emulator", daemon=True
+        )
+        thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> OpenAIEmulator:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start() the emulator first"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    # -- test controls -------------------------------------------------------------------
+    def fail(self, rpc: str, times: int = 1, **spec: Any) -> None:
+        """Serve a :class:`Fault` (see its fields) on the next ``times`` calls of ``rpc``."""
+        self.faults.add(Fault(rpc=rpc, **spec), times)  # type: ignore[arg-type]
+
+    def reply(self, rpc: str, message: dict[str, Any]) -> None:
+        """Answer the next ``chat`` call with this assistant ``message`` (streamed if asked)."""
+        with self._lock:
+            self._scripts[rpc].append(message)
+
+    def requests(self, rpc: str | None = None) -> list[LoggedRequest]:
+        with self._lock:
+            return [r for r in self.log if rpc is None or r.rpc == rpc]
+
+    def bodies(self, rpc: str) -> list[Any]:
+        return [r.body for r in self.requests(rpc)]
+
+    def reset(self) -> None:
+        with self._lock:
+            self.log.clear()
+            self._scripts.clear()
+        self.faults.clear()
+
+    def _scripted(self, rpc: str) -> Any:
+        with self._lock:
+            queue = self._scripts.get(rpc)
+            return queue.popleft() if queue else None
+
+    def _record(self, entry: LoggedRequest) -> None:
+        with self._lock:
+            self.log.append(entry)
+
+    # -- replies -----------------------------------------------------------------------
+    def answer(self, rpc: str, body: dict[str, Any]) -> tuple[Any, list[dict[str, Any]] | None]:
+        """``(reply, None)``, or ``(None, chunks)`` for a streamed request."""
+        if rpc == "models":
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "emu"}
+                for m in sorted(self.models)
+            ]
+            return {"object": "list", "data": data}, None
+        model = body.get("model")
+        if model not in self.models:
+            raise ApiError(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                "invalid_request_error",
+                "model_not_found",
+            )
+        stream = bool(body.get("stream"))
+        if rpc == "embeddings":
+            return replies.embeddings(body), None
+        if rpc == "completions":
+            return (
+                (None, replies.completion_chunks(body))
+                if stream
+                else (replies.completion(body), None)
+            )
+        if not body.get("messages"):
+            raise ApiError(400, "'messages' is a required property", "invalid_request_error")
+        message = self._scripted(rpc) or replies.chat_message(body)
+        if stream:
+            return None, replies.chat_chunks(body, message)
+        return replies.chat_completion(body, message), None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that time out and hang up are part of the tests
+
+
+class _Handler(BaseHTTPRequestHandler):
+    emulator: OpenAIEmulator
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        path = self.path.split("?", 1)[0]
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        rpc = ROUTES.get((self.command, path), "unknown")
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = raw.decode(errors="replace")
+        entry = LoggedRequest(self.command, path, rpc, dict(self.headers.items()), body)
+        self.emulator._record(entry)
+        fault: Fault | None = self.emulator.faults.take(rpc)  # type: ignore[assignment]
+        if fault is not None and fault.delay:
+            time.sleep(fault.delay)
+        try:
+            if self.headers.get("Authorization") != f"Bearer {self.emulator.api_key}":
+                raise ApiError(
+                    401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
+                )
+            if rpc == "unknown":
+                raise ApiError(404, f"Unknown path {self.command} {path}", "invalid_request_error")
+            if fault is not None and fault.status:
+                raise ApiError(
+                    fault.status,
+                    fault.message or f"Injected failure {fault.status}",
+                    "server_error",
+                )
+            if fault is not None and fault.malformed:
+                entry.status = 200
+                self._send(200, b'{"id": "chatcmpl-emu", "choices": [ {"index": ', {})
+                return
+            if not isinstance(body, dict):
+                raise ApiError(400, "the body is not a JSON object", "invalid_request_error")
+            reply, chunks = self.emulator.answer(rpc, body)
+        except ApiError as e:
+            entry.status = e.status
+            headers = {"Retry-After": fault.retry_after} if fault and fault.retry_after else {}
+            self._send(e.status, json.dumps(e.body).encode(), headers)
+            return
+        entry.status = 200
+        if chunks is None:
+            self._send(200, json.dumps(reply).encode(), {})
+        else:
+            self._stream(chunks, fault)
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _stream(self, chunks: list[dict[str, Any]], fault: Fault | None) -> None:
+        """Server-sent events in HTTP chunks, one event per chunk, ending in ``data: [DONE]``."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+        def write(raw: bytes) -> None:
+            self.wfile.write(b"%X\r\n%s\r\n" % (len(raw), raw))
+            self.wfile.flush()
+
+        for i, chunk in enumerate(chunks):
+            event = b"data: " + json.dumps(chunk).encode() + b"\n\n"
+            if fault is not None and fault.cut_after == i:
+                write(event[: len(event) // 2])  # half an event, then the connection goes
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            write(event)
+        write(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
