@@ -23,7 +23,7 @@ RANK: dict[str, int] = {
         ["errors", "_lazy", "_json", "_unicode", "_schema", "_templates", "_mustache"], 0
     ),
     **dict.fromkeys(["core", "documents"], 1),
-    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google"], 2),
+    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google", "_openai"], 2),
     "prompts": 3,
     "parsers": 4,
     **dict.fromkeys(["models", "tools"], 5),
