@@ -179,7 +179,33 @@ def to_openai_tool(schema: dict[str, Any], strict: bool | None = None) -> dict[s
     }
     if strict is not None:
         function["strict"] = strict
+    if strict and "parameters" in function:
+        function["parameters"] = strict_schema(function["parameters"])
     return {"type": "function", "function": function}
+
+
+def strict_schema(schema: Any) -> Any:
+    """A copy of ``schema`` in OpenAI's strict form: at every level, every property required
+    and no additional properties (``properties``, ``items``, ``anyOf``, ``allOf``, ``$defs``)."""
+    if isinstance(schema, list):
+        return [strict_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: strict_schema(v) if k in _NESTED else v for k, v in schema.items()}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: strict_schema(v) for k, v in out["properties"].items()}
+        if out["properties"]:
+            out["required"] = list(out["properties"])
+    for key in ("$defs", "definitions"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: strict_schema(v) for k, v in out[key].items()}
+    closed = "required" in out or out.get("properties") == {} or "additionalProperties" in out
+    if closed:
+        out["additionalProperties"] = False
+    return out
+
+
+_NESTED = ("items", "anyOf", "allOf")
 
 
 def tool_choice(choice: Any, names: list[str]) -> Any:
@@ -199,14 +225,15 @@ def _named(name: str) -> dict[str, Any]:
 
 def response_format(spec: OutputSchema, strict: bool | None) -> dict[str, Any]:
     """The ``json_schema`` response format of ``spec``: OpenAI's strict form of a pydantic
-    class (the SDK's own conversion), else the schema with ``strict`` (False unless given)."""
-    if spec.kind == "pydantic" and strict is not False:
+    class (the SDK's own conversion, whatever ``strict`` says, as langchain-openai sends it),
+    else the schema with ``strict`` (False unless given; True makes it strict)."""
+    if spec.kind == "pydantic":
         from openai.lib._parsing import type_to_response_format_param
 
         return dict(type_to_response_format_param(spec.model))  # type: ignore[arg-type]
     function: dict[str, Any] = {"name": spec.name}
     if spec.description:
         function["description"] = spec.description
-    function["schema"] = spec.parameters
+    function["schema"] = strict_schema(spec.parameters) if strict else spec.parameters
     function["strict"] = bool(strict)
     return {"type": "json_schema", "json_schema": function}
