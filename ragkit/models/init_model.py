@@ -31,8 +31,9 @@ PROVIDERS: dict[str, tuple[str, str]] = {
 }
 """Provider name -> (module, class) of its chat model."""
 
+OPENAI_STARTS = ("gpt-", "o1", "o3", "chatgpt", "text-davinci")
 _PREFIXES = (
-    (("gpt-", "o1", "o3", "chatgpt", "text-davinci"), "openai"),
+    (OPENAI_STARTS, "openai"),
     (("gemini",), "google_genai"),
 )
 
