@@ -76,6 +76,10 @@ class OpenAISettings(BaseModel):
     """Retries after the first attempt (``None``: the SDK's 2)."""
     default_headers: dict[str, str] | None = None
     default_query: dict[str, object] | None = None
+    http_client: Any = None
+    """An ``httpx.Client`` for the SDK (proxies, certificates, transports)."""
+    http_async_client: Any = None
+    """An ``httpx.AsyncClient`` for the async calls."""
 
     _client: Any = PrivateAttr(default=None)
     _async_clients: Any = PrivateAttr(default_factory=weakref.WeakKeyDictionary)
@@ -136,4 +140,7 @@ class OpenAISettings(BaseModel):
             ) from e
         kind = openai.AsyncOpenAI if is_async else openai.OpenAI
         options = {k: v for k, v in self._client_options().items() if v is not None}
+        http = self.http_async_client if is_async else self.http_client
+        if http is not None:
+            options["http_client"] = http
         return kind(**options)

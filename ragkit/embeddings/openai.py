@@ -36,6 +36,7 @@ class OpenAIEmbeddings(OpenAISettings, Embeddings):
     chunk_size: int = 1000
     """Texts per request."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
+    max_retries: int | None = 2
     check_embedding_ctx_length: bool = False
     """Kept for langchain-openai's signature; ragkit always sends text (see the module)."""
 

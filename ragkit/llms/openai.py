@@ -42,6 +42,7 @@ class OpenAI(OpenAISettings, BaseLLM):
     logprobs: int | None = None
     logit_bias: dict[str, float] | None = None
     streaming: bool = False
+    max_retries: int | None = 2
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     extra_body: dict[str, Any] | None = None
 

@@ -65,7 +65,7 @@ class ModelChoice:
                 f"model {self.model!r}: unknown provider {prefix!r}; use openai:NAME (any "
                 "OpenAI-compatible server, with --base-url) or gemini:NAME"
             )
-        if self.model.startswith(_OPENAI_STARTS):
+        if self.model.lower().startswith(_OPENAI_STARTS):
             return "openai", self.model
         return "google_genai", self.model
 

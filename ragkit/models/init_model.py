@@ -4,8 +4,9 @@
 or ``init_chat_model("gemini-2.0-flash", model_provider="google_genai")``; other keyword
 arguments go to the model class (``temperature``, ``base_url``, ``api_key``, ``timeout`` ...).
 Without ``model_provider`` or a ``provider:`` prefix the provider is read from the name's
-start, as LangChain does (``gpt-``, ``o1``, ``o3``, ``chatgpt``, ``text-davinci`` → openai;
-``gemini`` → google_genai). ``model=None`` gives a model chosen per call from
+start, as LangChain does (``gpt-``, ``o1``, ``o3``, ``chatgpt``, ``text-davinci`` → openai),
+except that ``gemini...`` is ``google_genai`` (LangChain infers ``google_vertexai``, which
+ragkit does not have). ``model=None`` gives a model chosen per call from
 ``config={"configurable": {"model": ..., "model_provider": ...}}``.
 
 Example:
@@ -55,7 +56,9 @@ def split_model(model: str, model_provider: str | None = None) -> tuple[str, str
         if prefix.replace("-", "_").lower() in PROVIDERS:
             model_provider, model = prefix, rest
     if not model_provider:
-        model_provider = next((p for starts, p in _PREFIXES if model.startswith(starts)), None)
+        model_provider = next(
+            (p for starts, p in _PREFIXES if model.lower().startswith(starts)), None
+        )
     if not model_provider:
         raise ConfigurationError(
             f"Unable to infer the model provider of model={model!r}: pass model_provider= "

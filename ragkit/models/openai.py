@@ -60,6 +60,10 @@ _SAMPLING = (
     "logprobs",
     "top_logprobs",
     "logit_bias",
+    "reasoning_effort",
+    "verbosity",
+    "service_tier",
+    "store",
 )
 
 
@@ -77,6 +81,11 @@ class ChatOpenAI(OpenAISettings, BaseChatModel):
     logprobs: bool | None = None
     top_logprobs: int | None = None
     logit_bias: dict[int, int] | None = None
+    reasoning_effort: str | None = None
+    """For reasoning models: ``"minimal"``, ``"low"``, ``"medium"`` or ``"high"``."""
+    verbosity: str | None = None
+    service_tier: str | None = None
+    store: bool | None = None
     stop: list[str] | str | None = Field(default=None, alias="stop_sequences")
     streaming: bool = False
     """``invoke`` streams and merges the pieces (callbacks see each token)."""

@@ -60,3 +60,20 @@ def test_configurable_model_picks_per_call(emulator: OpenAIEmulator) -> None:
     assert chosen.model_name == "gpt-4o-mini" and chosen.temperature == 0.5
     with pytest.raises(ConfigurationError, match="needs config"):
         init_chat_model().invoke("hi")
+
+
+@pytest.mark.parametrize(
+    "name", ["gpt-4o-mini", "openai:gpt-4o", "o3-mini", "GPT-4o", "chatgpt-4o-latest"]
+)
+def test_same_choice_as_langchain(emulator: OpenAIEmulator, name: str) -> None:
+    from langchain.chat_models import init_chat_model as lc_init_chat_model
+
+    kwargs = {"base_url": emulator.base_url, "api_key": emulator.api_key, "temperature": 0.2}
+    ours, theirs = init_chat_model(name, **kwargs), lc_init_chat_model(name, **kwargs)
+    assert type(ours).__name__ == type(theirs).__name__ == "ChatOpenAI"
+    assert ours.model_name == theirs.model_name and ours.temperature == theirs.temperature
+    emulator.models.add(ours.model_name)
+    ours.invoke("hi")
+    theirs.invoke("hi")
+    first, second = emulator.bodies("chat")
+    assert first == second
