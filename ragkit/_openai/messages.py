@@ -138,11 +138,11 @@ def to_ai_message(completion: Any) -> AIMessage:
     )
 
 
-def to_chunk(chunk: Any) -> tuple[AIMessageChunk, str | None]:
-    """A ``ChatCompletionChunk`` as an AIMessageChunk, and its finish reason (if any)."""
+def to_chunk(chunk: Any) -> AIMessageChunk:
+    """A ``ChatCompletionChunk`` as an AIMessageChunk."""
     usage = usage_metadata(chunk.usage)
     if not chunk.choices:
-        return AIMessageChunk(content="", usage_metadata=usage, id=chunk.id), None
+        return AIMessageChunk(content="", usage_metadata=usage, id=chunk.id)
     choice = chunk.choices[0]
     delta = choice.delta
     pieces = [
@@ -162,14 +162,13 @@ def to_chunk(chunk: Any) -> tuple[AIMessageChunk, str | None]:
             "model_name": chunk.model,
             "system_fingerprint": chunk.system_fingerprint,
         }
-    message = AIMessageChunk(
+    return AIMessageChunk(
         content=delta.content or "",
         tool_call_chunks=pieces,
         usage_metadata=usage,
         response_metadata=metadata,
         id=chunk.id,
     )
-    return message, choice.finish_reason
 
 
 def to_openai_tool(schema: dict[str, Any], strict: bool | None = None) -> dict[str, Any]:

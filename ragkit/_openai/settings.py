@@ -21,9 +21,10 @@ import threading
 import weakref
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
+from pydantic import BaseModel, Field, PrivateAttr, SecretStr
 
 from ragkit._google.keys import clean_api_key
+from ragkit._google.settings import GoogleSettings
 from ragkit.errors import ConfigurationError
 
 KEY_VARIABLE = "OPENAI_API_KEY"
@@ -57,12 +58,9 @@ def resolve_key(value: SecretStr | str | None, owner: str) -> SecretStr:
 class OpenAISettings(BaseModel):
     """Key, server, organization, timeout and retries (mixed into each OpenAI class)."""
 
-    model_config = ConfigDict(
-        populate_by_name=True,
-        arbitrary_types_allowed=True,
-        protected_namespaces=(),
-        hide_input_in_errors=True,  # the inputs include the API key
-    )
+    # by name or alias, any field type, and validation errors that do not echo the inputs
+    # (they include the API key): the settings of every keyed class
+    model_config = GoogleSettings.model_config
 
     openai_api_key: SecretStr | None = Field(default=None, alias="api_key")
     """The API key (else ``OPENAI_API_KEY``)."""

@@ -129,12 +129,20 @@ class ChatOpenAI(OpenAISettings, BaseChatModel):
         payload["messages"] = to_openai_messages(messages)
         return payload
 
-    def _stream_payload(self, payload: dict[str, Any], usage: bool | None) -> dict[str, Any]:
-        payload = {**payload, "stream": True}
+    def _request(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        stream: bool,
+    ) -> dict[str, Any]:
+        """The request body: ``stream`` and, for streams, ``stream_options`` when usage is wanted."""
+        usage = kwargs.pop("stream_usage", None)
+        payload = {**self._payload(messages, stop, **kwargs), "stream": stream}
         wanted = self.stream_usage if usage is None else usage
         if wanted is None:
-            wanted = self.openai_api_base is None
-        if wanted:
+            wanted = self.openai_api_base is None  # OpenAI's own API; other servers may refuse it
+        if stream and wanted:
             payload["stream_options"] = {"include_usage": True}
         return payload
 
@@ -144,22 +152,19 @@ class ChatOpenAI(OpenAISettings, BaseChatModel):
     ) -> AIMessage:
         if self.streaming:
             return _merge(self._stream(messages, stop, **kwargs))
-        kwargs.pop("stream_usage", None)
-        payload = {**self._payload(messages, stop, **kwargs), "stream": False}
+        payload = self._request(messages, stop, kwargs, stream=False)
         with failures(self._where()):
             return to_ai_message(self._sdk().chat.completions.create(**payload))
 
     def _stream(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
-        usage = kwargs.pop("stream_usage", None)
-        payload = self._stream_payload(self._payload(messages, stop, **kwargs), usage)
-        where = self._where()
+        payload, where = self._request(messages, stop, kwargs, stream=True), self._where()
         with failures(where):
             stream = self._sdk().chat.completions.create(**payload)
         with stream:
             for chunk in checked_stream(stream, choice_finish, where):
-                yield to_chunk(chunk)[0]
+                yield to_chunk(chunk)
 
     # -- async -------------------------------------------------------------------------
     async def _agenerate(
@@ -170,22 +175,19 @@ class ChatOpenAI(OpenAISettings, BaseChatModel):
             async for chunk in self._astream(messages, stop, **kwargs):
                 merged = chunk if merged is None else merged + chunk
             return message_chunk_to_message(merged or AIMessageChunk(content=""))  # type: ignore[return-value]
-        kwargs.pop("stream_usage", None)
-        payload = {**self._payload(messages, stop, **kwargs), "stream": False}
+        payload = self._request(messages, stop, kwargs, stream=False)
         with failures(self._where()):
             return to_ai_message(await self._sdk(True).chat.completions.create(**payload))
 
     async def _astream(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
-        usage = kwargs.pop("stream_usage", None)
-        payload = self._stream_payload(self._payload(messages, stop, **kwargs), usage)
-        where = self._where()
+        payload, where = self._request(messages, stop, kwargs, stream=True), self._where()
         with failures(where):
             stream = await self._sdk(True).chat.completions.create(**payload)
         async with stream:
             async for chunk in achecked_stream(stream, choice_finish, where):
-                yield to_chunk(chunk)[0]
+                yield to_chunk(chunk)
 
     # -- tools and structured output ---------------------------------------------------
     def bind_tools(
@@ -215,21 +217,11 @@ class ChatOpenAI(OpenAISettings, BaseChatModel):
             kwargs["parallel_tool_calls"] = parallel_tool_calls
         return self.bind(tools=formatted, **kwargs)
 
-    def with_structured_output(
-        self,
-        schema: Any,
-        method: str | None = None,
-        *,
-        include_raw: bool = False,
-        strict: bool | None = None,
-        **kwargs: Any,
-    ) -> Runnable[Any, Any]:
-        chosen = method or self._structured_output_method
+    def _structured_method(self, method: str | None) -> str:
+        chosen = super()._structured_method(method)
         if chosen == "json_schema" and _no_json_schema(self.model_name):
-            chosen = "function_calling"
-        return super().with_structured_output(
-            schema, chosen, include_raw=include_raw, strict=strict, **kwargs
-        )
+            return "function_calling"
+        return chosen
 
     def _bind_structured_output(
         self, method: str, spec: OutputSchema, strict: bool | None, kwargs: dict[str, Any]

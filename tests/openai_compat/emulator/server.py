@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
-from collections import defaultdict, deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.google.gemini_emulator.server import Emulator
+from tests.google.gemini_emulator.server import _Handler as GeminiHandler
+
 from . import replies
-from .faults import Fault, FaultQueue
+from .faults import Fault
 
 ROUTES = {
     ("POST", "/v1/chat/completions"): "chat",
@@ -59,76 +60,32 @@ class ApiError(Exception):
         self.body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-class OpenAIEmulator:
-    """A local OpenAI-compatible API on 127.0.0.1 (port chosen by the OS); ``base_url`` ends in ``/v1``."""
+class OpenAIEmulator(Emulator):
+    """A local OpenAI-compatible API on 127.0.0.1 (port chosen by the OS); ``base_url`` ends in
+    ``/v1``. Life cycle, scripted replies, the log and ``reset`` are the Gemini emulator's."""
 
     def __init__(self, api_key: str = "sk-emulator-key-0123456789") -> None:
-        self.api_key = api_key
+        super().__init__(api_key)
         self.models = set(MODELS)
-        self.log: list[LoggedRequest] = []
-        self.faults = FaultQueue()
-        self._scripts: dict[str, deque[Any]] = defaultdict(deque)
-        self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self.log: list[LoggedRequest] = []  # type: ignore[assignment]
 
-    # -- life cycle --------------------------------------------------------------------
-    def start(self) -> OpenAIEmulator:
-        handler = type("Handler", (_Handler,), {"emulator": self})
-        self._server = _Server(("127.0.0.1", 0), handler)
-        thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.01,), name="openai-emulator", daemon=True
-        )
-        thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+    def _handler_base(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     def __enter__(self) -> OpenAIEmulator:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        return self.start()  # type: ignore[return-value]
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "start() the emulator first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.url}/v1"
 
-    # -- test controls -------------------------------------------------------------------
     def fail(self, rpc: str, times: int = 1, **spec: Any) -> None:
         """Serve a :class:`Fault` (see its fields) on the next ``times`` calls of ``rpc``."""
         self.faults.add(Fault(rpc=rpc, **spec), times)  # type: ignore[arg-type]
 
-    def reply(self, rpc: str, message: dict[str, Any]) -> None:
-        """Answer the next ``chat`` call with this assistant ``message`` (streamed if asked)."""
-        with self._lock:
-            self._scripts[rpc].append(message)
-
-    def requests(self, rpc: str | None = None) -> list[LoggedRequest]:
-        with self._lock:
-            return [r for r in self.log if rpc is None or r.rpc == rpc]
-
     def bodies(self, rpc: str) -> list[Any]:
+        """The request bodies of ``rpc`` calls, in order."""
         return [r.body for r in self.requests(rpc)]
-
-    def reset(self) -> None:
-        with self._lock:
-            self.log.clear()
-            self._scripts.clear()
-        self.faults.clear()
-
-    def _scripted(self, rpc: str) -> Any:
-        with self._lock:
-            queue = self._scripts.get(rpc)
-            return queue.popleft() if queue else None
-
-    def _record(self, entry: LoggedRequest) -> None:
-        with self._lock:
-            self.log.append(entry)
 
     # -- replies -----------------------------------------------------------------------
     def answer(self, rpc: str, body: dict[str, Any]) -> tuple[Any, list[dict[str, Any]] | None]:
@@ -164,30 +121,11 @@ class OpenAIEmulator:
         return replies.chat_completion(body, message), None
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+class _Handler(GeminiHandler):
+    """The Gemini emulator's handler (threads, TCP_NODELAY, quiet log, JSON replies) with the
+    OpenAI routes, key check and faults."""
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # clients that time out and hang up are part of the tests
-
-
-class _Handler(BaseHTTPRequestHandler):
-    emulator: OpenAIEmulator
-    protocol_version = "HTTP/1.1"
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    def do_POST(self) -> None:
-        self._handle()
+    emulator: OpenAIEmulator  # type: ignore[assignment]
 
     def _handle(self) -> None:
         path = self.path.split("?", 1)[0]
@@ -234,16 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._stream(chunks, fault)
 
-    def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def _stream(self, chunks: list[dict[str, Any]], fault: Fault | None) -> None:
+    def _stream(self, chunks: list[dict[str, Any]], fault: Fault | None) -> None:  # type: ignore[override]
         """Server-sent events in HTTP chunks, one event per chunk, ending in ``data: [DONE]``."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
