@@ -48,6 +48,15 @@ def test_429_honours_retry_after_then_fails_naming_the_server(
     _no_key(err)
 
 
+def test_retry_after_sets_the_wait(emulator: OpenAIEmulator, openai_kwargs: dict) -> None:
+    # the SDK's own first back-off is at most 0.5 s; Retry-After asks for 1.2 s
+    emulator.fail("chat", status=503, retry_after="1.2")
+    assert _chat(openai_kwargs, max_retries=1).invoke("hi").content == "You said: hi"
+    first, second = emulator.requests("chat")
+    assert (first.status, second.status) == (503, 200)
+    assert second.received - first.received >= 1.2
+
+
 def test_unknown_model_is_404_not_retried(emulator: OpenAIEmulator, openai_kwargs: dict) -> None:
     with pytest.raises(OpenAIAPIError) as info:
         ChatOpenAI(model="no-such-model", max_retries=3, **openai_kwargs).invoke("hi")

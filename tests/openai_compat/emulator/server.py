@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -51,6 +51,8 @@ class LoggedRequest:
     headers: dict[str, str]
     body: Any
     status: int = 0
+    received: float = field(default_factory=time.monotonic)
+    """When it arrived (``time.monotonic()``), to check the waits between retries."""
 
 
 class ApiError(Exception):
