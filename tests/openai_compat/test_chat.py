@@ -183,3 +183,14 @@ def test_old_models_use_function_calling_for_json_schema(
     llm = ChatOpenAI(model="gpt-3.5-turbo", **openai_kwargs)
     assert llm.with_structured_output(Joke).invoke("x") == Joke(setup="setup text", rating=7)
     assert "tools" in emulator.bodies("chat")[0]
+
+
+def test_tool_call_with_broken_arguments_is_an_invalid_tool_call(
+    emulator: OpenAIEmulator, openai_kwargs: dict
+) -> None:
+    bad = {"id": "call_x", "type": "function", "function": {"name": "add", "arguments": "{1,"}}
+    emulator.reply("chat", {"role": "assistant", "content": None, "tool_calls": [bad]})
+    reply = ChatOpenAI(model="gpt-4o-mini", **openai_kwargs).invoke("x")
+    assert reply.tool_calls == []
+    (invalid,) = reply.invalid_tool_calls
+    assert invalid["name"] == "add" and invalid["args"] == "{1," and invalid["id"] == "call_x"

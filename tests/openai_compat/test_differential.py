@@ -251,3 +251,19 @@ def test_embeddings(emulator: OpenAIEmulator, openai_kwargs: dict, extra: dict) 
     assert np.allclose(ours, theirs)
     ours, theirs = _both(emulator, lambda e: e.embed_query("what?"), make, "embeddings")
     assert np.allclose(ours, theirs)
+
+
+def test_async_invoke_and_stream(emulator: OpenAIEmulator, openai_kwargs: dict) -> None:
+    import asyncio
+
+    async def both(m: Any) -> tuple[Any, Any]:
+        whole = await m.ainvoke(MESSAGES)
+        return whole, _merged([c async for c in m.astream(MESSAGES)])
+
+    ours, theirs = _both(
+        emulator,
+        lambda m: asyncio.run(both(m)),
+        _chat(openai_kwargs, model="gpt-4o-mini", stream_usage=True),
+    )
+    assert [m.content for m in ours] == [m.content for m in theirs]
+    assert [_usage(m) for m in ours] == [_usage(m) for m in theirs]
