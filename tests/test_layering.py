@@ -24,7 +24,7 @@ RANK: dict[str, int] = {
         0,
     ),
     **dict.fromkeys(["core", "documents"], 1),
-    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google"], 2),
+    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google", "_openai"], 2),
     "prompts": 3,
     "parsers": 4,
     **dict.fromkeys(["models", "tools", "caches"], 5),

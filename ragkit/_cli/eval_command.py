@@ -100,7 +100,8 @@ def _answer_embeddings(name: str, judge: str | None, metrics: str | None) -> Any
 )
 @click.option(
     "--judge",
-    help="The judge of the answers: gemini:NAME, fake:FILE.json or overlap (word overlap, offline).",
+    help="The judge of the answers: openai:NAME, gemini:NAME, fake:FILE.json or overlap (word "
+    "overlap, offline); served as --model is (--base-url, --model-key-file).",
 )
 @click.option(
     "--metrics",

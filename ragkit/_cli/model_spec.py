@@ -1,9 +1,11 @@
 """One place that turns a model spec string into a chat model, for every command.
 
-Specs: ``gemini:NAME`` (or ``google_genai:NAME``, or a bare Gemini name), ``fake:FILE.json``
-(a scripted :class:`ragkit.models.FakeChatModel` replaying the JSON list of replies in the
-file), ``overlap`` (the offline :class:`ragkit.eval.answers.OverlapJudge`). ``openai:NAME``
-is recognised and reported as not available in this build.
+Specs: ``openai:NAME`` (any OpenAI-compatible server, with the command's ``--base-url``),
+``gemini:NAME`` (or ``google_genai:NAME``, or a bare Gemini name): both built by
+:func:`ragkit._cli.chat_model.make_chat_model` (:class:`ragkit.models.choice.ModelChoice`, the
+way every command builds its model, keys from the environment or ``--model-key-file``);
+``fake:FILE.json`` (a scripted :class:`ragkit.models.FakeChatModel` replaying the JSON list of
+replies in the file) and ``overlap`` (the offline :class:`ragkit.eval.answers.OverlapJudge`).
 
 Example:
     >>> type(chat_model_from_spec("overlap")).__name__
@@ -62,18 +64,14 @@ def chat_model_from_spec(spec: str, settings: ModelSettings | None = None) -> An
         return OverlapJudge()
     if provider == "fake":
         return _fake(name)
-    if provider == "google_genai":
+    if provider in ("google_genai", "openai"):
         from ragkit._cli.chat_model import make_chat_model
 
         if not name:
             raise ConfigurationError(f"model {spec!r}: no model name after the provider")
-        return make_chat_model(name, settings.endpoint, settings.timeout)
-    if provider == "openai":
-        raise ConfigurationError(
-            f"model {spec!r}: OpenAI-compatible models are not in this build of ragkit yet"
-        )
+        return make_chat_model(spec.strip(), settings.endpoint, settings.timeout)
     raise ConfigurationError(
-        f"model {spec!r}: unknown provider {provider!r}; use gemini:NAME, fake:FILE.json or overlap"
+        f"model {spec!r}: unknown provider {provider!r}; use openai:NAME, gemini:NAME, fake:FILE.json or overlap"
     )
 
 

@@ -33,8 +33,12 @@ def test_gemini_specs_carry_endpoint_and_timeout(monkeypatch):
     assert model.model.endswith("gemini-2.0-flash") and model.timeout == 5
 
 
-def test_unknown_and_unavailable_providers_are_errors():
-    with pytest.raises(ConfigurationError, match="not in this build"):
-        chat_model_from_spec("openai:gpt-4o-mini")
+def test_openai_specs_build_chat_openai(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real-0123")
+    model = chat_model_from_spec("openai:llama3.1", ModelSettings(timeout=7))
+    assert type(model).__name__ == "ChatOpenAI" and model.model_name == "llama3.1"
+
+
+def test_unknown_providers_are_errors():
     with pytest.raises(ConfigurationError, match="unknown provider 'x'"):
         chat_model_from_spec("x:y")
