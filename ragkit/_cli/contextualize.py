@@ -1,7 +1,9 @@
 """``ragkit index --contextualize SPEC``: the contextual-retrieval step and where its cache lives.
 
 Contexts are cached in ``contexts.sqlite`` inside a folder index (beside its embedding cache),
-or in ``RAGKIT_CONTEXT_CACHE`` (a file path) when set, which a PostgreSQL index needs.
+or in ``RAGKIT_CONTEXT_CACHE`` (a file path) when set, which a PostgreSQL index needs. The
+model's server is ``RAGKIT_BASE_URL`` when set (``ragkit index`` has no ``--base-url``); its
+key comes from the environment as for every command.
 
 Example:
     >>> cache_path("my-index", {}).name
@@ -36,11 +38,11 @@ def cache_path(index: str, environ: Mapping[str, str] | None = None) -> Path:
 
 def with_contexts(options: Any, spec: str, index: str) -> Any:
     """``options`` with a Contextualizer for the model ``spec`` names."""
-    from ragkit._cli.model_spec import chat_model_from_spec
+    from ragkit._cli.model_spec import ModelSettings, chat_model_from_spec
     from ragkit.caches import SQLiteCache
     from ragkit.indexing.contextual import Contextualizer
 
-    model = chat_model_from_spec(spec)
+    model = chat_model_from_spec(spec, ModelSettings(endpoint=os.environ.get("RAGKIT_BASE_URL")))
     cache = SQLiteCache(str(cache_path(index)))
     return replace(options, contextualize=Contextualizer(model, cache=cache))
 
