@@ -161,6 +161,13 @@ def _register() -> None:
     "out among the actors].",
 )
 @click.option(
+    "--contextualize",
+    envvar="RAGKIT_CONTEXTUALIZE",
+    help="A chat model (gemini:NAME, fake:FILE.json, ...) that writes a short context for each "
+    "chunk from its whole document, embedded and BM25-indexed with it (contextual retrieval); "
+    "contexts are cached per document, chunk, model and prompt.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
@@ -186,6 +193,7 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
       ragkit index docs/ --index my-index --engine ray --address auto --actors 4
       ragkit index docs/ --index 'postgresql://app@db/rag?collection=manuals' --batch-size 256
       ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
+      ragkit index docs/ --index ctx-index --contextualize gemini:gemini-2.0-flash
     """
     from ragkit._cli.index_flags import IndexFlags
     from ragkit.errors import ConfigurationError
@@ -214,7 +222,12 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
 
     with warnings.catch_warnings(record=True) as caught, progress_view(given.quiet) as view:
         warnings.simplefilter("always", TruncationWarning)
-        report = idx.write(list(paths), given.write_options(idx.defaults, view, engine))
+        options = given.write_options(idx.defaults, view, engine)
+        if given.contextualize:
+            from ragkit._cli.contextualize import with_contexts
+
+            options = with_contexts(options, given.contextualize, index_dir)
+        report = idx.write(list(paths), options)
     cut = [w.message for w in caught if isinstance(w.message, TruncationWarning)]
     truncated = sum(w.count for w in cut)
     for other in caught:

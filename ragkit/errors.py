@@ -49,11 +49,12 @@ keep working. The tree (further base classes in brackets)::
     ├── ServeError
     │   ├── RequestError [ValueError]
     │   └── RemoteRunnableError
-    └── GoogleAPIError
-        ├── ChatGoogleGenerativeAIError
-        ├── GoogleEmbeddingsError
-        ├── DoesNotExistsException
-        └── GoogleUploadError
+    ├── GoogleAPIError
+    │   ├── ChatGoogleGenerativeAIError
+    │   ├── GoogleEmbeddingsError
+    │   ├── DoesNotExistsException
+    │   └── GoogleUploadError
+    └── OpenAIAPIError
 
 Aliases kept for older ``except`` clauses: ``IndexFormatError`` and
 ``IndexDamagedError`` are :class:`IndexCorruptedError` (one class for "this index
@@ -334,6 +335,31 @@ class RemoteRunnableError(ServeError):
         super().__init__(message)
         self.status_code = status_code
         self.url = url
+
+
+# -- OpenAI-compatible servers ------------------------------------------------------------------
+class OpenAIAPIError(RagkitError):
+    """A call to an OpenAI-compatible server failed, after the configured retries where they
+    apply (429, 5xx, timeouts, connection failures), or its reply was unusable (not JSON, a stream
+    cut before its end). The message names the server's URL and the status; never the API key.
+
+    Attributes: ``url`` (the server's base URL), ``status_code`` (``None`` for transport
+    failures), ``code`` (the server's error code, e.g. ``"model_not_found"``, or ``"TIMEOUT"``,
+    ``"CONNECTION"``, ``"MALFORMED_RESPONSE"``, ``"STREAM_CUT"``).
+
+    Example:
+        >>> err = OpenAIAPIError("failed", url="http://127.0.0.1:8000/v1", status_code=500)
+        >>> isinstance(err, RagkitError), err.status_code, err.url
+        (True, 500, 'http://127.0.0.1:8000/v1')
+    """
+
+    def __init__(
+        self, message: str, *, url: str, status_code: int | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status_code = status_code
+        self.code = code
 
 
 # -- Google ------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ NO_EXAMPLE = {
     "ragkit/demo.py",
     "ragkit/cli.py",
     "ragkit/_google/__init__.py",
+    "ragkit/_openai/__init__.py",
 }
 NO_EXAMPLE_UNDER = ("ragkit/_cli/",)
 MODULES = sorted(p.relative_to(ROOT.parent).as_posix() for p in ROOT.rglob("*.py"))

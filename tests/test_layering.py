@@ -20,13 +20,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ragkit"
 # Rank of each top-level module or folder: a module may import ranks lower or equal to its own.
 RANK: dict[str, int] = {
     **dict.fromkeys(
-        ["errors", "_lazy", "_json", "_unicode", "_schema", "_templates", "_mustache"], 0
+        ["errors", "_lazy", "_json", "_unicode", "_schema", "_templates", "_mustache", "globals"],
+        0,
     ),
     **dict.fromkeys(["core", "documents"], 1),
-    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google"], 2),
+    **dict.fromkeys(["messages", "message_utils", "prompt_values", "_google", "_openai"], 2),
     "prompts": 3,
     "parsers": 4,
-    **dict.fromkeys(["models", "tools"], 5),
+    **dict.fromkeys(["models", "tools", "caches"], 5),
     **dict.fromkeys(["llms", "example_selectors"], 6),
     "embeddings": 7,
     "loaders": 8,

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ragkit._cli import output
+from ragkit._cli.chat_model import count_option, model_options
 from ragkit._cli.guard import guarded
 
 
@@ -30,7 +31,19 @@ def _k_list(raw: str) -> tuple[int, ...]:
     return values
 
 
-@click.command("eval")
+def _answer_embeddings(name: str, judge: str | None, metrics: str | None) -> Any:
+    """The embeddings for answer_relevancy/answer_correctness, when a judge will run them."""
+    if judge is None:
+        return None
+    wanted = metrics.split(",") if metrics else ["answer_relevancy"]
+    if not {"answer_relevancy", "answer_correctness"} & {m.strip() for m in wanted}:
+        return None
+    from ragkit.indexing.embedding_choice import make_embeddings
+
+    return make_embeddings(name)
+
+
+@click.group("eval", invoke_without_command=True)
 @click.option(
     "--dataset",
     envvar="RAGKIT_DATASET",
@@ -79,6 +92,25 @@ def _k_list(raw: str) -> tuple[int, ...]:
     help="Write recall@k curves to a PNG (default: next to --output, or ragkit-eval.png).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document with all scores.")
+@click.option(
+    "--answers",
+    "answers_path",
+    help="With --index: a JSONL file of questions (and reference answers); answer each with "
+    "--model over the passages retrieved and score the answers.",
+)
+@click.option(
+    "--judge",
+    help="The judge of the answers: openai:NAME, gemini:NAME, fake:FILE.json or overlap (word "
+    "overlap, offline); served as --model is (--base-url, --model-key-file).",
+)
+@click.option(
+    "--metrics",
+    help="With --answers: comma-separated answer metrics (default: the judged ones with --judge, "
+    "and exact_match, token_f1, citations_retrieved, citations_relevant).",
+)
+@count_option("--passages", 4, "With --answers: passages retrieved per question.")
+@count_option("--max-concurrency", 8, "With --answers: judge calls in flight at once.")
+@model_options
 @guarded
 def eval_cmd(
     dataset: str | None,
@@ -92,6 +124,14 @@ def eval_cmd(
     output_path: str | None,
     plot_path: str | None,
     as_json: bool,
+    answers_path: str | None,
+    judge: str | None,
+    metrics: str | None,
+    passages: int,
+    max_concurrency: int,
+    model_name: str | None,
+    endpoint: str | None,
+    timeout: float | None,
 ) -> None:
     """Evaluate retrievers (nDCG, recall, MRR, MAP, precision at k) on a BEIR-format dataset,
     or on an index you built with judgements for it.
@@ -107,7 +147,36 @@ def eval_cmd(
       ragkit index datasets/bicycle-care/docs --index bikes
       ragkit eval --index bikes --queries datasets/bicycle-care/queries.jsonl \\
                   --qrels datasets/bicycle-care/qrels/test.tsv
+      ragkit eval generate --index bikes --model gemini:gemini-2.0-flash --size 50 -o questions.jsonl
+      ragkit eval --index bikes --answers questions.jsonl --model gemini:gemini-2.0-flash \\
+                  --judge gemini:gemini-2.0-flash --embedding local
     """
+    if click.get_current_context().invoked_subcommand is not None:
+        return  # `ragkit eval generate ...`
+    if answers_path:
+        from ragkit._cli.answers_eval import AnswerRun, report, run_answers
+        from ragkit._cli.chat_model import DEFAULT_MODEL
+        from ragkit._cli.model_spec import ModelSettings, chat_model_from_spec
+        from ragkit.errors import ConfigurationError as Bad
+
+        if not index_dir:
+            raise Bad("--answers needs --index (the index to answer from)")
+        settings = ModelSettings(endpoint, timeout)
+        names_given = [n.strip() for n in retrievers.split(",") if n.strip()]
+        run = AnswerRun(
+            index=index_dir,
+            questions=answers_path,
+            model=chat_model_from_spec(model_name or DEFAULT_MODEL, settings),
+            judge=chat_model_from_spec(judge, settings) if judge else None,
+            embeddings=_answer_embeddings(embedding, judge, metrics),
+            retriever=names_given[0] if len(names_given) == 1 else "hybrid",
+            k=passages,
+            metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
+            max_concurrency=max_concurrency,
+        )
+        result, samples = run_answers(run)
+        report(result, samples, as_json, output_path)
+        return
     from ragkit._cli.evaluation import judgements, plot, run_eval, run_index_eval
     from ragkit.errors import ConfigurationError
 
@@ -168,3 +237,12 @@ def eval_cmd(
         print(table)
         if png:
             print(f"\nplot: {png}")
+
+
+def _register() -> None:
+    from ragkit._cli.generate_command import generate_cmd
+
+    eval_cmd.add_command(generate_cmd)
+
+
+_register()

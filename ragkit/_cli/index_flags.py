@@ -47,6 +47,7 @@ class IndexFlags:
     cpus_per_actor: float | None = None
     as_json: bool = False
     quiet: bool = False
+    contextualize: str | None = None
 
     def engine_choice(self) -> Any:
         """``"local"``, or a :class:`~ragkit.indexing.RayEngine` made from the Ray flags."""

@@ -109,16 +109,15 @@ def _model(
     index_dir: str, model_name: str | None, endpoint: str | None, timeout: float | None
 ) -> Any:
     """The chat model from the options (``None`` when no API key is set)."""
-    from ragkit._cli.chat_model import DEFAULT_MODEL, has_key, make_chat_model
+    from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice
 
-    if not has_key():
-        return None
     defaults = index_defaults(index_dir)
-    return make_chat_model(
+    choice = model_choice(
         str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
         resolve(endpoint, defaults, "endpoint", None),
         timeout,
     )
+    return choice.build() if choice.has_key() else None
 
 
 @click.command("query")
@@ -216,17 +215,20 @@ def ask_cmd(
     endpoint: str | None,
     timeout: float | None,
 ) -> None:
-    """Answer a question from an index with Gemini (needs GOOGLE_API_KEY), citing the sources.
+    """Answer a question from an index with a chat model, citing the sources.
 
-    Without a key, prints the retrieved passages and says how to get answers. --model picks
-    the Gemini model and --endpoint another server speaking the same API (a proxy, a local
-    emulator).
+    --model openai:NAME answers with any OpenAI-compatible server (--base-url, key in
+    OPENAI_API_KEY or --model-key-file); gemini:NAME (the default) with Gemini (GOOGLE_API_KEY;
+    --endpoint another server speaking its API). Without a key, prints the retrieved passages
+    and says how to get answers.
 
     \b
     Examples:
       GOOGLE_API_KEY=... ragkit ask my-index "what does the warranty cover?"
       GOOGLE_API_KEY=... ragkit ask my-index "warranty?" --model gemini-1.5-pro --dedupe
       GOOGLE_API_KEY=... ragkit ask my-index "warranty?" --endpoint http://127.0.0.1:8080
+      ragkit ask my-index "warranty?" --model openai:llama3.1 \\
+                 --base-url http://127.0.0.1:11434/v1 --model-key-file ~/.ollama-key
     """
     from ragkit._cli.ask import answer
     from ragkit._cli.retrieve import retrieve
@@ -246,9 +248,14 @@ def ask_cmd(
     )
     text = answer(question, docs, model=model) if model is not None else None
     if text is None:
+        from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice
+
+        wanted = model_choice(
+            str(resolve(model_name, index_defaults(index_dir), "model", DEFAULT_MODEL))
+        )
         output.err(
-            "GOOGLE_API_KEY (or GEMINI_API_KEY) is not set, so there is no generated answer. Set "
-            "it (a Gemini API key) to get one; the retrieved passages follow."
+            f"{wanted.key_help()} is not set, so there is no generated answer. Set it to get "
+            "one; the retrieved passages follow."
         )
         output.print_results(docs, question, scale, kind)
         return

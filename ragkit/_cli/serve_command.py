@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ragkit._cli import output
-from ragkit._cli.chat_model import DEFAULT_MODEL, has_key, model_options
+from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice, model_options
 from ragkit._cli.guard import guarded
 from ragkit._cli.settings import resolve
 
@@ -147,14 +147,16 @@ def serve_cmd(
 
     Several --workers serve one index read-only, and each picks up a newly indexed snapshot
     within --reload-interval seconds. An index in PostgreSQL (postgresql://...?collection=NAME)
-    is shared by any number of servers; put its password in PGPASSWORD, not in the URL. /ask answers with Gemini when GOOGLE_API_KEY is set
-    (else it returns the passages). API docs: /docs and /openapi.json.
+    is shared by any number of servers; put its password in PGPASSWORD, not in the URL. /ask answers with
+    --model (gemini:NAME with GOOGLE_API_KEY, or openai:NAME with OPENAI_API_KEY or
+    --model-key-file, and --base-url for a local server); without a key it returns the passages. API docs: /docs and /openapi.json.
 
     \b
     Examples:
       ragkit serve my-index
       ragkit serve my-index --host 0.0.0.0 --port 8080 --workers 4 --api-key-file keys.txt
       PGPASSWORD=... ragkit serve 'postgresql://app@db/rag?collection=manuals' --workers 4
+      ragkit serve my-index --model openai:llama3.1 --base-url http://127.0.0.1:11434/v1
       curl -s localhost:8000/query -d '{"query": "reset", "retriever": "bm25", "k": 3}'
     """
     from ragkit.indexing.index_dir import Index
@@ -184,15 +186,19 @@ def serve_cmd(
     checked.info()
     defaults = checked.defaults  # a folder's [defaults], a collection's defaults
     release(checked)
+    choice = model_choice(
+        str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
+        resolve(endpoint, defaults, "endpoint", None),
+        timeout,
+    )
     model = None
-    if has_key():
-        model = {
-            "model": str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
-            "endpoint": resolve(endpoint, defaults, "endpoint", None),
-            "timeout": timeout,
-        }
+    if choice.has_key():
+        choice.build()  # a bad model name, key or key file fails here, before any worker starts
+        model = choice.to_dict()  # the key file's path travels, never the key
     else:
-        output.err("note: GOOGLE_API_KEY is not set; /ask returns the passages without an answer")
+        output.err(
+            f"note: {choice.key_help()} is not set; /ask returns the passages without an answer"
+        )
     shown = "[" + host + "]" if ":" in host else host
     output.err(
         f"ragkit serve: http://{shown}:{port}/ ({_name(index)}, "

@@ -22,6 +22,7 @@ __all__ = [
     "CacheBackedEmbeddings",
     "Embeddings",
     "GoogleGenerativeAIEmbeddings",
+    "OpenAIEmbeddings",
     "HashEmbeddings",
     "LocalEmbeddings",
     "OnnxEmbeddings",
@@ -34,6 +35,7 @@ _LAZY = {
     "Embeddings": "ragkit.embeddings.base",
     "CacheBackedEmbeddings": "ragkit.embeddings.cache",
     "GoogleGenerativeAIEmbeddings": "ragkit.embeddings.google",
+    "OpenAIEmbeddings": "ragkit.embeddings.openai",
     "HashEmbeddings": "ragkit.embeddings.hash",
     "LocalEmbeddings": "ragkit.embeddings.local",
     "OnnxEmbeddings": "ragkit.embeddings.onnx",
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from ragkit.embeddings.hash import HashEmbeddings
     from ragkit.embeddings.local import LocalEmbeddings
     from ragkit.embeddings.onnx import OnnxEmbeddings
+    from ragkit.embeddings.openai import OpenAIEmbeddings
     from ragkit.embeddings.similarity import cosine_similarity
     from ragkit.embeddings.tokens import TruncationWarning
 else:

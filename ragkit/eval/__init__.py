@@ -1,4 +1,4 @@
-"""Evaluation: BEIR-format datasets, ranking metrics and the evaluation runner.
+"""Evaluation: BEIR-format datasets, ranking metrics, the evaluation runner, and answer metrics.
 
 Example:
     >>> from ragkit.eval import load_beir, evaluate
@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING
 from ragkit._lazy import lazy_exports
 
 __all__ = [
+    "TestsetOptions",
+    "generate_testset",
+    "AnswerEvalResult",
+    "AnswerSample",
     "BeirDataset",
+    "EvalOptions",
+    "Judge",
+    "JudgeFailure",
+    "OverlapJudge",
+    "evaluate_answers",
+    "aevaluate_answers",
     "EvalResult",
     "SourceMatch",
     "compare",
@@ -26,6 +36,16 @@ __all__ = [
 ]
 
 _LAZY = {
+    "TestsetOptions": "ragkit.eval.answers.testset",
+    "generate_testset": "ragkit.eval.answers.testset",
+    "AnswerEvalResult": "ragkit.eval.answers.result",
+    "AnswerSample": "ragkit.eval.answers.samples",
+    "EvalOptions": "ragkit.eval.answers.options",
+    "Judge": "ragkit.eval.answers.judge",
+    "JudgeFailure": "ragkit.eval.answers.judge",
+    "OverlapJudge": "ragkit.eval.answers.overlap_judge",
+    "evaluate_answers": "ragkit.eval.answers.evaluate",
+    "aevaluate_answers": "ragkit.eval.answers.evaluate",
     "BeirDataset": "ragkit.eval.beir",
     "load_beir": "ragkit.eval.beir",
     "load_judgements": "ragkit.eval.beir",
@@ -39,6 +59,13 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from ragkit.eval.answers.evaluate import aevaluate_answers, evaluate_answers
+    from ragkit.eval.answers.judge import Judge, JudgeFailure
+    from ragkit.eval.answers.options import EvalOptions
+    from ragkit.eval.answers.overlap_judge import OverlapJudge
+    from ragkit.eval.answers.result import AnswerEvalResult
+    from ragkit.eval.answers.samples import AnswerSample
+    from ragkit.eval.answers.testset import TestsetOptions, generate_testset
     from ragkit.eval.beir import BeirDataset, load_beir, load_judgements
     from ragkit.eval.metrics import score_query, score_run
     from ragkit.eval.result import EvalResult, compare

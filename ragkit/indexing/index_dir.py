@@ -259,7 +259,10 @@ class Index:
         )
         cache = self._cache()
         try:
-            report = write(self._write_target(cache), list(items), options)
+            target = self._write_target(cache)
+            if options.contextualize is not None:
+                target = _with_contexts(target, options)
+            report = write(target, list(items), options)
         finally:
             if cache is not None:
                 cache.close()
@@ -438,3 +441,14 @@ class Index:
 
     def __repr__(self) -> str:
         return f"Index({str(self.path)!r}, model={self.model_id!r})"
+
+
+def _with_contexts(target: Any, options: WriteOptions) -> Any:
+    """``target`` whose chunks carry a context written by ``options.contextualize``."""
+    from dataclasses import replace
+
+    from ragkit.indexing.contextual import contextualized
+
+    if options.engine not in (None, "local"):
+        raise ConfigurationError("contextualize works with the local engine only")
+    return replace(target, split_for=contextualized(target.split_for, options.contextualize))

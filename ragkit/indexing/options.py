@@ -5,7 +5,8 @@ what :meth:`ragkit.Index.add` takes as keyword arguments, and what
 :func:`ragkit.indexing.writer.write` runs with: which files (``glob``, ``exclude``,
 ``max_file_size``), what becomes of vanished ones (``cleanup``), how the work is split
 (``workers``, ``batch_size``, ``engine``), and the job's behaviour (``force_update``,
-``rebuild``, ``lock_timeout``, ``progress``). Checked when made.
+``rebuild``, ``lock_timeout``, ``progress``), and an optional LLM step (``contextualize``).
+Checked when made.
 
 Example:
     >>> opts = WriteOptions(glob=("**/*.md",), max_file_size="1MiB")
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, parse_size
@@ -51,6 +52,9 @@ class WriteOptions:
     progress: Callable[[Progress], None] | None = None
     max_file_size: int | str | None = DEFAULT_MAX_FILE_SIZE
     engine: str | Engine | None = None
+    contextualize: Any = None
+    """A :class:`~ragkit.indexing.contextual.Contextualizer`: each chunk gets a context written
+    from its whole document (contextual retrieval; local engine only)."""
 
     def __post_init__(self) -> None:
         if self.cleanup not in CLEANUPS:

@@ -21,6 +21,7 @@ __all__ = [
     "FakeListLLM",
     "FakeStreamingListLLM",
     "GoogleGenerativeAI",
+    "OpenAI",
 ]
 
 _LAZY = {
@@ -29,11 +30,13 @@ _LAZY = {
     "FakeListLLM": "ragkit.llms.fake",
     "FakeStreamingListLLM": "ragkit.llms.fake",
     "GoogleGenerativeAI": "ragkit.llms.google",
+    "OpenAI": "ragkit.llms.openai",
 }
 
 if TYPE_CHECKING:
     from ragkit.llms.base import LLM, BaseLLM
     from ragkit.llms.fake import FakeListLLM, FakeStreamingListLLM
     from ragkit.llms.google import GoogleGenerativeAI
+    from ragkit.llms.openai import OpenAI
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -110,6 +110,12 @@ class BaseLLM(BaseLanguageModel[str]):
         extra = self._manager(self._acall, config, is_async=True)
         return await self._acall(prepared, stop, **extra, **kwargs)
 
+    def _to_generations(self, output: Any) -> list[Any]:
+        return [Generation(text=output)]
+
+    def _from_generations(self, generations: Any) -> str:
+        return str(generations[0].text)
+
     def _unwrap_chunk(self, chunk: Any) -> str:
         return chunk.text if isinstance(chunk, GenerationChunk) else chunk
 

@@ -1,4 +1,5 @@
-"""Chat models: the base class, a scripted fake, and Google's Gemini (``google`` extra).
+"""Chat models: the base class, a scripted fake, Google's Gemini (``google`` extra), any
+OpenAI-compatible server (``openai`` extra) and ``init_chat_model`` to pick one by name.
 
 Also the output classes a custom model returns (LangChain's ``langchain_core.outputs``:
 ``Generation``, ``GenerationChunk``, ``LLMResult``, ``ChatGeneration``, ``ChatGenerationChunk``,
@@ -26,8 +27,10 @@ __all__ = [
     "LLMResult",
     "BaseChatModel",
     "ChatGoogleGenerativeAI",
+    "ChatOpenAI",
     "FakeChatModel",
     "FakeMessagesListChatModel",
+    "init_chat_model",
 ]
 
 _LAZY = {
@@ -42,13 +45,17 @@ _LAZY = {
     "FakeChatModel": "ragkit.models.fake",
     "FakeMessagesListChatModel": "ragkit.models.fake",
     "ChatGoogleGenerativeAI": "ragkit.models.google",
+    "ChatOpenAI": "ragkit.models.openai",
+    "init_chat_model": "ragkit.models.init_model",
 }
 
 if TYPE_CHECKING:
     from ragkit.models.base import BaseChatModel
     from ragkit.models.fake import FakeChatModel, FakeMessagesListChatModel
     from ragkit.models.google import ChatGoogleGenerativeAI
+    from ragkit.models.init_model import init_chat_model
     from ragkit.models.language_model import BaseLanguageModel
+    from ragkit.models.openai import ChatOpenAI
     from ragkit.models.outputs import (
         ChatGeneration,
         ChatGenerationChunk,

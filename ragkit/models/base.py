@@ -136,6 +136,16 @@ class BaseChatModel(BaseLanguageModel[BaseMessage]):
     def _as_chunk(self, output: Any) -> AIMessageChunk:
         return AIMessageChunk(**output.model_dump(exclude={"type"}))
 
+    def _to_generations(self, output: Any) -> list[Any]:
+        return [ChatGeneration(message=output)]
+
+    def _from_generations(self, generations: Any) -> AIMessage:
+        first = generations[0]
+        message = getattr(first, "message", None)
+        if isinstance(message, AIMessage):
+            return message.model_copy(deep=True)
+        return AIMessage(content=first.text)  # a text Generation, as LangChain converts it
+
     @staticmethod
     def _messages(input: Any) -> list[BaseMessage]:
         return convert_to_messages(input)
@@ -235,7 +245,7 @@ class BaseChatModel(BaseLanguageModel[BaseMessage]):
         from ragkit.core.lambdas import RunnableLambda
         from ragkit.models.structured import METHODS, output_schema
 
-        chosen = method or self._structured_output_method
+        chosen = self._structured_method(method)
         if chosen not in METHODS:
             raise ConfigurationError(
                 f"with_structured_output: method must be one of {list(METHODS)}, got {method!r}"
@@ -266,6 +276,11 @@ class BaseChatModel(BaseLanguageModel[BaseMessage]):
                 return {"raw": message, "parsed": None, "parsing_error": e}
 
         return bound | RunnableLambda(parse_with_raw, name="StructuredOutputParser")
+
+    def _structured_method(self, method: str | None) -> str:
+        """The method ``with_structured_output`` uses when asked for ``method`` (a provider
+        may fall back to another where its model lacks one)."""
+        return method or self._structured_output_method
 
     def _bind_structured_output(
         self, method: str, spec: OutputSchema, strict: bool | None, kwargs: dict[str, Any]

@@ -60,6 +60,10 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
 
+    cache: Any = None
+    """LangChain's ``cache``: a ``ragkit.caches.BaseCache``, True (the global cache, which must
+    be set), False (never cache) or None (the global cache when one is set)."""
+
     #: The run type handlers and ``astream_events`` see (``llm`` or ``chat_model``).
     _run_type: ClassVar[str] = "llm"
 
@@ -106,6 +110,47 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
         """A whole reply as the one chunk of a model that does not stream."""
         return output
 
+    def _to_generations(self, output: Any) -> list[Any]:
+        """``output`` as the generations a cache keeps."""
+        raise NotImplementedError
+
+    def _from_generations(self, generations: Any) -> Output:
+        """The reply a cache hit gives."""
+        raise NotImplementedError
+
+    # -- the LLM cache (ragkit.globals.set_llm_cache, or cache=) ------------------------
+    def _cached_one(
+        self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Output:
+        from ragkit.models.cache_keys import cache_for, cache_key
+
+        cache = cache_for(self)
+        key = cache_key(self, prepared, stop, kwargs) if cache is not None else None
+        if key is None:
+            return self._generate_one(prepared, stop, config, kwargs)
+        hit = cache.lookup(*key)
+        if hit:
+            return self._from_generations(hit)
+        output = self._generate_one(prepared, stop, config, kwargs)
+        cache.update(*key, self._to_generations(output))
+        return output
+
+    async def _acached_one(
+        self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Output:
+        from ragkit.models.cache_keys import cache_for, cache_key
+
+        cache = cache_for(self)
+        key = cache_key(self, prepared, stop, kwargs) if cache is not None else None
+        if key is None:
+            return await self._agenerate_one(prepared, stop, config, kwargs)
+        hit = await cache.alookup(*key)
+        if hit:
+            return self._from_generations(hit)
+        output = await self._agenerate_one(prepared, stop, config, kwargs)
+        await cache.aupdate(*key, self._to_generations(output))
+        return output
+
     def _streams(self) -> bool:
         raise NotImplementedError
 
@@ -134,7 +179,7 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
         **kwargs: Any,
     ) -> Output:
         return self._call_with_config(
-            lambda p, c: self._generate_one(p, stop, c, kwargs),
+            lambda p, c: self._cached_one(p, stop, c, kwargs),
             self._prepare(input),
             config,
             run_type=self._run_type,
@@ -149,7 +194,7 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
         **kwargs: Any,
     ) -> Output:
         async def run(p: Any, c: RunnableConfig) -> Output:
-            return await self._agenerate_one(p, stop, c, kwargs)
+            return await self._acached_one(p, stop, c, kwargs)
 
         return await self._acall_with_config(
             run, self._prepare(input), config, run_type=self._run_type

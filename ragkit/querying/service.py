@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError
+from ragkit.indexing.contextual import without_context
 from ragkit.querying.catalogue import BASIC, RETRIEVERS
 from ragkit.querying.filters import MetadataView, check_filter, viewed
 from ragkit.querying.scores import SCORE_KINDS, ScoreKind, score_kind
@@ -210,4 +211,4 @@ class QueryService:
             from ragkit.retrievers.near_duplicates import NearDuplicateFilter
 
             docs = list(NearDuplicateFilter(query.dedupe, k=query.k).transform_documents(docs))
-        return docs[: query.k]
+        return [without_context(d) for d in docs[: query.k]]

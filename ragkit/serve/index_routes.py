@@ -48,7 +48,8 @@ from ragkit.serve.wire import dumps
 
 NO_MODEL = (
     "this server has no chat model, so there is no generated answer; the passages follow. "
-    "Start it with GOOGLE_API_KEY set (and --model / --endpoint) to get answers"
+    "Start it with a model's key (GOOGLE_API_KEY, or OPENAI_API_KEY with --model openai:NAME) "
+    "to get answers"
 )
 
 

@@ -4,7 +4,8 @@
 supervisor starts that many processes sharing one listening socket; each opens
 the index read-only and loads it before it accepts requests (the settings
 reach them through the ``RAGKIT_SERVE_CONFIG`` environment variable: API keys
-travel as SHA-256 digests, the chat model's key stays in ``GOOGLE_API_KEY``; a
+travel as SHA-256 digests, the chat model's key stays in the environment or its key file
+(only the file's path travels); a
 PostgreSQL index URL travels as given, so keep its password in ``PGPASSWORD`` or
 ``~/.pgpass``, which libpq reads, rather than in the URL). Each worker opens its
 own connection pool to a PostgreSQL index.
@@ -73,17 +74,12 @@ def worker_spec(
 
 
 def make_model(spec: dict[str, Any] | None) -> Any:
-    """The chat model named by ``spec`` (``{"model", "endpoint"?, "timeout"?}``), or None."""
+    """The chat model of ``spec`` (:meth:`ragkit.models.choice.ModelChoice.to_dict`), or None."""
     if not spec:
         return None
-    from ragkit.models import ChatGoogleGenerativeAI
+    from ragkit.models.choice import ModelChoice
 
-    kwargs: dict[str, Any] = {"model": spec["model"]}
-    if spec.get("endpoint"):
-        kwargs["client_options"] = {"api_endpoint": spec["endpoint"]}
-    if spec.get("timeout") is not None:
-        kwargs["timeout"] = spec["timeout"]
-    return ChatGoogleGenerativeAI(**kwargs)
+    return ModelChoice.from_dict(spec).build()
 
 
 def app_from_spec(spec: dict[str, Any]) -> Any:

@@ -16,7 +16,15 @@ def env(**extra: str) -> dict[str, str]:
         k: v
         for k, v in os.environ.items()
         if not k.startswith("RAGKIT_")
-        and k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL")
+        and k
+        not in (
+            "GOOGLE_API_KEY",
+            "GEMINI_API_KEY",
+            "GOOGLE_GEMINI_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_API_BASE",
+            "OPENAI_BASE_URL",
+        )
     }
     base["PYTHONPATH"] = str(REPO) + os.pathsep + base.get("PYTHONPATH", "")
     return {**base, **extra}

@@ -116,8 +116,12 @@ class Emulator:
         self._thread: threading.Thread | None = None
 
     # -- life cycle ---------------------------------------------------------------
+    def _handler_base(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler class (the OpenAI emulator, a subclass, serves its own)."""
+        return _Handler
+
     def start(self) -> Emulator:
-        handler = type("Handler", (_Handler,), {"emulator": self})
+        handler = type("Handler", (self._handler_base(),), {"emulator": self})
         self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.01,), name="gemini-emulator", daemon=True

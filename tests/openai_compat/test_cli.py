@@ -1,0 +1,110 @@
+"""`ragkit ask` and `ragkit serve` with --model openai:NAME --base-url URL against the emulator;
+the key from the environment or --model-key-file, never in argv, output or logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.cli.helpers import ragkit
+from tests.openai_compat.conftest import API_KEY
+from tests.openai_compat.emulator import OpenAIEmulator
+from tests.serve.helpers import cli_server
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "how often should sealant be topped up?"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("openai-cli")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "manual.md").write_text("Top up tubeless sealant every three months.\n")
+    (docs / "notes.md").write_text("Check tyre pressure every week.\n")
+    out = ragkit("index", docs, "--index", root / "idx", "--embedding", "hash")
+    assert out.returncode == 0, out.stderr
+    return root / "idx"
+
+
+def _key_file(tmp_path: Path) -> Path:
+    path = tmp_path / "model.key"
+    path.write_text(API_KEY + "\n")
+    path.chmod(0o600)
+    return path
+
+
+def test_ask_with_a_key_file(index: Path, tmp_path: Path, emulator: OpenAIEmulator) -> None:
+    key_file = _key_file(tmp_path)
+    out = ragkit(
+        "ask", index, QUESTION, "--model", "openai:gpt-4o-mini",
+        "--base-url", emulator.base_url, "--model-key-file", key_file,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("You said: Passages:") and "Sources:" in out.stdout
+    (body,) = emulator.bodies("chat")
+    assert body["model"] == "gpt-4o-mini"
+    assert (
+        "[1] (" in body["messages"][-1]["content"] and QUESTION in body["messages"][-1]["content"]
+    )
+    assert API_KEY not in out.stdout + out.stderr
+
+
+def test_ask_with_the_key_in_the_environment(index: Path, emulator: OpenAIEmulator) -> None:
+    out = ragkit(
+        "ask", index, QUESTION, "--model", "openai:gpt-4o-mini", OPENAI_API_KEY=API_KEY,
+        RAGKIT_BASE_URL=emulator.base_url,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("You said:") and len(emulator.bodies("chat")) == 1
+
+
+def test_ask_without_a_key_names_the_variable(index: Path, emulator: OpenAIEmulator) -> None:
+    out = ragkit(
+        "ask", index, QUESTION, "--model", "openai:gpt-4o-mini", "--base-url", emulator.base_url
+    )
+    assert out.returncode == 0 and "OPENAI_API_KEY" in out.stderr and "manual.md" in out.stdout
+    assert emulator.bodies("chat") == []
+
+
+def test_ask_failure_names_the_server_not_the_key(
+    index: Path, tmp_path: Path, emulator: OpenAIEmulator
+) -> None:
+    out = ragkit(
+        "ask", index, QUESTION, "--model", "openai:no-such-model",
+        "--base-url", emulator.base_url, "--model-key-file", _key_file(tmp_path),
+    )  # fmt: skip
+    assert out.returncode != 0
+    assert emulator.base_url in out.stderr and "no-such-model" in out.stderr
+    assert API_KEY not in out.stdout + out.stderr
+
+
+def test_unreadable_key_file_and_unknown_provider(index: Path, tmp_path: Path) -> None:
+    missing = ragkit(
+        "ask", index, QUESTION, "--model", "openai:m", "--model-key-file", tmp_path / "none.key",
+    )  # fmt: skip
+    assert missing.returncode != 0 and "none.key" in missing.stderr
+    unknown = ragkit("ask", index, QUESTION, "--model", "anthropic:claude", OPENAI_API_KEY=API_KEY)
+    assert unknown.returncode != 0 and "unknown provider 'anthropic'" in unknown.stderr
+
+
+def test_serve_answers_with_the_openai_model(
+    index: Path, tmp_path: Path, emulator: OpenAIEmulator
+) -> None:
+    log = tmp_path / "serve.log"
+    with cli_server(
+        index, "--model", "openai:gpt-4o-mini", "--base-url", emulator.base_url,
+        "--model-key-file", _key_file(tmp_path), "--log-level", "debug", log=log,
+    ) as (url, _proc):  # fmt: skip
+        reply = httpx.post(url + "/ask", json={"question": QUESTION, "stream": False}, timeout=30)
+        data = reply.json()
+        assert reply.status_code == 200, data
+        assert data["answer"].startswith("You said:") and data["sources"]
+        streamed = httpx.post(url + "/ask", json={"question": QUESTION}, timeout=30).text
+        assert "You said" in streamed.replace('"', "")
+    assert [b["model"] for b in emulator.bodies("chat")] == ["gpt-4o-mini", "gpt-4o-mini"]
+    assert emulator.bodies("chat")[1]["stream"] is True
+    assert API_KEY not in log.read_text()
