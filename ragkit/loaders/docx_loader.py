@@ -36,9 +36,16 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.errors import LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders._markdown import SectionBuilder, cell_text, iso, markdown_table, section_path
+from ragkit.loaders._markdown import (
+    SectionBuilder,
+    cell_text,
+    core_properties,
+    markdown_table,
+    section_path,
+)
+from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
 from ragkit.loaders.base import BaseLoader
@@ -61,10 +68,7 @@ class DocxLoader(BaseLoader):
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
         super().__init__()
-        if mode not in ("single", "sections"):
-            raise ConfigurationError(
-                f"DocxLoader mode must be 'single' or 'sections', got {mode!r}"
-            )
+        check_mode("DocxLoader", mode, ("single", "sections"))
         self.file_path = file_path
         self.mode = mode
         self.include_headers_footers = include_headers_footers
@@ -136,7 +140,7 @@ class Docx2txtLoader(DocxLoader):
         super().__init__(file_path, "single", max_file_size=max_file_size)
 
 
-class UnstructuredWordDocumentLoader(DocxLoader):
+class UnstructuredWordDocumentLoader(UnstructuredModes, DocxLoader):
     """LangChain's name: ``UnstructuredWordDocumentLoader(file_path, mode="single")``.
 
     ``mode="single"`` is one Document per file; ``"elements"`` (Unstructured's one
@@ -144,20 +148,7 @@ class UnstructuredWordDocumentLoader(DocxLoader):
     in metadata. Unstructured's other keyword arguments are not taken.
     """
 
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        mode: Literal["single", "elements"] = "single",
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"UnstructuredWordDocumentLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
-        super().__init__(
-            file_path, "single" if mode == "single" else "sections", max_file_size=max_file_size
-        )
+    elements_mode = "sections"
 
 
 _MACRO_TYPES = (
@@ -302,16 +293,5 @@ def _header_footer_texts(doc: Any, which: str) -> list[str]:
     return texts
 
 
-def _core_properties(doc: Any) -> dict[str, Any]:
-    props = doc.core_properties
-    out: dict[str, Any] = {}
-    for key, value in (
-        ("title", props.title),
-        ("author", props.author),
-        ("created", props.created),
-        ("modified", props.modified),
-    ):
-        text = iso(value)
-        if text:
-            out[key] = text
-    return out
+def _core_properties(doc: Any) -> dict[str, str]:
+    return core_properties(doc.core_properties, ("title", "author", "created", "modified"))

@@ -40,6 +40,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders._markdown import heading, separator_row, table_row
+from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
 from ragkit.loaders.base import BaseLoader
@@ -60,8 +61,7 @@ class ExcelLoader(BaseLoader):
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
         super().__init__()
-        if mode not in ("sheets", "single"):
-            raise ConfigurationError(f"ExcelLoader mode must be 'sheets' or 'single', got {mode!r}")
+        check_mode("ExcelLoader", mode, ("sheets", "single"))
         if max_rows_per_document < 1:
             raise ConfigurationError(
                 f"max_rows_per_document must be >= 1, got {max_rows_per_document}"
@@ -156,7 +156,7 @@ class ExcelLoader(BaseLoader):
             yield document()
 
 
-class UnstructuredExcelLoader(ExcelLoader):
+class UnstructuredExcelLoader(UnstructuredModes, ExcelLoader):
     """LangChain's name: ``UnstructuredExcelLoader(file_path, mode="single")``.
 
     ``mode="single"`` (the default, as LangChain) is one Document per file;
@@ -164,20 +164,7 @@ class UnstructuredExcelLoader(ExcelLoader):
     HTML rendering in ``text_as_html``; ragkit's text is a Markdown table already).
     """
 
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        mode: Literal["single", "elements"] = "single",
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"UnstructuredExcelLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
-        super().__init__(
-            file_path, "single" if mode == "single" else "sheets", max_file_size=max_file_size
-        )
+    elements_mode = "sheets"
 
 
 def _is_xls(name: str) -> bool:

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
 from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
+from ragkit.loaders._modes import check_mode
 from ragkit.loaders.base import BaseLoader
 
 _BLOCKS = {
@@ -49,10 +49,7 @@ class MarkdownLoader(BaseLoader):
     ) -> None:
         super().__init__()
         self.max_file_size = max_file_size
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"MarkdownLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
+        check_mode("MarkdownLoader", mode, ("single", "elements"))
         self.file_path = file_path
         self.mode = mode
         self.encoding = encoding

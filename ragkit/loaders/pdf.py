@@ -37,6 +37,7 @@ from typing import Any, Literal
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._modes import check_mode
 from ragkit.loaders._pdf_ocr import PdfOcr
 from ragkit.loaders.base import BaseLoader
 from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, ocr_available, shared_engine
@@ -62,8 +63,7 @@ class PDFLoader(BaseLoader):
     ) -> None:
         super().__init__()
         self.max_file_size = max_file_size
-        if mode not in ("page", "single"):
-            raise ConfigurationError(f"PDFLoader mode must be 'page' or 'single', got {mode!r}")
+        check_mode("PDFLoader", mode, ("page", "single"))
         if ocr not in ("auto", "always", "never"):
             raise ConfigurationError(
                 f"PDFLoader ocr must be 'auto', 'always' or 'never', got {ocr!r}"

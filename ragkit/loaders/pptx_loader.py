@@ -38,9 +38,10 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.errors import LoaderError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders._markdown import heading, iso, markdown_table
+from ragkit.loaders._markdown import core_properties, heading, markdown_table
+from ragkit.loaders._modes import check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
 from ragkit.loaders.base import BaseLoader
@@ -61,8 +62,7 @@ class PowerPointLoader(BaseLoader):
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
         super().__init__()
-        if mode not in ("paged", "single", "elements"):
-            raise ConfigurationError(f"mode must be 'paged', 'single' or 'elements', got {mode!r}")
+        check_mode("PowerPointLoader", mode, ("paged", "single", "elements"))
         self.file_path = file_path
         self.mode = mode
         self.include_notes = include_notes
@@ -194,15 +194,7 @@ def _table_rows(table: Any) -> list[list[str]]:
 
 def _properties(prs: Any) -> dict[str, Any]:
     props = prs.core_properties
-    out: dict[str, Any] = {}
-    for key, value in (
-        ("author", props.author),
-        ("created", props.created),
-        ("modified", props.modified),
-    ):
-        text = iso(value)
-        if text:
-            out[key] = text
+    out: dict[str, Any] = core_properties(props, ("author", "created", "modified"))
     if props.title:
         out["presentation_title"] = props.title
     return out
