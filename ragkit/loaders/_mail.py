@@ -32,14 +32,15 @@ from ragkit.loaders._archive_limits import (
     is_container_bound,
     member_too_large,
 )
-from ragkit.loaders._embedded import load_embedded
+from ragkit.loaders._embedded import Member, load_embedded
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader, LoadFailure
+from ragkit.loaders.base import LoadFailure
 
 Loaded = tuple[list[Document], list[LoadFailure]]
 
 
-class MailLoader(BaseLoader):
+class MailLoader(FileLoader):
     """Base of the e-mail loaders: the message file and how its messages are read.
 
     Args:
@@ -62,12 +63,10 @@ class MailLoader(BaseLoader):
         headers: bool | None = None,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.attachments = attachments
         self.headers = self.headers_by_default if headers is None else headers
         self.limits = limits or ArchiveLimits()
-        self.max_file_size = max_file_size
         self.nesting = Nesting(self.limits)
 
     def _record_all(self, failures: Iterable[LoadFailure]) -> None:
@@ -126,4 +125,5 @@ class Attachments:
         self.nesting.budget.add_bytes(self.label, len(data))
         meta = {"parent_source": self.parent.get("parent_source"), "attachment": name}
         meta.update(self.parent)
-        return load_embedded(data, name, f"{self.label}/{name}", meta, self.nesting, limit)
+        member = Member(data, name, f"{self.label}/{name}", meta)
+        return load_embedded(member, self.nesting, limit)

@@ -26,12 +26,17 @@ from ragkit.errors import ConfigurationError
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 
+def check_choice(what: str, value: str, choices: Sequence[str]) -> None:
+    """Raise a ConfigurationError naming ``what`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        quoted = [repr(c) for c in choices]
+        either = " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+        raise ConfigurationError(f"{what} must be {either}, got {value!r}")
+
+
 def check_mode(loader: str, mode: str, modes: Sequence[str]) -> None:
     """Raise a ConfigurationError naming ``loader`` unless ``mode`` is one of ``modes``."""
-    if mode not in modes:
-        quoted = [repr(m) for m in modes]
-        either = " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
-        raise ConfigurationError(f"{loader} mode must be {either}, got {mode!r}")
+    check_choice(f"{loader} mode", mode, modes)
 
 
 def unstructured_mode(loader: str, mode: str, elements: str) -> Any:
@@ -57,3 +62,16 @@ class UnstructuredModes:
     ) -> None:
         own_mode = unstructured_mode(type(self).__name__, mode, self.elements_mode)
         super().__init__(file_path, own_mode, max_file_size=max_file_size)  # type: ignore[call-arg]
+
+
+def check_at_least(name: str, value: float | None, floor: float) -> None:
+    """Raise a ConfigurationError unless ``value`` is None or at least ``floor``.
+
+    Example:
+        >>> check_at_least("max_pages", 0, 1)
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.ConfigurationError: max_pages must be >= 1 or None, got 0
+    """
+    if value is not None and value < floor:
+        raise ConfigurationError(f"{name} must be >= {floor} or None, got {value}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.errors import LoaderError
@@ -66,24 +67,28 @@ def render_page(document: Any, index: int, dpi: float) -> Any:
             page.close()
 
 
+@dataclass(frozen=True)
+class OcrBounds:
+    """How pages are rendered for OCR (``dpi``) and how much is read: ``max_pages`` pages and
+    ``time_limit`` seconds per file (None: no bound)."""
+
+    dpi: float = 200
+    max_pages: int | None = 100
+    time_limit: float | None = 600.0
+
+
 class PdfOcr:
     """OCR of the pages of one PDF file, bounded in pages and time."""
 
     def __init__(
-        self,
-        name: str,
-        password: str | None,
-        engine: OcrEngine,
-        dpi: float,
-        max_pages: int | None,
-        time_limit: float | None,
+        self, name: str, password: str | None, engine: OcrEngine, bounds: OcrBounds
     ) -> None:
         self.name = name
         self.password = password
         self.engine = engine
-        self.dpi = dpi
-        self.max_pages = max_pages
-        self.time_limit = time_limit
+        self.dpi = bounds.dpi
+        self.max_pages = bounds.max_pages
+        self.time_limit = bounds.time_limit
         self.done = 0
         self.over_pages: list[int] = []
         self.over_time: list[int] = []

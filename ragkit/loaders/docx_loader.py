@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import (
     SectionBuilder,
@@ -48,14 +48,13 @@ from ragkit.loaders._markdown import (
 from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
-from ragkit.loaders.base import BaseLoader
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"list (bullet|number)(?:\s*([1-9]))?$")
 
 
-class DocxLoader(BaseLoader):
+class DocxLoader(FileLoader):
     """Load a Word document as Markdown (``mode="single"`` or ``"sections"``)."""
 
     def __init__(
@@ -67,27 +66,19 @@ class DocxLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
+        super().__init__(file_path, max_file_size=max_file_size)
         check_mode("DocxLoader", mode, ("single", "sections"))
-        self.file_path = file_path
         self.mode = mode
         self.include_headers_footers = include_headers_footers
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         import_extra("docx", "python-docx")  # a clear error when the extra is missing
         doc = load_office(name, "Word", _open_word, self.max_file_size, self.zip_limits)
-        try:
+        with self.reading("Word file"):  # python-docx raises many kinds on damaged parts
             builder = self._convert(doc)
             metadata = {"source": str(self.file_path), **_core_properties(doc)}
-        except LoaderError:
-            raise
-        except Exception as e:  # python-docx raises many kinds on damaged parts
-            raise LoaderError(
-                f"{name} is not a readable Word file: {type(e).__name__}: {e}", name
-            ) from e
         if self.mode == "single":
             yield Document(builder.text, metadata=metadata)
             return

@@ -34,6 +34,7 @@ from urllib.parse import unquote
 
 from ragkit.documents import Document
 from ragkit.errors import EncryptedFileError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra
@@ -44,7 +45,6 @@ from ragkit.loaders._zip_guard import (
     open_zip,
     read_member,
 )
-from ragkit.loaders.base import BaseLoader
 
 _OPF = "{http://www.idpf.org/2007/opf}"
 _DC = "{http://purl.org/dc/elements/1.1/}"
@@ -54,7 +54,7 @@ _TAGS = re.compile(r"<[^>]+>")
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.IGNORECASE | re.DOTALL)
 
 
-class EPubLoader(BaseLoader):
+class EPubLoader(FileLoader):
     """Load an EPUB book (``mode="single"`` or ``"chapters"``)."""
 
     def __init__(
@@ -65,11 +65,9 @@ class EPubLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
+        super().__init__(file_path, max_file_size=max_file_size)
         check_mode("EPubLoader", mode, ("single", "chapters"))
-        self.file_path = file_path
         self.mode = mode
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:

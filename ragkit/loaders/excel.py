@@ -38,17 +38,17 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders._markdown import heading, separator_row, table_row
 from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
-from ragkit.loaders.base import BaseLoader
 
 Row = tuple[int, list[Any]]
 
 
-class ExcelLoader(BaseLoader):
+class ExcelLoader(FileLoader):
     """Load a workbook, one Document per sheet (``mode="sheets"``) or per file (``"single"``)."""
 
     def __init__(
@@ -60,16 +60,14 @@ class ExcelLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
+        super().__init__(file_path, max_file_size=max_file_size)
         check_mode("ExcelLoader", mode, ("sheets", "single"))
         if max_rows_per_document < 1:
             raise ConfigurationError(
                 f"max_rows_per_document must be >= 1, got {max_rows_per_document}"
             )
-        self.file_path = file_path
         self.mode = mode
         self.max_rows_per_document = max_rows_per_document
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:

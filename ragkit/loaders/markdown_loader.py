@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._modes import check_mode
-from ragkit.loaders.base import BaseLoader
 
 _BLOCKS = {
     "bullet_list_open": "list",
@@ -36,7 +36,7 @@ _BLOCKS = {
 }
 
 
-class MarkdownLoader(BaseLoader):
+class MarkdownLoader(FileLoader):
     """Load a Markdown file (``mode="single"`` or ``"elements"``)."""
 
     def __init__(
@@ -47,10 +47,8 @@ class MarkdownLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.max_file_size = max_file_size
+        super().__init__(file_path, max_file_size=max_file_size)
         check_mode("MarkdownLoader", mode, ("single", "elements"))
-        self.file_path = file_path
         self.mode = mode
         self.encoding = encoding
 

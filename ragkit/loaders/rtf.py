@@ -44,10 +44,6 @@ class RTFLoader(FileLoader):
             "".encode(encoding)
         except LookupError:
             encoding = "cp1252"
-        try:
+        with self.reading("RTF file"):  # striprtf on malformed input
             text = striprtf.rtf_to_text(data.decode("latin-1"), encoding=encoding, errors="replace")
-        except Exception as e:  # striprtf on malformed input
-            raise LoaderError(
-                f"{name} is not a readable RTF file: {type(e).__name__}: {e}", name
-            ) from e
         yield Document(text.strip(), metadata={"source": self.source})
