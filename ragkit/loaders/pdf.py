@@ -35,10 +35,10 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.errors import EncryptedFileError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
-from ragkit.loaders._modes import check_at_least, check_choice, check_mode
+from ragkit.loaders._modes import check_choice, check_mode
 from ragkit.loaders._pdf_ocr import OcrBounds, PdfOcr
 from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, ocr_available, shared_engine
 
@@ -64,15 +64,8 @@ class PDFLoader(FileLoader):
         super().__init__(file_path, max_file_size=max_file_size)
         check_mode("PDFLoader", mode, ("page", "single"))
         check_choice("PDFLoader ocr", ocr, ("auto", "always", "never"))
-        if not 10 <= ocr_dpi <= 1200:
-            raise ConfigurationError(f"ocr_dpi must be between 10 and 1200, got {ocr_dpi}")
-        check_at_least("max_ocr_pages", max_ocr_pages, 0)
-        if ocr_time_limit is not None and ocr_time_limit <= 0:
-            raise ConfigurationError(f"ocr_time_limit must be > 0 or None, got {ocr_time_limit}")
         self.ocr = ocr
-        self.ocr_dpi = ocr_dpi
-        self.max_ocr_pages = max_ocr_pages
-        self.ocr_time_limit = ocr_time_limit
+        self.ocr_bounds = OcrBounds(ocr_dpi, max_ocr_pages, ocr_time_limit)
         self.ocr_engine = ocr_engine
         self.ocr_threads = ocr_threads
         self.mode = mode
@@ -154,8 +147,7 @@ class PDFLoader(FileLoader):
 
     def _ocr(self, name: str) -> PdfOcr:
         engine = self.ocr_engine or shared_engine(self.ocr_threads)
-        bounds = OcrBounds(self.ocr_dpi, self.max_ocr_pages, self.ocr_time_limit)
-        return PdfOcr(name, self.password, engine, bounds)
+        return PdfOcr(name, self.password, engine, self.ocr_bounds)
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
