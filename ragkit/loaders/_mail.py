@@ -11,7 +11,7 @@ recorded while the others still load (a bound of the whole container is raised).
 
 Example:
     >>> from ragkit.loaders._archive_limits import ArchiveLimits, Nesting
-    >>> found = Attachments("mail.eml", {"parent_source": "mail.eml"}, Nesting(), ArchiveLimits())
+    >>> found = Attachments("mail.eml", "mail.eml", "<1@x>", Nesting(), ArchiveLimits())
     >>> found.add_data("rows.csv", b"a,b\\n1,2\\n")
     >>> found.docs[0].metadata["source"], found.docs[0].metadata["attachment"], found.failures
     ('mail.eml/rows.csv', 'rows.csv', [])
@@ -78,16 +78,22 @@ class MailLoader(FileLoader):
 class Attachments:
     """The Documents and failures of one message's attachments.
 
-    ``label`` names the message (attachments are ``label/name``), ``parent`` is the metadata
-    each attachment's Documents get (besides ``attachment``, its file name).
+    ``label`` names the message (attachments are ``label/name``); each attachment's Documents
+    get ``parent_source`` (the message's ``source``), ``attachment`` (the file name) and the
+    message's ``message_id`` in metadata (:meth:`metadata`).
     """
 
     label: str
-    parent: dict[str, Any]
+    source: str
+    message_id: str
     nesting: Nesting
     limits: ArchiveLimits
     docs: list[Document] = field(default_factory=list)
     failures: list[LoadFailure] = field(default_factory=list)
+
+    def metadata(self, name: str) -> dict[str, Any]:
+        """What the Documents of attachment ``name`` get in metadata (unless they have it)."""
+        return {"parent_source": self.source, "attachment": name, "message_id": self.message_id}
 
     def room_for(self, count: int) -> bool:
         """Whether the ``count``-th attachment may be read (if not, the failure is recorded)."""
@@ -123,7 +129,5 @@ class Attachments:
         if limit and len(data) > limit:
             raise member_too_large(self.label, name, limit)
         self.nesting.budget.add_bytes(self.label, len(data))
-        meta = {"parent_source": self.parent.get("parent_source"), "attachment": name}
-        meta.update(self.parent)
-        member = Member(data, name, f"{self.label}/{name}", meta)
+        member = Member(data, name, f"{self.label}/{name}", self.metadata(name))
         return load_embedded(member, self.nesting, limit)

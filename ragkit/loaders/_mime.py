@@ -157,8 +157,8 @@ def message_documents(
     docs = [Document(with_headers(body, meta) if loader.headers else body, metadata=meta)]
     if not loader.attachments:
         return docs, []
-    parent = {"parent_source": source, "message_id": meta["message_id"]}
-    found = Attachments(label, parent, loader.nesting, loader.nesting.limits, docs)
+    limits = loader.nesting.limits
+    found = Attachments(label, source, meta["message_id"], loader.nesting, limits, docs)
     for count, (name, data) in enumerate(attachment_parts(msg), 1):
         if not found.room_for(count):
             break

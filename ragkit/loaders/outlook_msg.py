@@ -190,8 +190,7 @@ class OutlookMessageLoader(MailLoader):
         docs = [Document(with_headers(body, meta) if self.headers else body, metadata=meta)]
         if not self.attachments:
             return docs, []
-        parent = {"parent_source": source, "message_id": meta["message_id"]}
-        found = Attachments(label, parent, nesting, self.limits, docs)
+        found = Attachments(label, source, meta["message_id"], nesting, self.limits, docs)
         for count, (_storage, path) in enumerate(msg.attachments(), 1):
             if not found.room_for(count):
                 break
@@ -218,7 +217,7 @@ class OutlookMessageLoader(MailLoader):
                 )
             docs, failures = self._message(ole, [*path, f"{_SUBSTG}3701000D"], where, where, inner)
             for doc in docs:
-                for key, value in {**found.parent, "attachment": file_name}.items():
+                for key, value in found.metadata(file_name).items():
                     doc.metadata.setdefault(key, value)
             return docs, failures
 
