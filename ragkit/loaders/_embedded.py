@@ -11,8 +11,8 @@ past ``max_depth``.
 
 Example:
     >>> from ragkit.loaders._archive_limits import Nesting
-    >>> docs, failures = load_embedded(b"a,b\\n1,2\\n", "rows.csv", "mail.eml/rows.csv",
-    ...                                {"attachment": "rows.csv"}, Nesting())
+    >>> member = Member(b"a,b\\n1,2\\n", "rows.csv", "mail.eml/rows.csv", {"attachment": "rows.csv"})
+    >>> docs, failures = load_embedded(member, Nesting())
     >>> docs[0].page_content, docs[0].metadata["source"], failures
     ('a: 1\\nb: 2', 'mail.eml/rows.csv', [])
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.documents import Document
@@ -39,20 +40,28 @@ def safe_file_name(name: str) -> str:
     return base or "content"
 
 
+@dataclass(frozen=True)
+class Member:
+    """A file held in another: its bytes, its own ``name``, the ``label`` that names it in
+    sources and errors (``archive.zip/inner/a.txt``) and the ``metadata`` its Documents get."""
+
+    data: bytes
+    name: str
+    label: str
+    metadata: dict[str, Any]
+
+
 def load_embedded(
-    data: bytes,
-    name: str,
-    label: str,
-    metadata: dict[str, Any],
-    nesting: Nesting,
-    max_file_size: int | None = None,
+    member: Member, nesting: Nesting, max_file_size: int | None = None
 ) -> tuple[list[Document], list[LoadFailure]]:
-    """Documents of ``data`` (a file named ``name``) and the failures its loader recorded.
+    """Documents of ``member`` and the failures its loader recorded.
 
     Raises:
-        LoaderError: the content cannot be loaded (the message names ``label``).
+        LoaderError: the content cannot be loaded (the message names ``member.label``).
     """
     from ragkit.loaders.directory import default_loader
+
+    data, name, label, metadata = member.data, member.name, member.label, member.metadata
 
     with tempfile.TemporaryDirectory(prefix="ragkit-member-") as folder:
         copy = os.path.join(folder, safe_file_name(name))

@@ -22,7 +22,8 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -245,40 +246,46 @@ class Fetcher:
     def _deadline(self) -> float | None:
         return None if self.opts.timeout is None else time.monotonic() + self.opts.timeout
 
-    def fetch(self, url: str, client: Any = None) -> Page:
-        """The page at ``url`` (raises LoaderError naming it)."""
+    @contextmanager
+    def _errors(self, url: str) -> Iterator[None]:
+        """httpx's errors inside the block as LoaderErrors naming ``url``."""
         httpx = _httpx()
-        own = client is None
-        client = client or self.opts.client()
-        deadline = self._deadline()
         try:
-            current = url
-            for hop in range(self.opts.max_redirects + 1):
-                self._precheck(current, hop)
-                if self.robots is not None:
-                    self.robots.check(current, client, self.opts.timeout)
-                with client.stream("GET", current) as response:
-                    following = self._next_hop(current, response, hop)
-                    if following is None:
-                        body = _Body(current, self.opts, response, deadline)
-                        for chunk in response.iter_bytes():
-                            body.add(chunk)
-                        return body.page(response)
-                current = following
-            raise LoaderError(f"{url}: too many redirects", url)  # pragma: no cover
+            yield
         except httpx.TimeoutException as e:
             raise _timed_out(url, self.opts.timeout) from e
         except httpx.HTTPError as e:
             raise LoaderError(f"{url}: {type(e).__name__}: {e or 'request failed'}", url) from e
+
+    def fetch(self, url: str, client: Any = None) -> Page:
+        """The page at ``url`` (raises LoaderError naming it)."""
+        own = client is None
+        client = client or self.opts.client()
+        deadline = self._deadline()
+        try:
+            with self._errors(url):
+                current = url
+                for hop in range(self.opts.max_redirects + 1):
+                    self._precheck(current, hop)
+                    if self.robots is not None:
+                        self.robots.check(current, client, self.opts.timeout)
+                    with client.stream("GET", current) as response:
+                        following = self._next_hop(current, response, hop)
+                        if following is None:
+                            body = _Body(current, self.opts, response, deadline)
+                            for chunk in response.iter_bytes():
+                                body.add(chunk)
+                            return body.page(response)
+                    current = following
         finally:
             if own:
                 client.close()
+        raise LoaderError(f"{url}: too many redirects", url)  # pragma: no cover
 
     async def afetch(self, url: str, client: Any) -> Page:
         """Async :meth:`fetch` with an ``httpx.AsyncClient``."""
-        httpx = _httpx()
         deadline = self._deadline()
-        try:
+        with self._errors(url):
             current = url
             for hop in range(self.opts.max_redirects + 1):
                 self._precheck(current, hop)
@@ -292,8 +299,4 @@ class Fetcher:
                             body.add(chunk)
                         return body.page(response)
                 current = following
-            raise LoaderError(f"{url}: too many redirects", url)  # pragma: no cover
-        except httpx.TimeoutException as e:
-            raise _timed_out(url, self.opts.timeout) from e
-        except httpx.HTTPError as e:
-            raise LoaderError(f"{url}: {type(e).__name__}: {e or 'request failed'}", url) from e
+        raise LoaderError(f"{url}: too many redirects", url)  # pragma: no cover

@@ -13,7 +13,7 @@ and starts with ``base_url`` (LangChain's rule); links starting with one of
 
 Example:
     >>> html = '<a href="/docs/a.html#top">A</a> <a href="b">B</a> <a href="https://x.org/">X</a>'
-    >>> sub_links(html, "http://h/docs/", base_url="http://h/docs/")
+    >>> sub_links(html, "http://h/docs/", LinkRules("http://h/docs/"))
     ['http://h/docs/a.html', 'http://h/docs/b']
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 IGNORED_SCHEMES = ("javascript:", "mailto:", "tel:", "data:")
@@ -73,24 +74,27 @@ def outside(url: str, base_url: str) -> bool:
     return urlsplit(url).netloc != urlsplit(base_url).netloc or not url.startswith(base_url)
 
 
-def sub_links(
-    html: str,
-    page_url: str,
-    *,
-    base_url: str,
-    pattern: str | re.Pattern[str] | None = None,
-    prevent_outside: bool = True,
-    exclude_prefixes: Sequence[str] = (),
-) -> list[str]:
+@dataclass(frozen=True)
+class LinkRules:
+    """Which links a crawl follows: under ``base_url`` (with ``prevent_outside``), matching
+    ``pattern`` (None: every ``href``), and not starting with one of ``exclude_prefixes``."""
+
+    base_url: str
+    pattern: str | re.Pattern[str] | None = None
+    prevent_outside: bool = True
+    exclude_prefixes: Sequence[str] = ()
+
+
+def sub_links(html: str, page_url: str, rules: LinkRules) -> list[str]:
     """The absolute links of a page to crawl next, in document order, without duplicates."""
-    raw, base = find_links(html, pattern)
+    raw, base = find_links(html, rules.pattern)
     page_base = urljoin(page_url, base) if base else page_url
     out: list[str] = []
     for link in raw:
         url = absolute(link, page_base)
-        if url is None or any(url.startswith(prefix) for prefix in exclude_prefixes):
+        if url is None or any(url.startswith(prefix) for prefix in rules.exclude_prefixes):
             continue
-        if prevent_outside and outside(url, base_url):
+        if rules.prevent_outside and outside(url, rules.base_url):
             continue
         out.append(url)
     return list(dict.fromkeys(out))

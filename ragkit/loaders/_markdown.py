@@ -115,3 +115,20 @@ class SectionBuilder:
 def section_path(path: Sequence[str]) -> str:
     """``['Intro', 'Scope']`` -> ``'Intro > Scope'`` (the ``section`` metadata value)."""
     return " > ".join(path)
+
+
+def core_properties(props: Any, names: Sequence[str]) -> dict[str, str]:
+    """The Office core properties ``names`` that are set, as metadata strings (dates ISO 8601).
+
+    Example:
+        >>> import datetime, types
+        >>> props = types.SimpleNamespace(author="Ana", title="", created=datetime.date(2026, 3, 3))
+        >>> core_properties(props, ("title", "author", "created"))
+        {'author': 'Ana', 'created': '2026-03-03'}
+    """
+    out: dict[str, str] = {}
+    for name in names:
+        text = iso(getattr(props, name))
+        if text:
+            out[name] = text
+    return out

@@ -26,9 +26,8 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._archive_limits import Nesting, is_container_bound
 from ragkit.loaders._decode import decode_bytes, universal_newlines
-from ragkit.loaders._embedded import load_embedded
+from ragkit.loaders._mail import Attachments, MailLoader
 from ragkit.loaders.base import LoadFailure
 
 HEADERS = (("subject", "subject"), ("from", "from"), ("to", "to"), ("cc", "cc"))
@@ -145,59 +144,23 @@ def attachment_parts(msg: Message) -> Iterator[tuple[str, bytes]]:
 
 
 def message_documents(
-    msg: Message,
-    source: str,
-    label: str,
-    nesting: Nesting,
-    attachments: bool,
-    extra: dict[str, Any] | None = None,
-    headers: bool = True,
+    msg: Message, source: str, label: str, loader: MailLoader, extra: dict[str, Any] | None = None
 ) -> tuple[list[Document], list[LoadFailure]]:
     """The message's Document, then its attachments' Documents, and the failures on the way.
 
     ``source`` goes in the message's metadata; ``label`` prefixes the attachments' sources
-    (``label/report.csv``); ``headers`` puts the header block (:func:`with_headers`) before
-    the body.
+    (``label/report.csv``); ``loader`` says whether attachments are read (within its
+    ``nesting``) and whether the header block (:func:`with_headers`) comes before the body.
     """
     meta: dict[str, Any] = {"source": source, **(extra or {}), **header_metadata(msg)}
     body = body_text(msg, label)
-    docs = [Document(with_headers(body, meta) if headers else body, metadata=meta)]
-    failures: list[LoadFailure] = []
-    if not attachments:
-        return docs, failures
-    limits = nesting.limits
+    docs = [Document(with_headers(body, meta) if loader.headers else body, metadata=meta)]
+    if not loader.attachments:
+        return docs, []
+    limits = loader.nesting.limits
+    found = Attachments(label, source, meta["message_id"], loader.nesting, limits, docs)
     for count, (name, data) in enumerate(attachment_parts(msg), 1):
-        where = f"{label}/{name}"
-        if count > limits.max_attachments:
-            failures.append(
-                LoadFailure(
-                    label,
-                    f"{label} has more than {limits.max_attachments} attachments "
-                    "(max_attachments); the rest were not read",
-                )
-            )
+        if not found.room_for(count):
             break
-        try:
-            nesting.budget.add_member(label, name)
-            limit = limits.max_member_size
-            if limit and len(data) > limit:
-                from ragkit.loaders._archive_limits import member_too_large
-
-                raise member_too_large(label, name, limit)
-            nesting.budget.add_bytes(label, len(data))
-            inner, inner_failures = load_embedded(
-                data,
-                name,
-                where,
-                {"parent_source": source, "attachment": name, "message_id": meta["message_id"]},
-                nesting,
-                limit,
-            )
-        except LoaderError as e:
-            if is_container_bound(e):
-                raise
-            failures.append(LoadFailure(where, str(e), e))
-            continue
-        docs.extend(inner)
-        failures.extend(inner_failures)
-    return docs, failures
+        found.add_data(name, data)
+    return found.docs, found.failures

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
-from ragkit.errors import LoaderError
+from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.loaders._modes import check_at_least
 from ragkit.loaders.ocr import OcrEngine, join_lines, mean_confidence
 
 MAX_RENDER_PIXELS = 40_000_000
@@ -66,24 +68,36 @@ def render_page(document: Any, index: int, dpi: float) -> Any:
             page.close()
 
 
+@dataclass(frozen=True)
+class OcrBounds:
+    """How pages are rendered for OCR (``dpi``) and how much is read: ``max_pages`` pages and
+    ``time_limit`` seconds per file (None: no bound). Checked when made (PDFLoader's
+    ``ocr_dpi``, ``max_ocr_pages`` and ``ocr_time_limit``)."""
+
+    dpi: float = 200
+    max_pages: int | None = 100
+    time_limit: float | None = 600.0
+
+    def __post_init__(self) -> None:
+        if not 10 <= self.dpi <= 1200:
+            raise ConfigurationError(f"ocr_dpi must be between 10 and 1200, got {self.dpi}")
+        check_at_least("max_ocr_pages", self.max_pages, 0)
+        if self.time_limit is not None and self.time_limit <= 0:
+            raise ConfigurationError(f"ocr_time_limit must be > 0 or None, got {self.time_limit}")
+
+
 class PdfOcr:
     """OCR of the pages of one PDF file, bounded in pages and time."""
 
     def __init__(
-        self,
-        name: str,
-        password: str | None,
-        engine: OcrEngine,
-        dpi: float,
-        max_pages: int | None,
-        time_limit: float | None,
+        self, name: str, password: str | None, engine: OcrEngine, bounds: OcrBounds
     ) -> None:
         self.name = name
         self.password = password
         self.engine = engine
-        self.dpi = dpi
-        self.max_pages = max_pages
-        self.time_limit = time_limit
+        self.dpi = bounds.dpi
+        self.max_pages = bounds.max_pages
+        self.time_limit = bounds.time_limit
         self.done = 0
         self.over_pages: list[int] = []
         self.over_time: list[int] = []

@@ -52,9 +52,9 @@ from ragkit.loaders._archive_limits import (
     read_bounded,
     safe_member_name,
 )
-from ragkit.loaders._embedded import load_embedded
+from ragkit.loaders._embedded import Member, load_embedded
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
-from ragkit.loaders.base import BaseLoader
 
 ARCHIVE_SUFFIXES = (
     ".zip",
@@ -93,7 +93,7 @@ class _Counted:
         return data
 
 
-class ArchiveLoader(BaseLoader):
+class ArchiveLoader(FileLoader):
     """Load every member of a zip or tar archive with the loader for its type.
 
     Args:
@@ -109,10 +109,8 @@ class ArchiveLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.limits = limits or ArchiveLimits()
-        self.max_file_size = max_file_size
         self.nesting = Nesting(self.limits)
 
     def lazy_load(self) -> Iterator[Document]:
@@ -129,14 +127,8 @@ class ArchiveLoader(BaseLoader):
     def _member(self, archive: str, member: str, data: bytes) -> Iterator[Document]:
         label = f"{archive}/{member}"
         try:
-            docs, failures = load_embedded(
-                data,
-                member,
-                label,
-                {"archive": archive, "member": member},
-                self.nesting,
-                self.limits.max_member_size,
-            )
+            embedded = Member(data, member, label, {"archive": archive, "member": member})
+            docs, failures = load_embedded(embedded, self.nesting, self.limits.max_member_size)
         except LoaderError as e:
             self._record(label, str(e), e)
             return

@@ -24,8 +24,8 @@ from typing import Any
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._decode import read_and_decode
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader
 
 
 def _value(v: Any) -> Any:
@@ -36,7 +36,7 @@ def _value(v: Any) -> Any:
     return v
 
 
-class CSVLoader(BaseLoader):
+class CSVLoader(FileLoader):
     """Load a CSV file, one Document per row."""
 
     def __init__(
@@ -51,9 +51,7 @@ class CSVLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.max_file_size = max_file_size
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.source_column = source_column
         self.metadata_columns = list(metadata_columns)
         self.content_columns = list(content_columns or ())

@@ -36,19 +36,25 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders._markdown import SectionBuilder, cell_text, iso, markdown_table, section_path
+from ragkit.loaders._markdown import (
+    SectionBuilder,
+    cell_text,
+    core_properties,
+    markdown_table,
+    section_path,
+)
+from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
-from ragkit.loaders.base import BaseLoader
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"list (bullet|number)(?:\s*([1-9]))?$")
 
 
-class DocxLoader(BaseLoader):
+class DocxLoader(FileLoader):
     """Load a Word document as Markdown (``mode="single"`` or ``"sections"``)."""
 
     def __init__(
@@ -60,30 +66,19 @@ class DocxLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
-        if mode not in ("single", "sections"):
-            raise ConfigurationError(
-                f"DocxLoader mode must be 'single' or 'sections', got {mode!r}"
-            )
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("DocxLoader", mode, ("single", "sections"))
         self.mode = mode
         self.include_headers_footers = include_headers_footers
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         import_extra("docx", "python-docx")  # a clear error when the extra is missing
         doc = load_office(name, "Word", _open_word, self.max_file_size, self.zip_limits)
-        try:
+        with self.reading("Word file"):  # python-docx raises many kinds on damaged parts
             builder = self._convert(doc)
             metadata = {"source": str(self.file_path), **_core_properties(doc)}
-        except LoaderError:
-            raise
-        except Exception as e:  # python-docx raises many kinds on damaged parts
-            raise LoaderError(
-                f"{name} is not a readable Word file: {type(e).__name__}: {e}", name
-            ) from e
         if self.mode == "single":
             yield Document(builder.text, metadata=metadata)
             return
@@ -136,7 +131,7 @@ class Docx2txtLoader(DocxLoader):
         super().__init__(file_path, "single", max_file_size=max_file_size)
 
 
-class UnstructuredWordDocumentLoader(DocxLoader):
+class UnstructuredWordDocumentLoader(UnstructuredModes, DocxLoader):
     """LangChain's name: ``UnstructuredWordDocumentLoader(file_path, mode="single")``.
 
     ``mode="single"`` is one Document per file; ``"elements"`` (Unstructured's one
@@ -144,20 +139,7 @@ class UnstructuredWordDocumentLoader(DocxLoader):
     in metadata. Unstructured's other keyword arguments are not taken.
     """
 
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        mode: Literal["single", "elements"] = "single",
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"UnstructuredWordDocumentLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
-        super().__init__(
-            file_path, "single" if mode == "single" else "sections", max_file_size=max_file_size
-        )
+    elements_mode = "sections"
 
 
 _MACRO_TYPES = (
@@ -302,16 +284,5 @@ def _header_footer_texts(doc: Any, which: str) -> list[str]:
     return texts
 
 
-def _core_properties(doc: Any) -> dict[str, Any]:
-    props = doc.core_properties
-    out: dict[str, Any] = {}
-    for key, value in (
-        ("title", props.title),
-        ("author", props.author),
-        ("created", props.created),
-        ("modified", props.modified),
-    ):
-        text = iso(value)
-        if text:
-            out[key] = text
-    return out
+def _core_properties(doc: Any) -> dict[str, str]:
+    return core_properties(doc.core_properties, ("title", "author", "created", "modified"))

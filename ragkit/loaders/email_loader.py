@@ -40,10 +40,9 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
-from ragkit.loaders._archive_limits import ArchiveLimits, Nesting
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._files import read_bytes
+from ragkit.loaders._mail import MailLoader
 from ragkit.loaders._mime import message_documents
-from ragkit.loaders.base import BaseLoader
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -56,7 +55,7 @@ def parse_message(data: bytes, name: str) -> Any:
         raise LoaderError(f"{name} is not a readable e-mail message: {e}", name) from e
 
 
-class EmailLoader(BaseLoader):
+class EmailLoader(MailLoader):
     """Load an ``.eml`` file: the message, then (``attachments=True``) its attachments.
 
     An Outlook ``.msg`` given to it is read by :class:`OutlookMessageLoader`, as LangChain's
@@ -66,26 +65,9 @@ class EmailLoader(BaseLoader):
         file_path: The message (RFC 822 / MIME).
         attachments: Load the attachments as their own Documents.
         limits: Bounds on attachments (count, size, nesting).
-        headers: Start the text with the Subject, From, To, Cc and Date lines.
+        headers: Start the text with the Subject, From, To, Cc and Date lines (default True).
         max_file_size: Largest message file, in bytes (None: no limit).
     """
-
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        attachments: bool = True,
-        limits: ArchiveLimits | None = None,
-        *,
-        headers: bool = True,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        super().__init__()
-        self.file_path = file_path
-        self.attachments = attachments
-        self.headers = headers
-        self.limits = limits or ArchiveLimits()
-        self.max_file_size = max_file_size
-        self.nesting = Nesting(self.limits)
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -102,19 +84,15 @@ class EmailLoader(BaseLoader):
             )
             loader.nesting = self.nesting
             yield from loader.lazy_load()
-            for failure in loader.errors:
-                self._record(failure.path, failure.reason, failure.exception)
+            self._record_all(loader.errors)
             return
         if not data.strip():
             raise LoaderError(f"{name} is empty, not an e-mail message", name)
         msg = parse_message(data, name)
         if not msg.keys():
             raise LoaderError(f"{name} is not an e-mail message (it has no headers)", name)
-        docs, failures = message_documents(
-            msg, name, name, self.nesting, self.attachments, headers=self.headers
-        )
-        for failure in failures:
-            self._record(failure.path, failure.reason, failure.exception)
+        docs, failures = message_documents(msg, name, name, self)
+        self._record_all(failures)
         yield from docs
 
 

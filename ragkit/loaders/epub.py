@@ -33,8 +33,10 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.errors import EncryptedFileError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
+from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra
 from ragkit.loaders._zip_guard import (
     DEFAULT_ZIP_LIMITS,
@@ -43,7 +45,6 @@ from ragkit.loaders._zip_guard import (
     open_zip,
     read_member,
 )
-from ragkit.loaders.base import BaseLoader
 
 _OPF = "{http://www.idpf.org/2007/opf}"
 _DC = "{http://purl.org/dc/elements/1.1/}"
@@ -53,7 +54,7 @@ _TAGS = re.compile(r"<[^>]+>")
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.IGNORECASE | re.DOTALL)
 
 
-class EPubLoader(BaseLoader):
+class EPubLoader(FileLoader):
     """Load an EPUB book (``mode="single"`` or ``"chapters"``)."""
 
     def __init__(
@@ -64,14 +65,9 @@ class EPubLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
-        if mode not in ("single", "chapters"):
-            raise ConfigurationError(
-                f"EPubLoader mode must be 'single' or 'chapters', got {mode!r}"
-            )
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("EPubLoader", mode, ("single", "chapters"))
         self.mode = mode
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:
@@ -143,26 +139,13 @@ class EPubLoader(BaseLoader):
         return metadata, chapters
 
 
-class UnstructuredEPubLoader(EPubLoader):
+class UnstructuredEPubLoader(UnstructuredModes, EPubLoader):
     """LangChain's name: ``UnstructuredEPubLoader(file_path, mode="single")``.
 
     ``"elements"`` gives one Document per chapter here (Unstructured: per element).
     """
 
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        mode: Literal["single", "elements"] = "single",
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"UnstructuredEPubLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
-        super().__init__(
-            file_path, "single" if mode == "single" else "chapters", max_file_size=max_file_size
-        )
+    elements_mode = "chapters"
 
 
 def write_minimal_epub(path: str, title: str, author: str, chapters: Sequence[str]) -> str:

@@ -38,16 +38,17 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders._markdown import heading, separator_row, table_row
+from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
-from ragkit.loaders.base import BaseLoader
 
 Row = tuple[int, list[Any]]
 
 
-class ExcelLoader(BaseLoader):
+class ExcelLoader(FileLoader):
     """Load a workbook, one Document per sheet (``mode="sheets"``) or per file (``"single"``)."""
 
     def __init__(
@@ -59,17 +60,14 @@ class ExcelLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
-        if mode not in ("sheets", "single"):
-            raise ConfigurationError(f"ExcelLoader mode must be 'sheets' or 'single', got {mode!r}")
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("ExcelLoader", mode, ("sheets", "single"))
         if max_rows_per_document < 1:
             raise ConfigurationError(
                 f"max_rows_per_document must be >= 1, got {max_rows_per_document}"
             )
-        self.file_path = file_path
         self.mode = mode
         self.max_rows_per_document = max_rows_per_document
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:
@@ -156,7 +154,7 @@ class ExcelLoader(BaseLoader):
             yield document()
 
 
-class UnstructuredExcelLoader(ExcelLoader):
+class UnstructuredExcelLoader(UnstructuredModes, ExcelLoader):
     """LangChain's name: ``UnstructuredExcelLoader(file_path, mode="single")``.
 
     ``mode="single"`` (the default, as LangChain) is one Document per file;
@@ -164,20 +162,7 @@ class UnstructuredExcelLoader(ExcelLoader):
     HTML rendering in ``text_as_html``; ragkit's text is a Markdown table already).
     """
 
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        mode: Literal["single", "elements"] = "single",
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"UnstructuredExcelLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
-        super().__init__(
-            file_path, "single" if mode == "single" else "sheets", max_file_size=max_file_size
-        )
+    elements_mode = "sheets"
 
 
 def _is_xls(name: str) -> bool:

@@ -29,8 +29,8 @@ from typing import Any
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._decode import decode_bytes, universal_newlines
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size, read_bytes
-from ragkit.loaders.base import BaseLoader
 
 GZIP_SUFFIX = ".gz"
 _CHUNK = 1 << 20
@@ -104,7 +104,7 @@ def read_source_text(path: str | os.PathLike[str]) -> str:
     return universal_newlines(decode_bytes(raw, name)[0])
 
 
-class GzipFileLoader(BaseLoader):
+class GzipFileLoader(FileLoader):
     """Load a ``.gz`` file with the loader of its inner extension; ``source`` is the ``.gz`` path.
 
     Args:
@@ -123,11 +123,9 @@ class GzipFileLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.loader_cls = loader_cls
         self.loader_kwargs = dict(loader_kwargs or {})
-        self.max_file_size = max_file_size
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)

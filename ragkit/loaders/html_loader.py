@@ -35,8 +35,8 @@ from typing import Any
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader
 
 DROPPED = frozenset(("script", "style", "noscript", "template"))
 # bs4's get_text() also leaves out ruby annotations (rt, rp strings are not NavigableStrings)
@@ -149,7 +149,7 @@ def _fast_route(bs_kwargs: dict[str, Any] | None) -> bool:
     return not bs_kwargs or dict(bs_kwargs) == {"features": "lxml"}
 
 
-class HTMLLoader(BaseLoader):
+class HTMLLoader(FileLoader):
     """Load an HTML file as one Document: ``metadata={"source": path, "title": ...}``.
 
     Args:
@@ -171,9 +171,7 @@ class HTMLLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.max_file_size = max_file_size
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.bs_kwargs = bs_kwargs
         self.get_text_separator = get_text_separator
         self.open_encoding = open_encoding

@@ -37,8 +37,9 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
-from ragkit.loaders.base import BaseLoader
+from ragkit.loaders._modes import check_at_least, check_mode
 from ragkit.loaders.ocr import (
     INSTALL_HINT,
     OcrEngine,
@@ -54,7 +55,7 @@ DEFAULT_MAX_PIXELS = 89_478_485
 _MULTI_PAGE_FORMATS = frozenset(("TIFF",))
 
 
-class ImageLoader(BaseLoader):
+class ImageLoader(FileLoader):
     """Load the text of an image file by OCR (``mode="page"``, ``"single"`` or ``"elements"``)."""
 
     def __init__(
@@ -69,23 +70,16 @@ class ImageLoader(BaseLoader):
         ocr_threads: int | None = None,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        if mode not in ("page", "single", "elements"):
-            raise ConfigurationError(
-                f"ImageLoader mode must be 'page', 'single' or 'elements', got {mode!r}"
-            )
-        if max_pixels is not None and max_pixels < 1:
-            raise ConfigurationError(f"max_pixels must be >= 1 or None, got {max_pixels}")
-        if max_pages is not None and max_pages < 1:
-            raise ConfigurationError(f"max_pages must be >= 1 or None, got {max_pages}")
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("ImageLoader", mode, ("page", "single", "elements"))
+        check_at_least("max_pixels", max_pixels, 1)
+        check_at_least("max_pages", max_pages, 1)
         self.mode = mode
         self.max_pixels = max_pixels
         self.max_pages = max_pages
         self.pages_delimiter = pages_delimiter
         self.ocr_engine = ocr_engine
         self.ocr_threads = ocr_threads
-        self.max_file_size = max_file_size
 
     def _engine(self) -> OcrEngine:
         return self.ocr_engine or shared_engine(self.ocr_threads)
@@ -104,23 +98,20 @@ class ImageLoader(BaseLoader):
     def _open(self, name: str) -> Any:
         from PIL import Image
 
-        try:
-            with warnings.catch_warnings():
-                # Pillow only warns between its limit and twice it; ragkit checks max_pixels itself
-                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-                return Image.open(name)
-        except Image.DecompressionBombError as e:
-            raise LoaderError(
-                f"{name} is too large to decode (over max_pixels="
-                f"{self.max_pixels or 0:,} and Pillow's decompression-bomb limit: {e}); not "
-                "read. Raise max_pixels= and PIL.Image.MAX_IMAGE_PIXELS, or downscale the image",
-                name,
-            ) from e
-        except Exception as e:  # UnidentifiedImageError, truncated headers, ...
-            raise LoaderError(
-                f"{name} is not a readable image (damaged, or not an image?): {type(e).__name__}: {e}",
-                name,
-            ) from e
+        # UnidentifiedImageError, truncated headers, ...
+        with self.reading("image (damaged, or not an image?)"):
+            try:
+                with warnings.catch_warnings():
+                    # Pillow only warns between its limit and twice it; ragkit checks max_pixels
+                    warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                    return Image.open(name)
+            except Image.DecompressionBombError as e:
+                raise LoaderError(
+                    f"{name} is too large to decode (over max_pixels="
+                    f"{self.max_pixels or 0:,} and Pillow's decompression-bomb limit: {e}); not "
+                    "read. Raise max_pixels= and PIL.Image.MAX_IMAGE_PIXELS, or downscale the image",
+                    name,
+                ) from e
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)

@@ -32,8 +32,8 @@ from ragkit._unicode import without_surrogates
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._decode import read_and_decode
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader
 
 _DEPTH = 1000
 _STEP = re.compile(r'\.(?:([A-Za-z_][\w-]*)|"((?:[^"\\]|\\.)*)"|\[(\d*)\])?')
@@ -99,7 +99,7 @@ def select(value: Any, steps: list[tuple[str, Any]]) -> Iterator[Any]:
             yield from select(item, rest)
 
 
-class JSONLoader(BaseLoader):
+class JSONLoader(FileLoader):
     """Load records selected by ``jq_schema`` from a JSON (or JSON Lines) file."""
 
     def __init__(
@@ -113,9 +113,7 @@ class JSONLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.max_file_size = max_file_size
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.jq_schema = jq_schema
         self._steps = compile_path(jq_schema)
         self.content_key = content_key

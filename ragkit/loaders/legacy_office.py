@@ -25,6 +25,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import UnsupportedFileError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders._office import SOFFICE_TIMEOUT, check_timeout, convert_with_soffice
 from ragkit.loaders.base import BaseLoader
@@ -32,7 +33,7 @@ from ragkit.loaders.base import BaseLoader
 _TARGETS = {".doc": "docx", ".dot": "docx", ".ppt": "pptx", ".pps": "pptx"}
 
 
-class LegacyOfficeLoader(BaseLoader):
+class LegacyOfficeLoader(FileLoader):
     """Load a legacy ``.doc``/``.ppt`` through LibreOffice (``loader_kwargs`` go to the new loader)."""
 
     def __init__(
@@ -43,17 +44,15 @@ class LegacyOfficeLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         loader_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(file_path, max_file_size=max_file_size)
         name = os.fspath(file_path)
         ext = os.path.splitext(name)[1].lower()
         if ext not in _TARGETS:
             raise UnsupportedFileError(
                 f"{name}: LegacyOfficeLoader reads .doc and .ppt, not {ext!r}", name
             )
-        self.file_path = file_path
         self.target = _TARGETS[ext]
         self.timeout = check_timeout(timeout)
-        self.max_file_size = max_file_size
         self.loader_kwargs = loader_kwargs or {}
 
     def lazy_load(self) -> Iterator[Document]:

@@ -23,10 +23,10 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
 from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader
+from ragkit.loaders._modes import check_mode
 
 _BLOCKS = {
     "bullet_list_open": "list",
@@ -36,7 +36,7 @@ _BLOCKS = {
 }
 
 
-class MarkdownLoader(BaseLoader):
+class MarkdownLoader(FileLoader):
     """Load a Markdown file (``mode="single"`` or ``"elements"``)."""
 
     def __init__(
@@ -47,13 +47,8 @@ class MarkdownLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.max_file_size = max_file_size
-        if mode not in ("single", "elements"):
-            raise ConfigurationError(
-                f"MarkdownLoader mode must be 'single' or 'elements', got {mode!r}"
-            )
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("MarkdownLoader", mode, ("single", "elements"))
         self.mode = mode
         self.encoding = encoding
 

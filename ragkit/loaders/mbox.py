@@ -26,10 +26,9 @@ from collections.abc import Iterator
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._archive_limits import ArchiveLimits, Nesting
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
+from ragkit.loaders._mail import MailLoader
 from ragkit.loaders._mime import message_documents
-from ragkit.loaders.base import BaseLoader
 from ragkit.loaders.email_loader import parse_message
 
 _QUOTED_FROM = re.compile(rb"^>+From ")
@@ -65,33 +64,17 @@ def iter_mbox(path: str) -> Iterator[bytes]:
         yield b"".join(lines)
 
 
-class MboxLoader(BaseLoader):
+class MboxLoader(MailLoader):
     """Load each message of an mbox file (and its attachments) as :class:`EmailLoader` does.
 
     Args:
         file_path: The mbox file.
         attachments: Load the attachments as their own Documents.
-        headers: Start each message's text with its Subject, From, To, Cc and Date lines.
+        headers: Start each message's text with its Subject, From, To, Cc and Date lines
+            (default True).
         limits: Bounds on attachments (shared by all the messages of the file).
         max_file_size: Largest mbox file, in bytes (None: no limit).
     """
-
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        attachments: bool = True,
-        limits: ArchiveLimits | None = None,
-        *,
-        headers: bool = True,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        super().__init__()
-        self.file_path = file_path
-        self.attachments = attachments
-        self.headers = headers
-        self.limits = limits or ArchiveLimits()
-        self.max_file_size = max_file_size
-        self.nesting = Nesting(self.limits)
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -100,16 +83,9 @@ class MboxLoader(BaseLoader):
             for index, raw in enumerate(iter_mbox(name)):
                 msg = parse_message(raw, f"{name} (message {index})")
                 docs, failures = message_documents(
-                    msg,
-                    name,
-                    f"{name}/{index}",
-                    self.nesting,
-                    self.attachments,
-                    {"message_index": index},
-                    headers=self.headers,
+                    msg, name, f"{name}/{index}", self, {"message_index": index}
                 )
-                for failure in failures:
-                    self._record(failure.path, failure.reason, failure.exception)
+                self._record_all(failures)
                 yield from docs
         except OSError as e:
             raise LoaderError(f"{name} cannot be read: {e.strerror or e}", name) from e

@@ -44,8 +44,8 @@ from typing import Any
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._decode import read_and_decode
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -56,7 +56,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-class NotebookLoader(BaseLoader):
+class NotebookLoader(FileLoader):
     """Load a Jupyter notebook as one Markdown Document."""
 
     def __init__(
@@ -69,13 +69,11 @@ class NotebookLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.file_path = path
+        super().__init__(path, max_file_size=max_file_size)
         self.include_outputs = include_outputs
         self.max_output_length = max_output_length
         self.remove_newline = remove_newline
         self.traceback = traceback
-        self.max_file_size = max_file_size
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)

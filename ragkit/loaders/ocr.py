@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigurationError
+from ragkit.loaders._modes import check_at_least
 
 MODEL_FILES = {
     "Det": "PP-OCRv6_det_small.onnx",
@@ -126,10 +127,7 @@ class OcrEngine:
     """Reads text lines out of images; the models load on the first :meth:`read`."""
 
     def __init__(self, intra_op_num_threads: int | None = None, min_confidence: float = 0.6):
-        if intra_op_num_threads is not None and intra_op_num_threads < 1:
-            raise ConfigurationError(
-                f"intra_op_num_threads must be >= 1 or None, got {intra_op_num_threads}"
-            )
+        check_at_least("intra_op_num_threads", intra_op_num_threads, 1)
         if not 0.0 <= min_confidence <= 1.0:
             raise ConfigurationError(f"min_confidence must be in [0, 1], got {min_confidence}")
         self.intra_op_num_threads = intra_op_num_threads

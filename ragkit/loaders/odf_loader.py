@@ -30,6 +30,7 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import heading, markdown_table
 from ragkit.loaders._office import import_extra
@@ -40,7 +41,6 @@ from ragkit.loaders._zip_guard import (
     open_zip,
     read_member,
 )
-from ragkit.loaders.base import BaseLoader
 
 _NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -59,7 +59,7 @@ def _q(tag: str) -> str:
     return f"{{{_NS[prefix]}}}{local}"
 
 
-class OpenDocumentLoader(BaseLoader):
+class OpenDocumentLoader(FileLoader):
     """Load an OpenDocument text, spreadsheet or presentation file."""
 
     def __init__(
@@ -70,10 +70,8 @@ class OpenDocumentLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.include_notes = include_notes
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:

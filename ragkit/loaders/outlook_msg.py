@@ -25,23 +25,17 @@ from __future__ import annotations
 import datetime as dt
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email import policy
 from email.parser import HeaderParser
 from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._archive_limits import (
-    ArchiveLimits,
-    Nesting,
-    is_container_bound,
-    member_too_large,
-)
-from ragkit.loaders._embedded import load_embedded
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._archive_limits import Nesting
+from ragkit.loaders._files import check_regular
+from ragkit.loaders._mail import Attachments, Loaded, MailLoader
 from ragkit.loaders._mime import decode_part, iso_date, with_headers
-from ragkit.loaders.base import BaseLoader, LoadFailure
 
 _SUBSTG = "__substg1.0_"
 _ATTACH = "__attach_version1.0_#"
@@ -155,28 +149,15 @@ class _Message:
                 yield storage, [*self.prefix, storage]
 
 
-class OutlookMessageLoader(BaseLoader):
+class OutlookMessageLoader(MailLoader):
     """Load an Outlook ``.msg`` file: the message, then (``attachments=True``) its attachments.
 
-    ``OutlookMessageLoader(file_path)`` is LangChain's signature.
+    ``OutlookMessageLoader(file_path)`` is LangChain's signature; the arguments are
+    :class:`~ragkit.loaders._mail.MailLoader`'s, and the text is the body alone unless
+    ``headers=True``.
     """
 
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        attachments: bool = True,
-        limits: ArchiveLimits | None = None,
-        *,
-        headers: bool = False,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        super().__init__()
-        self.file_path = file_path
-        self.attachments = attachments
-        self.headers = headers
-        self.limits = limits or ArchiveLimits()
-        self.max_file_size = max_file_size
-        self.nesting = Nesting(self.limits)
+    headers_by_default = False
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -196,66 +177,59 @@ class OutlookMessageLoader(BaseLoader):
             raise LoaderError(f"{name} is a damaged .msg file: {e}", name) from e
         finally:
             ole.close()
-        for failure in failures:
-            self._record(failure.path, failure.reason, failure.exception)
+        self._record_all(failures)
         yield from docs
 
     def _message(
         self, ole: Any, prefix: list[str], source: str, label: str, nesting: Nesting
-    ) -> tuple[list[Document], list[LoadFailure]]:
+    ) -> Loaded:
         msg = _Message(ole, prefix, label, 24 if prefix else 32)
         meta = {"source": source, **msg.metadata()}
         meta["sender"] = meta["from"]
         body = msg.body()
         docs = [Document(with_headers(body, meta) if self.headers else body, metadata=meta)]
-        failures: list[LoadFailure] = []
         if not self.attachments:
-            return docs, failures
-        parent = {"parent_source": source, "message_id": meta["message_id"]}
+            return docs, []
+        found = Attachments(label, source, meta["message_id"], nesting, self.limits, docs)
         for count, (_storage, path) in enumerate(msg.attachments(), 1):
-            if count > self.limits.max_attachments:
-                reason = (
-                    f"{label} has more than {self.limits.max_attachments} attachments "
-                    "(max_attachments); the rest were not read"
-                )
-                failures.append(LoadFailure(label, reason))
+            if not found.room_for(count):
                 break
             part = _Message(ole, path, label, 8)
             file_name = part.string(0x3707) or part.string(0x3704) or part.string(0x3001)
             file_name = file_name or f"attachment-{count}"
-            where = f"{label}/{file_name}"
-            try:
-                nesting.budget.add_member(label, file_name)
-                if ole.exists("/".join([*path, f"{_SUBSTG}3701000D"])):
-                    inner = nesting.deeper()
-                    if inner.too_deep():
-                        raise LoaderError(
-                            f"{where} is a message nested deeper than max_depth="
-                            f"{self.limits.max_depth}; not opened",
-                            where,
-                        )
-                    inner_docs, inner_failures = self._message(
-                        ole, [*path, f"{_SUBSTG}3701000D"], where, where, inner
-                    )
-                    for doc in inner_docs:
-                        for key, value in {**parent, "attachment": file_name}.items():
-                            doc.metadata.setdefault(key, value)
-                else:
-                    data = part.binary(0x3701)
-                    if data is None:
-                        raise LoaderError(f"{where}: the attachment has no data (a link?)", where)
-                    limit = self.limits.max_member_size
-                    if limit and len(data) > limit:
-                        raise member_too_large(label, file_name, limit)
-                    nesting.budget.add_bytes(label, len(data))
-                    inner_docs, inner_failures = load_embedded(
-                        data, file_name, where, {**parent, "attachment": file_name}, nesting, limit
-                    )
-            except LoaderError as e:
-                if is_container_bound(e):
-                    raise
-                failures.append(LoadFailure(where, str(e), e))
-                continue
-            docs.extend(inner_docs)
-            failures.extend(inner_failures)
-        return docs, failures
+            if ole.exists("/".join([*path, f"{_SUBSTG}3701000D"])):
+                found.add(file_name, self._attached_message(ole, path, found, file_name))
+            else:
+                found.add(file_name, self._attached_file(part, found, file_name))
+        return found.docs, found.failures
+
+    def _attached_message(
+        self, ole: Any, path: list[str], found: Attachments, file_name: str
+    ) -> Callable[[], Loaded]:
+        def load() -> Loaded:
+            where = f"{found.label}/{file_name}"
+            inner = found.nesting.deeper()
+            if inner.too_deep():
+                raise LoaderError(
+                    f"{where} is a message nested deeper than max_depth="
+                    f"{self.limits.max_depth}; not opened",
+                    where,
+                )
+            docs, failures = self._message(ole, [*path, f"{_SUBSTG}3701000D"], where, where, inner)
+            for doc in docs:
+                for key, value in found.metadata(file_name).items():
+                    doc.metadata.setdefault(key, value)
+            return docs, failures
+
+        return load
+
+    @staticmethod
+    def _attached_file(part: _Message, found: Attachments, file_name: str) -> Callable[[], Loaded]:
+        def load() -> Loaded:
+            data = part.binary(0x3701)
+            if data is None:
+                where = f"{found.label}/{file_name}"
+                raise LoaderError(f"{where}: the attachment has no data (a link?)", where)
+            return found.embedded(file_name, data)
+
+        return load

@@ -35,14 +35,15 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.errors import EncryptedFileError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
-from ragkit.loaders._pdf_ocr import PdfOcr
-from ragkit.loaders.base import BaseLoader
+from ragkit.loaders._modes import check_choice, check_mode
+from ragkit.loaders._pdf_ocr import OcrBounds, PdfOcr
 from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, ocr_available, shared_engine
 
 
-class PDFLoader(BaseLoader):
+class PDFLoader(FileLoader):
     """Load a PDF's text with pypdf (``mode="page"`` or ``"single"``)."""
 
     def __init__(
@@ -60,27 +61,13 @@ class PDFLoader(BaseLoader):
         ocr_engine: OcrEngine | None = None,
         ocr_threads: int | None = None,
     ) -> None:
-        super().__init__()
-        self.max_file_size = max_file_size
-        if mode not in ("page", "single"):
-            raise ConfigurationError(f"PDFLoader mode must be 'page' or 'single', got {mode!r}")
-        if ocr not in ("auto", "always", "never"):
-            raise ConfigurationError(
-                f"PDFLoader ocr must be 'auto', 'always' or 'never', got {ocr!r}"
-            )
-        if not 10 <= ocr_dpi <= 1200:
-            raise ConfigurationError(f"ocr_dpi must be between 10 and 1200, got {ocr_dpi}")
-        if max_ocr_pages is not None and max_ocr_pages < 0:
-            raise ConfigurationError(f"max_ocr_pages must be >= 0 or None, got {max_ocr_pages}")
-        if ocr_time_limit is not None and ocr_time_limit <= 0:
-            raise ConfigurationError(f"ocr_time_limit must be > 0 or None, got {ocr_time_limit}")
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("PDFLoader", mode, ("page", "single"))
+        check_choice("PDFLoader ocr", ocr, ("auto", "always", "never"))
         self.ocr = ocr
-        self.ocr_dpi = ocr_dpi
-        self.max_ocr_pages = max_ocr_pages
-        self.ocr_time_limit = ocr_time_limit
+        self.ocr_bounds = OcrBounds(ocr_dpi, max_ocr_pages, ocr_time_limit)
         self.ocr_engine = ocr_engine
         self.ocr_threads = ocr_threads
-        self.file_path = file_path
         self.mode = mode
         self.password = password
         self.pages_delimiter = pages_delimiter
@@ -91,7 +78,7 @@ class PDFLoader(BaseLoader):
         name = os.fspath(self.file_path)
         check_regular(name, self.max_file_size)
         _warnings.install()
-        try:
+        with self.reading("PDF (truncated or damaged?)"):  # pypdf: many kinds on damage
             reader = PdfReader(name)
             if reader.is_encrypted:
                 result = reader.decrypt(self.password if self.password is not None else "")
@@ -102,13 +89,6 @@ class PDFLoader(BaseLoader):
                         )
                     raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
             pages = len(reader.pages)
-        except LoaderError:
-            raise
-        except Exception as e:  # pypdf raises many kinds on damaged or crafted files
-            raise LoaderError(
-                f"{name} is not a readable PDF (truncated or damaged?): {type(e).__name__}: {e}",
-                name,
-            ) from e
         if pages == 0:
             raise LoaderError(f"{name} has no pages (truncated or damaged PDF?)", name)
         return reader
@@ -167,9 +147,7 @@ class PDFLoader(BaseLoader):
 
     def _ocr(self, name: str) -> PdfOcr:
         engine = self.ocr_engine or shared_engine(self.ocr_threads)
-        return PdfOcr(
-            name, self.password, engine, self.ocr_dpi, self.max_ocr_pages, self.ocr_time_limit
-        )
+        return PdfOcr(name, self.password, engine, self.ocr_bounds)
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)

@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
-from ragkit.loaders.base import BaseLoader
 from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, join_lines, ocr_available, shared_engine
 
 
@@ -61,7 +61,7 @@ def _pdfplumber() -> Any:
     return pdfplumber
 
 
-class PDFPlumberLoader(BaseLoader):
+class PDFPlumberLoader(FileLoader):
     """Load a PDF with pdfplumber, one Document per page (tables as Markdown on request)."""
 
     def __init__(
@@ -79,7 +79,7 @@ class PDFPlumberLoader(BaseLoader):
         ocr_threads: int | None = None,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
+        super().__init__(file_path, max_file_size=max_file_size)
         if str(file_path).startswith(("http://", "https://")):
             raise ConfigurationError(
                 f"PDFPlumberLoader reads local files; download {file_path} first "
@@ -89,7 +89,6 @@ class PDFPlumberLoader(BaseLoader):
             raise ConfigurationError(
                 f"extract_tables must be None or 'markdown', got {extract_tables!r}"
             )
-        self.file_path = file_path
         self.text_kwargs = dict(text_kwargs or {})
         self.dedupe = dedupe
         self.headers = headers
@@ -99,26 +98,23 @@ class PDFPlumberLoader(BaseLoader):
         self.password = password
         self.ocr_engine = ocr_engine
         self.ocr_threads = ocr_threads
-        self.max_file_size = max_file_size
 
     def _open(self, name: str) -> Any:
         pdfplumber = _pdfplumber()
         check_regular(name, self.max_file_size)
-        try:
-            return pdfplumber.open(name, password=self.password or "")
-        except Exception as e:  # pdfminer raises many kinds on damaged or encrypted files
-            if "password" in type(e).__name__.lower() or "PDFPassword" in repr(e):
-                if self.password is None:
+        with self.reading("PDF (truncated or damaged?)"):
+            try:
+                return pdfplumber.open(name, password=self.password or "")
+            except Exception as e:  # pdfminer raises many kinds on damaged or encrypted files
+                if "password" in type(e).__name__.lower() or "PDFPassword" in repr(e):
+                    if self.password is None:
+                        raise EncryptedFileError(
+                            f"{name} is encrypted; pass password= to PDFPlumberLoader", name
+                        ) from e
                     raise EncryptedFileError(
-                        f"{name} is encrypted; pass password= to PDFPlumberLoader", name
+                        f"{name}: the password does not open this PDF", name
                     ) from e
-                raise EncryptedFileError(
-                    f"{name}: the password does not open this PDF", name
-                ) from e
-            raise LoaderError(
-                f"{name} is not a readable PDF (truncated or damaged?): {type(e).__name__}: {e}",
-                name,
-            ) from e
+                raise
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)

@@ -38,17 +38,17 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError, LoaderError
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders._markdown import heading, iso, markdown_table
+from ragkit.loaders._markdown import core_properties, heading, markdown_table
+from ragkit.loaders._modes import check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
-from ragkit.loaders.base import BaseLoader
 
 Mode = Literal["paged", "single", "elements"]
 
 
-class PowerPointLoader(BaseLoader):
+class PowerPointLoader(FileLoader):
     """Load a ``.pptx`` (``mode="paged"``: one Document per slide; ``"single"``; ``"elements"``)."""
 
     def __init__(
@@ -60,13 +60,10 @@ class PowerPointLoader(BaseLoader):
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
         zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
     ) -> None:
-        super().__init__()
-        if mode not in ("paged", "single", "elements"):
-            raise ConfigurationError(f"mode must be 'paged', 'single' or 'elements', got {mode!r}")
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
+        check_mode("PowerPointLoader", mode, ("paged", "single", "elements"))
         self.mode = mode
         self.include_notes = include_notes
-        self.max_file_size = max_file_size
         self.zip_limits = zip_limits
 
     def lazy_load(self) -> Iterator[Document]:
@@ -75,15 +72,9 @@ class PowerPointLoader(BaseLoader):
         prs = load_office(
             name, "PowerPoint", pptx.Presentation, self.max_file_size, self.zip_limits
         )
-        try:
+        with self.reading("PowerPoint file"):  # python-pptx raises many kinds on damaged parts
             slides = [self._slide(slide) for slide in prs.slides]
             base: dict[str, Any] = {"source": str(self.file_path), **_properties(prs)}
-        except LoaderError:
-            raise
-        except Exception as e:  # python-pptx raises many kinds on damaged parts
-            raise LoaderError(
-                f"{name} is not a readable PowerPoint file: {type(e).__name__}: {e}", name
-            ) from e
         base["total_slides"] = len(slides)
         if self.mode == "single":
             text = "\n\n".join(_join(elements) for _, elements in slides if elements)
@@ -194,15 +185,7 @@ def _table_rows(table: Any) -> list[list[str]]:
 
 def _properties(prs: Any) -> dict[str, Any]:
     props = prs.core_properties
-    out: dict[str, Any] = {}
-    for key, value in (
-        ("author", props.author),
-        ("created", props.created),
-        ("modified", props.modified),
-    ):
-        text = iso(value)
-        if text:
-            out[key] = text
+    out: dict[str, Any] = core_properties(props, ("author", "created", "modified"))
     if props.title:
         out["presentation_title"] = props.title
     return out

@@ -43,7 +43,7 @@ from ragkit.loaders._http import (
     Page,
     reason,
 )
-from ragkit.loaders._links import outside, sub_links
+from ragkit.loaders._links import LinkRules, outside, sub_links
 from ragkit.loaders.base import BaseLoader
 
 MAX_CONCURRENCY = 8
@@ -181,14 +181,8 @@ class RecursiveUrlLoader(BaseLoader):
     def _children(self, page: Page, depth: int, seen: set[str]) -> list[str]:
         if depth + 1 >= self.max_depth:
             return []
-        links = sub_links(
-            page.text,
-            page.url,
-            base_url=self.base_url,
-            pattern=self.link_regex,
-            prevent_outside=self.prevent_outside,
-            exclude_prefixes=self.exclude_dirs,
-        )
+        rules = LinkRules(self.base_url, self.link_regex, self.prevent_outside, self.exclude_dirs)
+        links = sub_links(page.text, page.url, rules)
         fresh = [link for link in links if link not in seen]
         seen.update(fresh)
         return fresh
@@ -199,8 +193,15 @@ class RecursiveUrlLoader(BaseLoader):
             return None
         return Document(content, metadata=self.metadata_extractor(page.text, url, page.response))
 
-    def _failed(self, url: str, error: LoaderError) -> None:
-        self._record(url, reason(error, url), error)
+    def _visit(
+        self, url: str, result: Page | LoaderError, depth: int, seen: set[str]
+    ) -> tuple[Document | None, list[str]]:
+        """What fetching ``url`` gave: its Document (None: failed or empty) and links to follow."""
+        if isinstance(result, LoaderError):
+            self._record(url, reason(result, url), result)
+            return None, []
+        seen.add(result.url)
+        return self._document(url, result), self._children(result, depth, seen)
 
     # -- crawling ----------------------------------------------------------------------------
     def lazy_load(self) -> Iterator[Document]:
@@ -216,15 +217,13 @@ class RecursiveUrlLoader(BaseLoader):
                 following: list[str] = []
                 for url in level:
                     try:
-                        page = fetcher.fetch(url, client)
+                        result: Page | LoaderError = fetcher.fetch(url, client)
                     except LoaderError as e:
-                        self._failed(url, e)
-                        continue
-                    seen.add(page.url)
-                    doc = self._document(url, page)
+                        result = e
+                    doc, links = self._visit(url, result, depth, seen)
                     if doc is not None:
                         yield doc
-                    following += self._children(page, depth, seen)
+                    following += links
                 level = following
 
     async def _acollect(self) -> list[Document]:
@@ -249,12 +248,8 @@ class RecursiveUrlLoader(BaseLoader):
                 results = await asyncio.gather(*(one(url, client) for url in level))
                 following: list[str] = []
                 for url, result in zip(level, results):
-                    if isinstance(result, LoaderError):
-                        self._failed(url, result)
-                        continue
-                    seen.add(result.url)
-                    doc = self._document(url, result)
+                    doc, links = self._visit(url, result, depth, seen)
                     if doc is not None:
                         yield doc
-                    following += self._children(result, depth, seen)
+                    following += links
                 level = following

@@ -174,129 +174,73 @@ def _lazy(module: str, cls: str, **fixed: Any) -> LoaderFactory:
     return factory
 
 
+_JSON = {"jq_schema": ".", "text_content": False}
+
+# The built-in types ragkit's core reads: extensions, "module:Class" in ragkit.loaders, name.
+_CORE: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    ((".md", ".markdown"), "markdown_loader:MarkdownLoader", "Markdown"),
+    ((".html", ".htm", ".xhtml"), "html_loader:HTMLLoader", "HTML"),
+    ((".csv",), "csv_loader:CSVLoader", "CSV"),
+    ((".tsv",), "csv_loader:TSVLoader", "TSV"),
+    ((".json",), "json_loader:JSONLoader", "JSON"),
+    ((".jsonl", ".ndjson"), "json_loader:JSONLoader", "JSON Lines"),
+    ((".pdf",), "pdf:PDFLoader", "PDF"),
+    ((".ipynb",), "notebook:NotebookLoader", "Jupyter notebook"),
+    ((".eml",), "email_loader:EmailLoader", "e-mail"),
+    ((".mbox",), "mbox:MboxLoader", "mbox"),
+    (
+        (".zip", ".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz"),
+        "archive:ArchiveLoader",
+        "archive",
+    ),
+)
+
+# The types of the "documents" extra: the same, then the modules the loader needs.
+_DOCUMENTS: tuple[tuple[tuple[str, ...], str, str, tuple[str, ...]], ...] = (
+    ((".docx", ".docm"), "docx_loader:DocxLoader", "Word", ("docx",)),
+    ((".pptx", ".pptm"), "pptx_loader:PowerPointLoader", "PowerPoint", ("pptx",)),
+    ((".xlsx", ".xlsm"), "excel:ExcelLoader", "Excel", ("openpyxl", "defusedxml")),
+    ((".xls",), "excel:ExcelLoader", "Excel 97-2003", ("xlrd",)),
+    ((".odt", ".ods", ".odp"), "odf_loader:OpenDocumentLoader", "OpenDocument", ("defusedxml",)),
+    ((".epub",), "epub:EPubLoader", "EPUB", ("defusedxml",)),
+    ((".rtf",), "rtf:RTFLoader", "RTF", ("striprtf",)),
+    ((".xml",), "xml_loader:XMLLoader", "XML", ("defusedxml",)),
+    ((".msg",), "outlook_msg:OutlookMessageLoader", "Outlook message", ("olefile",)),
+    (
+        (".doc", ".ppt"),
+        "legacy_office:LegacyOfficeLoader",
+        "legacy Office (LibreOffice)",
+        ("docx", "pptx"),
+    ),
+)
+
+# Fixed arguments of some types' loaders, by name.
+_FIXED: dict[str, dict[str, Any]] = {
+    "JSON": {**_JSON, "json_lines": False},
+    "JSON Lines": {**_JSON, "json_lines": True},
+    "Outlook message": {"headers": True},
+}
+_TEXT_FALLBACK = frozenset({"XML"})  # read as text while the extra is missing (it was text before)
+_IMAGES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp")
+
+
+def _register_builtin(
+    extensions: tuple[str, ...], where: str, name: str, extra: str | None, modules: tuple[str, ...]
+) -> None:
+    module, cls = where.split(":")
+    factory = _lazy(f"ragkit.loaders.{module}", cls, **_FIXED.get(name, {}))
+    text_fallback = name in _TEXT_FALLBACK
+    register_loader(
+        extensions, factory, name=name, extra=extra, modules=modules, text_fallback=text_fallback
+    )
+
+
 def _builtin() -> None:
-    docs = "documents"
-    register_loader(
-        [".md", ".markdown"],
-        _lazy("ragkit.loaders.markdown_loader", "MarkdownLoader"),
-        name="Markdown",
-    )
-    register_loader(
-        [".html", ".htm", ".xhtml"], _lazy("ragkit.loaders.html_loader", "HTMLLoader"), name="HTML"
-    )
-    register_loader(".csv", _lazy("ragkit.loaders.csv_loader", "CSVLoader"), name="CSV")
-    register_loader(".tsv", _lazy("ragkit.loaders.csv_loader", "TSVLoader"), name="TSV")
-    register_loader(
-        ".json",
-        _lazy(
-            "ragkit.loaders.json_loader",
-            "JSONLoader",
-            jq_schema=".",
-            text_content=False,
-            json_lines=False,
-        ),
-        name="JSON",
-    )
-    register_loader(
-        [".jsonl", ".ndjson"],
-        _lazy(
-            "ragkit.loaders.json_loader",
-            "JSONLoader",
-            jq_schema=".",
-            text_content=False,
-            json_lines=True,
-        ),
-        name="JSON Lines",
-    )
-    register_loader(".pdf", _lazy("ragkit.loaders.pdf", "PDFLoader"), name="PDF")
-    register_loader(
-        ".ipynb", _lazy("ragkit.loaders.notebook", "NotebookLoader"), name="Jupyter notebook"
-    )
-    register_loader(
-        [".docx", ".docm"],
-        _lazy("ragkit.loaders.docx_loader", "DocxLoader"),
-        name="Word",
-        extra=docs,
-        modules=("docx",),
-    )
-    register_loader(
-        [".pptx", ".pptm"],
-        _lazy("ragkit.loaders.pptx_loader", "PowerPointLoader"),
-        name="PowerPoint",
-        extra=docs,
-        modules=("pptx",),
-    )
-    register_loader(
-        [".xlsx", ".xlsm"],
-        _lazy("ragkit.loaders.excel", "ExcelLoader"),
-        name="Excel",
-        extra=docs,
-        modules=("openpyxl", "defusedxml"),
-    )
-    register_loader(
-        ".xls",
-        _lazy("ragkit.loaders.excel", "ExcelLoader"),
-        name="Excel 97-2003",
-        extra=docs,
-        modules=("xlrd",),
-    )
-    register_loader(
-        [".odt", ".ods", ".odp"],
-        _lazy("ragkit.loaders.odf_loader", "OpenDocumentLoader"),
-        name="OpenDocument",
-        extra=docs,
-        modules=("defusedxml",),
-    )
-    register_loader(
-        ".epub",
-        _lazy("ragkit.loaders.epub", "EPubLoader"),
-        name="EPUB",
-        extra=docs,
-        modules=("defusedxml",),
-    )
-    register_loader(
-        ".rtf",
-        _lazy("ragkit.loaders.rtf", "RTFLoader"),
-        name="RTF",
-        extra=docs,
-        modules=("striprtf",),
-    )
-    register_loader(
-        ".xml",
-        _lazy("ragkit.loaders.xml_loader", "XMLLoader"),
-        name="XML",
-        extra=docs,
-        modules=("defusedxml",),
-        text_fallback=True,
-    )
-    register_loader(".eml", _lazy("ragkit.loaders.email_loader", "EmailLoader"), name="e-mail")
-    register_loader(".mbox", _lazy("ragkit.loaders.mbox", "MboxLoader"), name="mbox")
-    register_loader(
-        ".msg",
-        _lazy("ragkit.loaders.outlook_msg", "OutlookMessageLoader", headers=True),
-        name="Outlook message",
-        extra=docs,
-        modules=("olefile",),
-    )
-    register_loader(
-        [".zip", ".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz"],
-        _lazy("ragkit.loaders.archive", "ArchiveLoader"),
-        name="archive",
-    )
-    register_loader(
-        [".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"],
-        _lazy("ragkit.loaders.image", "ImageLoader"),
-        name="image (OCR)",
-        extra="ocr",
-        modules=("PIL", "rapidocr"),
-    )
-    register_loader(
-        [".doc", ".ppt"],
-        _lazy("ragkit.loaders.legacy_office", "LegacyOfficeLoader"),
-        name="legacy Office (LibreOffice)",
-        extra=docs,
-        modules=("docx", "pptx"),
-    )
+    for extensions, where, name in _CORE:
+        _register_builtin(extensions, where, name, None, ())
+    for extensions, where, name, modules in _DOCUMENTS:
+        _register_builtin(extensions, where, name, "documents", modules)
+    _register_builtin(_IMAGES, "image:ImageLoader", "image (OCR)", "ocr", ("PIL", "rapidocr"))
 
 
 _builtin()

@@ -22,25 +22,15 @@ from collections.abc import Iterator
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._file_loader import FileLoader
+from ragkit.loaders._files import read_bytes
 from ragkit.loaders._office import import_extra
-from ragkit.loaders.base import BaseLoader
 
 _CODEPAGE = re.compile(rb"\\ansicpg(\d+)")
 
 
-class RTFLoader(BaseLoader):
+class RTFLoader(FileLoader):
     """Load an RTF file as plain text."""
-
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        super().__init__()
-        self.file_path = file_path
-        self.max_file_size = max_file_size
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -54,10 +44,6 @@ class RTFLoader(BaseLoader):
             "".encode(encoding)
         except LookupError:
             encoding = "cp1252"
-        try:
+        with self.reading("RTF file"):  # striprtf on malformed input
             text = striprtf.rtf_to_text(data.decode("latin-1"), encoding=encoding, errors="replace")
-        except Exception as e:  # striprtf on malformed input
-            raise LoaderError(
-                f"{name} is not a readable RTF file: {type(e).__name__}: {e}", name
-            ) from e
-        yield Document(text.strip(), metadata={"source": str(self.file_path)})
+        yield Document(text.strip(), metadata={"source": self.source})

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 
 from ragkit.documents import Document
 from ragkit.loaders._decode import read_and_decode, universal_newlines
+from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
-from ragkit.loaders.base import BaseLoader
 
 
 def read_text(
@@ -35,7 +35,7 @@ def read_text(
     return universal_newlines(text)
 
 
-class TextLoader(BaseLoader):
+class TextLoader(FileLoader):
     """Load a text file as one Document with ``metadata={"source": path}``."""
 
     def __init__(
@@ -46,11 +46,9 @@ class TextLoader(BaseLoader):
         *,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
-        super().__init__()
-        self.file_path = file_path
+        super().__init__(file_path, max_file_size=max_file_size)
         self.encoding = encoding
         self.autodetect_encoding = autodetect_encoding
-        self.max_file_size = max_file_size
 
     def read_text(self) -> str:
         """The decoded text of the file (raises a LoaderError naming the file on failure)."""

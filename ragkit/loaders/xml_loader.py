@@ -23,9 +23,9 @@ from typing import Any
 
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._file_loader import FileLoader
+from ragkit.loaders._files import read_bytes
 from ragkit.loaders._office import import_extra
-from ragkit.loaders.base import BaseLoader
 
 
 def _lines(element: Any, out: list[str]) -> None:
@@ -45,18 +45,8 @@ def _lines(element: Any, out: list[str]) -> None:
             out.append(tail)
 
 
-class XMLLoader(BaseLoader):
+class XMLLoader(FileLoader):
     """Load an XML file's text content (one Document)."""
-
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        *,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-    ) -> None:
-        super().__init__()
-        self.file_path = file_path
-        self.max_file_size = max_file_size
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
@@ -75,4 +65,4 @@ class XMLLoader(BaseLoader):
             raise LoaderError(f"{name} is not well-formed XML: {e}", name) from e
         out: list[str] = []
         _lines(root, out)
-        yield Document("\n".join(out), metadata={"source": str(self.file_path)})
+        yield Document("\n".join(out), metadata={"source": self.source})
