@@ -119,13 +119,16 @@ def while_needs_response(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
         if not chain.needs_response:
             return chain
         chain._check_failures()
-        if calls >= max_runs:
-            raise chain_error(
-                chain,
-                f"Exceeded max_runs={max_runs} model calls while the model kept needing a response",
-                "exceeded_max_runs",
-            )
+        _check_runs(chain, calls, max_runs, "while the model kept needing a response")
         chain, calls = (yield llm_step(chain)), calls + 1
+
+
+def _check_runs(chain: LLMChain, calls: int, max_runs: int, why: str) -> None:
+    """Refuse one more model call once ``max_runs`` calls were made (``exceeded_max_runs``)."""
+    if calls >= max_runs:
+        raise chain_error(
+            chain, f"Exceeded max_runs={max_runs} model calls {why}", "exceeded_max_runs"
+        )
 
 
 def until_success(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
@@ -143,12 +146,7 @@ def until_success(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
             return chain
         if _is_final_answer(chain.last_message):
             return chain
-        if calls >= max_runs:
-            raise chain_error(
-                chain,
-                f"Exceeded max_runs={max_runs} model calls without a success",
-                "exceeded_max_runs",
-            )
+        _check_runs(chain, calls, max_runs, "without a success")
         chain, calls = (yield llm_step(chain)), calls + 1
         chain = yield tools_step(chain, cache)
 
