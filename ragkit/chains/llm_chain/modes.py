@@ -29,6 +29,8 @@ from ragkit.chains.llm_chain.run_support import chain_error, trailing_tool_messa
 from ragkit.chains.llm_chain.tool_execution import ResultCache, had_errors
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
+from ragkit.core.steps import adrive as run_steps_async
+from ragkit.core.steps import drive as run_steps_sync
 from ragkit.errors import ConfigurationError, LLMChainError
 from ragkit.messages import AIMessage, HumanMessage, ToolMessage
 
@@ -65,32 +67,12 @@ async def _aperform(step: Step, config: RunnableConfig | None) -> LLMChain:
 
 def drive(steps: Steps[T], config: RunnableConfig | None) -> T:
     """Run ``steps`` with the sync model and tool calls; returns what the loop returns."""
-    try:
-        step = next(steps)
-        while True:
-            try:
-                chain = _perform(step, config)
-            except Exception as e:  # noqa: BLE001 - thrown back into the loop, which decides
-                step = steps.throw(e)
-            else:
-                step = steps.send(chain)
-    except StopIteration as stop:
-        return stop.value
+    return run_steps_sync(steps, lambda step: _perform(step, config))
 
 
 async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
     """Run ``steps`` with ``ainvoke``/``astream`` and async, concurrent tool calls."""
-    try:
-        step = next(steps)
-        while True:
-            try:
-                chain = await _aperform(step, config)
-            except Exception as e:  # noqa: BLE001 - thrown back into the loop, which decides
-                step = steps.throw(e)
-            else:
-                step = steps.send(chain)
-    except StopIteration as stop:
-        return stop.value
+    return await run_steps_async(steps, lambda step: _aperform(step, config))
 
 
 def _is_final_answer(message: Any) -> bool:
