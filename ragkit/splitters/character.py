@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragkit.splitters._merging import MergingSplitter
-from ragkit.splitters._pieces import Cut, Merger
+from ragkit.splitters._pieces import Cut, Merger, Run
 
 
 class CharacterTextSplitter(MergingSplitter):
@@ -35,4 +35,4 @@ class CharacterTextSplitter(MergingSplitter):
         )
         # Pieces that carry their separator (keep_separator) are joined with nothing.
         joiner = "" if self._keep_separator else self._separator
-        merger.merge(cut, 0, len(cut), joiner, cut.lengths(self._length_function), 0)
+        merger.merge(Run(cut, joiner, cut.lengths(self._length_function), 0), 0, len(cut))

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from ragkit.splitters._contiguous import Contiguous
 from ragkit.splitters._merging import MergingSplitter
-from ragkit.splitters._pieces import Cut, Merger, Ones, compiled, literal_of, splitter_of
+from ragkit.splitters._pieces import Cut, Merger, Ones, Run, compiled, literal_of, splitter_of
 from ragkit.splitters.language import Language, get_separators_for_language
 
 
@@ -101,6 +101,7 @@ class RecursiveCharacterTextSplitter(MergingSplitter):
             cut = Cut.split(text, separator, regex=regex, keep=self._keep_separator)
         joiner = "" if self._keep_separator else separator
         lengths = cut.lengths(self._length_function)
+        run = Run(cut, joiner, lengths, base)
         size = self._chunk_size
         run_start = 0  # pieces run_start..i-1 are short and wait to be merged
         if isinstance(lengths, Ones) and size > 1:
@@ -108,7 +109,7 @@ class RecursiveCharacterTextSplitter(MergingSplitter):
         else:
             big = compress(range(len(lengths)), map(size.__le__, lengths))
         for i in big:
-            merger.merge(cut, run_start, i, joiner, lengths, base)
+            merger.merge(run, run_start, i)
             piece_base = base + cut.starts[i] if merger.out_starts is not None else 0
             if rest:
                 self._split(cut.piece(i), piece_base, rest, merger)
@@ -117,4 +118,4 @@ class RecursiveCharacterTextSplitter(MergingSplitter):
                 if merger.out_starts is not None:
                     merger.out_starts.append(piece_base)
             run_start = i + 1
-        merger.merge(cut, run_start, len(lengths), joiner, lengths, base)
+        merger.merge(run, run_start, len(lengths))
