@@ -69,44 +69,11 @@ class ModelErrors:
         return None
 
     def __exit__(self, kind: Any, error: BaseException | None, tb: Any) -> None:
-        if isinstance(error, Exception) and not isinstance(
-            error, (StopIteration, StopAsyncIteration)
-        ):
+        if isinstance(error, Exception):
             raise model_error(self.chain, error) from error
 
 
-class _Guarded:
-    """``stream``'s chunks; what its ``__next__`` raises goes through ``guard``."""
-
-    __slots__ = ("stream", "guard")
-
-    def __init__(self, stream: Iterator[Any], guard: ModelErrors) -> None:
-        self.stream = stream
-        self.guard = guard
-
-    def __iter__(self) -> _Guarded:
-        return self
-
-    def __next__(self) -> Any:
-        with self.guard:
-            return next(self.stream)
-
-
-class _AsyncGuarded:
-    """Async :class:`_Guarded`."""
-
-    __slots__ = ("stream", "guard")
-
-    def __init__(self, stream: AsyncIterator[Any], guard: ModelErrors) -> None:
-        self.stream = stream
-        self.guard = guard
-
-    def __aiter__(self) -> _AsyncGuarded:
-        return self
-
-    async def __anext__(self) -> Any:
-        with self.guard:
-            return await self.stream.__anext__()
+_END: Any = object()
 
 
 def guarded_stream(
@@ -118,10 +85,16 @@ def guarded_stream(
     """The model's stream; only errors raised by the model become ``model_error``."""
     guard = ModelErrors(chain)
     with guard:
-        return _Guarded(iter(model.stream(messages, config)), guard)
+        stream = iter(model.stream(messages, config))
+    while True:
+        with guard:
+            chunk = next(stream, _END)
+        if chunk is _END:
+            return
+        yield chunk
 
 
-def aguarded_stream(
+async def aguarded_stream(
     model: Runnable[Any, Any],
     messages: list[BaseMessage],
     config: RunnableConfig | None,
@@ -130,7 +103,13 @@ def aguarded_stream(
     """The model's ``astream``; only errors raised by the model become ``model_error``."""
     guard = ModelErrors(chain)
     with guard:
-        return _AsyncGuarded(aiter(model.astream(messages, config)), guard)
+        stream = aiter(model.astream(messages, config))
+    while True:
+        with guard:
+            chunk = await anext(stream, _END)
+        if chunk is _END:
+            return
+        yield chunk
 
 
 def as_ai_message(reply: Any, chain: Any) -> AIMessage:
