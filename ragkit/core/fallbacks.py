@@ -16,10 +16,11 @@ from typing import Any
 from ragkit.core.base import Runnable, StreamingRunnable
 from ragkit.core.chunks import aconcat, concat
 from ragkit.core.config import RunnableConfig
+from ragkit.core.ends import TypesOfEnds
 from ragkit.errors import InputTypeError
 
 
-class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
+class RunnableWithFallbacks(TypesOfEnds, StreamingRunnable[Any, Any]):
     """Runs ``runnable``; on one of ``exceptions_to_handle`` tries each fallback in order.
 
     If every attempt fails, the first error is raised. With ``exception_key``
@@ -45,15 +46,8 @@ class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
         return [self.runnable, *self.fallbacks]
 
     @property
-    def InputType(self) -> Any:  # noqa: N802
-        return self.runnable.InputType
-
-    @property
-    def OutputType(self) -> Any:  # noqa: N802
-        return self.runnable.OutputType
-
-    def get_input_schema(self, config: RunnableConfig | None = None) -> Any:
-        return self.runnable.get_input_schema(config)
+    def input_end(self) -> Runnable[Any, Any]:
+        return self.runnable
 
     def _with_error(self, input: Any, error: BaseException | None) -> Any:
         if self.exception_key is None or error is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragkit.core.base import Runnable
@@ -140,27 +140,12 @@ class RunnableRetry(RunnableBinding):
 
         return await adrive(self._invoke_steps(config), perform)
 
-    def stream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        # A stream cannot be replayed once chunks went out: retry the whole call, then stream it.
-        yield self.invoke(input, config, **kwargs)
-
-    async def astream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        yield await self.ainvoke(input, config, **kwargs)
-
-    def transform(
-        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        yield from Runnable.transform(self, input, config, **kwargs)
-
-    async def atransform(
-        self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in Runnable.atransform(self, input, config, **kwargs):
-            yield chunk
+    # A stream cannot be replayed once chunks went out: retry the whole call, then stream it
+    # (Runnable's defaults, over the retrying invoke, instead of RunnableBinding's delegation).
+    stream = Runnable.stream
+    astream = Runnable.astream
+    transform = Runnable.transform
+    atransform = Runnable.atransform
 
 
 async def _asleep(seconds: float) -> None:
