@@ -28,6 +28,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial, wraps
 from typing import Any, Literal, TypeVar
 
@@ -294,15 +295,21 @@ def _largest_fit(count: int, fits: Callable[[int], bool]) -> int:
     return low
 
 
+@dataclass(frozen=True)
+class _Fit:
+    """What trimming fits messages into: ``budget`` tokens as ``counter`` counts them, cutting
+    a partial message's text into ``splitter`` pieces."""
+
+    budget: int
+    counter: Callable[[list[BaseMessage]], int]
+    splitter: Callable[[str], list[str]]
+
+
 def _partial(
-    kept: list[BaseMessage],
-    message: BaseMessage,
-    budget: int,
-    counter: Callable[[list[BaseMessage]], int],
-    splitter: Callable[[str], list[str]],
-    from_end: bool,
+    kept: list[BaseMessage], message: BaseMessage, fit: _Fit, from_end: bool
 ) -> BaseMessage | None:
     """As much of ``message`` as fits after ``kept`` (its start, or its end when from_end)."""
+    budget, counter, splitter = fit.budget, fit.counter, fit.splitter
     content = message.content
     if isinstance(content, list) and len(content) > 1:
         blocks = list(reversed(content)) if from_end else list(content)
@@ -340,21 +347,20 @@ def _partial(
 
 def _keep_first(
     messages: list[BaseMessage],
-    budget: int,
-    counter: Callable[[list[BaseMessage]], int],
-    splitter: Callable[[str], list[str]],
+    fit: _Fit,
     partial_from_end: bool | None,
     end_on: MessageTypes | None,
 ) -> list[BaseMessage]:
     if not messages:
         return []
+    budget, counter = fit.budget, fit.counter
     if counter(messages) <= budget:
         kept = list(messages)
     else:
         n = _largest_fit(len(messages), lambda n: counter(messages[:n]) <= budget)
         kept = messages[:n]
         if partial_from_end is not None and n < len(messages):
-            piece = _partial(kept, messages[n], budget, counter, splitter, partial_from_end)
+            piece = _partial(kept, messages[n], fit, partial_from_end)
             if piece is not None:
                 kept.append(piece)
     if end_on:
@@ -407,7 +413,7 @@ def trim_messages(
     )
     if strategy == "first":
         return _keep_first(
-            items, max_tokens, counter, splitter, False if allow_partial else None, end_on
+            items, _Fit(max_tokens, counter, splitter), False if allow_partial else None, end_on
         )
     if end_on:
         while items and not _is_type(items[-1], end_on):
@@ -416,7 +422,7 @@ def trim_messages(
     rest = items[1:] if system is not None else items
     budget = max(0, max_tokens - counter([system])) if system is not None else max_tokens
     kept = _keep_first(
-        rest[::-1], budget, counter, splitter, True if allow_partial else None, start_on
+        rest[::-1], _Fit(budget, counter, splitter), True if allow_partial else None, start_on
     )[::-1]
     return [system, *kept] if system is not None else kept
 

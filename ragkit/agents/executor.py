@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragkit.agents.actions import AgentAction
-from ragkit.agents.loop import steps
+from ragkit.agents.loop import AgentLoop
 from ragkit.agents.react_text import ReActTextAgent
 from ragkit.agents.text_loop import ParsingErrors, run_text_agent
 from ragkit.core.base import Runnable
@@ -126,15 +126,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
                 f"AgentExecutor takes a dict such as {{'input': '...'}}, got {type(inputs).__name__}"
             )
         if isinstance(self.agent, ReActTextAgent):
-            return run_text_agent(
-                self.agent,
-                self.tools,
-                inputs,
-                config,
-                max_iterations=self.max_iterations,
-                handle_parsing_errors=self.handle_parsing_errors,
-                return_intermediate_steps=self.return_intermediate_steps,
-            )
+            return run_text_agent(self, inputs, config)
         prompt = self.agent.prompt
 
         def model_input(scratchpad: list[BaseMessage]) -> list[BaseMessage]:
@@ -142,15 +134,8 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
 
         scratchpad: list[BaseMessage] = []
         limit = max(ensure_config(config)["recursion_limit"], 2 * (self.max_iterations or 0) + 2)
-        for node, added in steps(
-            self.agent.llm,
-            self.tools,
-            model_input,
-            scratchpad,
-            limit,
-            config,
-            max_agent_calls=self.max_iterations,
-        ):
+        loop = AgentLoop(self.agent.llm, self.tools, model_input, limit, self.max_iterations)
+        for node, added in loop.steps(scratchpad, config):
             if self.verbose:
                 for message in added:
                     print(f"[AgentExecutor] {node}: {message.pretty_repr()}")

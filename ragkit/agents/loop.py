@@ -3,19 +3,21 @@
 One *step* is either a model call (node ``"agent"``) or the execution of the tool calls
 the model asked for (node ``"tools"``); both go through :class:`~ragkit.chains.LLMChain`
 (``call_llm`` and ``execute_tool_calls``), so tool errors, timeouts, parallel calls and
-empty replies behave as in every LLMChain. :func:`steps` yields ``(node, new_messages)``
+empty replies behave as in every LLMChain. :meth:`AgentLoop.steps` yields ``(node, new_messages)``
 after each step and stops when the model answers without tool calls.
 
 Example:
     >>> from ragkit.models import FakeChatModel
     >>> from ragkit.messages import HumanMessage
-    >>> [node for node, _ in steps(FakeChatModel(["hi"]), [], lambda m: m, [HumanMessage("yo")], 25)]
+    >>> loop = AgentLoop(FakeChatModel(["hi"]), [], lambda m: m, recursion_limit=25)
+    >>> [node for node, _ in loop.steps([HumanMessage("yo")])]
     ['agent']
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.chains.llm_chain import LLMChain
@@ -34,24 +36,36 @@ def _limit_error(limit: int) -> RecursionLimitError:
     )
 
 
-def steps(
-    model: Any,
-    tools: Sequence[Any],
-    model_input: Callable[[list[BaseMessage]], list[BaseMessage]],
-    messages: list[BaseMessage],
-    recursion_limit: int,
-    config: RunnableConfig | None = None,
-    *,
-    max_agent_calls: int | None = None,
-) -> Iterator[tuple[str, list[BaseMessage]]]:
-    """Run the loop, yielding ``(node, messages added by that step)``.
+@dataclass(frozen=True)
+class AgentLoop:
+    """An agent: ``model``, its ``tools``, ``model_input(messages)`` (what the model sees) and
+    its step budget.
 
-    ``messages`` is the conversation state (grown in place); ``model_input(messages)`` is
-    what the model sees. Step ``s`` (from 1) may run only while ``s < recursion_limit``; a
-    model reply asking for tools with fewer than two steps left is replaced by
-    :data:`NEED_MORE_STEPS`. ``max_agent_calls`` (AgentExecutor's ``max_iterations``)
-    stops the loop quietly after that many model calls.
+    Step ``s`` (from 1) may run only while ``s < recursion_limit``; a model reply asking for
+    tools with fewer than two steps left is replaced by :data:`NEED_MORE_STEPS`.
+    ``max_agent_calls`` (AgentExecutor's ``max_iterations``) stops the loop quietly after
+    that many model calls.
     """
+
+    model: Any
+    tools: Sequence[Any]
+    model_input: Callable[[list[BaseMessage]], list[BaseMessage]]
+    recursion_limit: int
+    max_agent_calls: int | None = None
+
+    def steps(
+        self, messages: list[BaseMessage], config: RunnableConfig | None = None
+    ) -> Iterator[tuple[str, list[BaseMessage]]]:
+        """Run the loop over ``messages`` (the conversation state, grown in place), yielding
+        ``(node, messages added by that step)``."""
+        return _steps(self, messages, config)
+
+
+def _steps(
+    loop: AgentLoop, messages: list[BaseMessage], config: RunnableConfig | None
+) -> Iterator[tuple[str, list[BaseMessage]]]:
+    model, tools, model_input = loop.model, loop.tools, loop.model_input
+    recursion_limit, max_agent_calls = loop.recursion_limit, loop.max_agent_calls
     step, calls = 0, 0
     while True:
         if max_agent_calls is not None and calls >= max_agent_calls:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Literal
 
-from ragkit.agents.loop import steps
+from ragkit.agents.loop import AgentLoop
 from ragkit.core.base import Runnable, run_in_executor
 from ragkit.core.chunks import OneInput
 from ragkit.core.config import RunnableConfig, ensure_config
@@ -117,14 +117,8 @@ class ReactAgent(Runnable[dict[str, Any], dict[str, Any]]):
         self, state: dict[str, Any], config: RunnableConfig
     ) -> Iterator[tuple[str, list[BaseMessage]]]:
         limit = ensure_config(config)["recursion_limit"]
-        return steps(
-            self.model,
-            self.tools,
-            self._model_input(state, config),
-            state["messages"],
-            limit,
-            config,
-        )
+        loop = AgentLoop(self.model, self.tools, self._model_input(state, config), limit)
+        return loop.steps(state["messages"], config)
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any

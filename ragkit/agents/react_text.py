@@ -59,21 +59,21 @@ class ReActSingleInputOutputParser(BaseOutputParser[Any]):
             answer = text.rsplit(FINAL_ANSWER_ACTION, maxsplit=1)[-1].strip()
             return AgentFinish({"output": answer}, text)
         message = f"Could not parse LLM output: `{text}`"
-        if not re.search(r"Action\s*\d*\s*:[\s]*(.*?)", text, re.DOTALL):
-            raise OutputParserException(
-                message,
-                observation=MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE,
-                llm_output=text,
-                send_to_llm=True,
-            )
-        if not re.search(r"[\s]*Action\s*\d*\s*Input\s*\d*\s*:[\s]*(.*)", text, re.DOTALL):
-            raise OutputParserException(
-                message,
-                observation=MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
-                llm_output=text,
-                send_to_llm=True,
-            )
+        for pattern, observation in _MISSING_PARTS:
+            if not re.search(pattern, text, re.DOTALL):
+                raise OutputParserException(
+                    message, observation=observation, llm_output=text, send_to_llm=True
+                )
         raise OutputParserException(message, llm_output=text)
+
+
+_MISSING_PARTS = (  # what a reply without an answer must hold, and what to tell the model
+    (r"Action\s*\d*\s*:[\s]*(.*?)", MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE),
+    (
+        r"[\s]*Action\s*\d*\s*Input\s*\d*\s*:[\s]*(.*)",
+        MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
+    ),
+)
 
 
 def render_text_description(tools: Sequence[Any]) -> str:

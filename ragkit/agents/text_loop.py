@@ -21,11 +21,14 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit.agents.actions import AgentAction, AgentFinish
 from ragkit.core.config import RunnableConfig
 from ragkit.errors import OutputParserException
+
+if TYPE_CHECKING:
+    from ragkit.agents.executor import AgentExecutor
 
 STOPPED = "Agent stopped due to iteration limit or time limit."
 ParsingErrors = bool | str | Callable[[OutputParserException], str]
@@ -54,16 +57,13 @@ def _parsing_step(error: OutputParserException, handle: ParsingErrors) -> AgentA
 
 
 def run_text_agent(
-    agent: Any,
-    tools: list[Any],
-    inputs: dict[str, Any],
-    config: RunnableConfig,
-    *,
-    max_iterations: int | None,
-    handle_parsing_errors: ParsingErrors,
-    return_intermediate_steps: bool,
+    executor: AgentExecutor, inputs: dict[str, Any], config: RunnableConfig
 ) -> dict[str, Any]:
-    """Run ``agent`` (a :class:`~ragkit.agents.react_text.ReActTextAgent`) until it answers."""
+    """Run ``executor.agent`` (a :class:`~ragkit.agents.react_text.ReActTextAgent`) until it
+    answers, with the executor's tools, ``max_iterations``, ``handle_parsing_errors`` and
+    ``return_intermediate_steps``."""
+    agent: Any = executor.agent  # a ReActTextAgent: the executor checked
+    tools, max_iterations = executor.tools, executor.max_iterations
     by_name = {tool.name: tool for tool in tools}
     steps: list[tuple[AgentAction, Any]] = []
     finish: AgentFinish | None = None
@@ -73,7 +73,7 @@ def run_text_agent(
         try:
             decision = agent.invoke({**inputs, "intermediate_steps": list(steps)}, config)
         except OutputParserException as e:
-            action = _parsing_step(e, handle_parsing_errors)
+            action = _parsing_step(e, executor.handle_parsing_errors)
             steps.append((action, action.tool_input))
             continue
         if isinstance(decision, AgentFinish):
@@ -89,6 +89,6 @@ def run_text_agent(
         if tool is not None and getattr(tool, "return_direct", False):
             finish = AgentFinish({"output": observation}, "")
     outputs: dict[str, Any] = dict(finish.return_values) if finish else {"output": STOPPED}
-    if return_intermediate_steps:
+    if executor.return_intermediate_steps:
         outputs["intermediate_steps"] = steps
     return {**inputs, **outputs}

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel
 
 from ragkit.core.base import Runnable, root_schema
 from ragkit.core.config import RunnableConfig, get_config_list, merge_configs
+from ragkit.core.steps import Steps, adrive, drive
 
 if TYPE_CHECKING:
     from ragkit.core.graph import Graph
@@ -134,6 +136,14 @@ class RunnableBinding(Runnable[Any, Any]):
             return [self._merge(c) for c in get_config_list(config, n)]
         return [self._merge(config) for _ in range(n)]  # fresh listeners per input
 
+    def _batch_steps(
+        self, inputs: Sequence[Any], config: Any, return_exceptions: bool
+    ) -> Steps[list[Any]]:
+        """The batch as steps (:mod:`ragkit.core.steps`): requests ``("call", inputs, configs,
+        return_exceptions)`` and ``("sleep", seconds)``; here one call (RunnableRetry: more)."""
+        configs = self._configs(config, len(inputs))
+        return (yield ("call", inputs, configs, return_exceptions))
+
     def batch(
         self,
         inputs: Sequence[Any],
@@ -142,12 +152,14 @@ class RunnableBinding(Runnable[Any, Any]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Any]:
-        return self.bound.batch(
-            inputs,
-            self._configs(config, len(inputs)),
-            return_exceptions=return_exceptions,
-            **self._kw(kwargs),
-        )
+        kw = self._kw(kwargs)
+
+        def perform(request: tuple[Any, ...]) -> Any:
+            if request[0] == "sleep":
+                return time.sleep(request[1])
+            return self.bound.batch(request[1], request[2], return_exceptions=request[3], **kw)
+
+        return drive(self._batch_steps(inputs, config, return_exceptions), perform)
 
     async def abatch(
         self,
@@ -157,12 +169,18 @@ class RunnableBinding(Runnable[Any, Any]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Any]:
-        return await self.bound.abatch(
-            inputs,
-            self._configs(config, len(inputs)),
-            return_exceptions=return_exceptions,
-            **self._kw(kwargs),
-        )
+        kw = self._kw(kwargs)
+
+        async def perform(request: tuple[Any, ...]) -> Any:
+            if request[0] == "sleep":
+                import asyncio
+
+                return await asyncio.sleep(request[1])
+            return await self.bound.abatch(
+                request[1], request[2], return_exceptions=request[3], **kw
+            )
+
+        return await adrive(self._batch_steps(inputs, config, return_exceptions), perform)
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any

@@ -17,7 +17,7 @@ from typing import Any
 
 from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable
 from ragkit.core.callbacks import CallbackManager
-from ragkit.core.chunks import add_chunks
+from ragkit.core.chunks import aconcat, concat
 from ragkit.core.config import RunnableConfig
 from ragkit.errors import ConfigurationError, InputTypeError
 
@@ -75,18 +75,14 @@ class RunnableBranch(StreamingRunnable[Any, Any]):
         return await self._acall_with_config(self._ainvoke, input, config)
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
-        value: Any = None
-        for chunk in inputs:
-            value = add_chunks(value, chunk)
+        value = concat(inputs)
         runnable, tag = self._choose(value, config)
         yield from runnable.stream(value, _tagged(config, tag))
 
     async def _atransform(
         self, inputs: AsyncIterator[Any], config: RunnableConfig
     ) -> AsyncIterator[Any]:
-        value: Any = None
-        async for chunk in inputs:
-            value = add_chunks(value, chunk)
+        value = await aconcat(inputs)
         runnable, tag = await self._achoose(value, config)
         async for chunk in runnable.astream(value, _tagged(config, tag)):
             yield chunk

@@ -249,24 +249,22 @@ class RunManager:
             _safe(h, "on_run_stream", self.run, chunk)
 
     def on_end(self, outputs: Any, inputs: Any = None, set_inputs: bool = False) -> None:
-        run = self.run
-        run.outputs = outputs
-        if set_inputs:
-            run.inputs = inputs
-            run.input_known = True
-        run.end_time = time.time()
-        for h in self.handlers:
-            _safe(h, "on_run_end", run)
+        self.run.outputs = outputs
+        self._finish("on_run_end", inputs, set_inputs)
 
     def on_error(self, error: BaseException, inputs: Any = None, set_inputs: bool = False) -> None:
+        self.run.error = error
+        self._finish("on_run_error", inputs, set_inputs)
+
+    def _finish(self, hook: str, inputs: Any, set_inputs: bool) -> None:
+        """Record the inputs (when only known now) and the end time; tell every handler."""
         run = self.run
-        run.error = error
         if set_inputs:
             run.inputs = inputs
             run.input_known = True
         run.end_time = time.time()
         for h in self.handlers:
-            _safe(h, "on_run_error", run)
+            _safe(h, hook, run)
 
     def child_manager(self, tag: str | None = None) -> CallbackManager:
         return CallbackManager(self.handlers, self.run, [tag] if tag else None)

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, Iterable
 from typing import Any
 
 
@@ -54,6 +55,22 @@ def add_chunks(left: Any, right: Any) -> Any:
         return left + right
     except TypeError:
         return right
+
+
+def concat(chunks: Iterable[Any]) -> Any:
+    """All of a stream merged into one value (``None`` for an empty stream)."""
+    value: Any = None
+    for chunk in chunks:
+        value = add_chunks(value, chunk)
+    return value
+
+
+async def aconcat(chunks: AsyncIterable[Any]) -> Any:
+    """Async :func:`concat`."""
+    value: Any = None
+    async for chunk in chunks:
+        value = add_chunks(value, chunk)
+    return value
 
 
 class OneInput:

@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field, create_model
 
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig, ensure_config, get_config_list, merge_configs
+from ragkit.core.ends import TypesOfEnds
 from ragkit.errors import ConfigurationError
 
 
@@ -204,7 +205,7 @@ def config_schema(
 
 
 # -- the configurable wrappers -------------------------------------------------------------------
-class DynamicRunnable(Runnable[Any, Any]):
+class DynamicRunnable(TypesOfEnds, Runnable[Any, Any]):
     """A runnable decided per call from the config; every method runs the prepared one."""
 
     default: Runnable[Any, Any]
@@ -226,12 +227,8 @@ class DynamicRunnable(Runnable[Any, Any]):
         return self.default.get_name(suffix, name=name or self.name)
 
     @property
-    def InputType(self) -> Any:  # noqa: N802
-        return self.default.InputType
-
-    @property
-    def OutputType(self) -> Any:  # noqa: N802
-        return self.default.OutputType
+    def input_end(self) -> Runnable[Any, Any]:
+        return self.default  # its types; the schemas follow the runnable chosen per call
 
     def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
         runnable, cfg = self.prepare(config)

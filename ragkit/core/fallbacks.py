@@ -14,12 +14,13 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ragkit.core.base import Runnable, StreamingRunnable
-from ragkit.core.chunks import add_chunks
+from ragkit.core.chunks import aconcat, concat
 from ragkit.core.config import RunnableConfig
+from ragkit.core.ends import TypesOfEnds
 from ragkit.errors import InputTypeError
 
 
-class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
+class RunnableWithFallbacks(TypesOfEnds, StreamingRunnable[Any, Any]):
     """Runs ``runnable``; on one of ``exceptions_to_handle`` tries each fallback in order.
 
     If every attempt fails, the first error is raised. With ``exception_key``
@@ -45,15 +46,8 @@ class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
         return [self.runnable, *self.fallbacks]
 
     @property
-    def InputType(self) -> Any:  # noqa: N802
-        return self.runnable.InputType
-
-    @property
-    def OutputType(self) -> Any:  # noqa: N802
-        return self.runnable.OutputType
-
-    def get_input_schema(self, config: RunnableConfig | None = None) -> Any:
-        return self.runnable.get_input_schema(config)
+    def input_end(self) -> Runnable[Any, Any]:
+        return self.runnable
 
     def _with_error(self, input: Any, error: BaseException | None) -> Any:
         if self.exception_key is None or error is None:
@@ -65,78 +59,83 @@ class RunnableWithFallbacks(StreamingRunnable[Any, Any]):
         return {**input, self.exception_key: error}
 
     def _invoke(self, input: Any, config: RunnableConfig) -> Any:
-        first: BaseException | None = None
-        last: BaseException | None = None
+        tried = _Failures()
         for r in self.runnables:
             try:
-                return r.invoke(self._with_error(input, last), config)
+                return r.invoke(self._with_error(input, tried.last), config)
             except self.exceptions_to_handle as e:
-                first = first or e
-                last = e
-        assert first is not None
-        raise first
+                tried.add(e)
+        raise tried.first()
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._invoke, input, config)
 
     async def _ainvoke(self, input: Any, config: RunnableConfig) -> Any:
-        first: BaseException | None = None
-        last: BaseException | None = None
+        tried = _Failures()
         for r in self.runnables:
             try:
-                return await r.ainvoke(self._with_error(input, last), config)
+                return await r.ainvoke(self._with_error(input, tried.last), config)
             except self.exceptions_to_handle as e:
-                first = first or e
-                last = e
-        assert first is not None
-        raise first
+                tried.add(e)
+        raise tried.first()
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return await self._acall_with_config(self._ainvoke, input, config)
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
-        value: Any = None
-        for chunk in inputs:
-            value = add_chunks(value, chunk)
-        first: BaseException | None = None
-        last: BaseException | None = None
+        value = concat(inputs)
+        tried = _Failures()
         for r in self.runnables:
-            stream = r.stream(self._with_error(value, last), config)
+            stream = r.stream(self._with_error(value, tried.last), config)
             try:
                 head = next(stream)
             except StopIteration:
                 return
             except self.exceptions_to_handle as e:
-                first = first or e
-                last = e
+                tried.add(e)
                 continue
             yield head
             yield from stream
             return
-        assert first is not None
-        raise first
+        raise tried.first()
 
     async def _atransform(
         self, inputs: AsyncIterator[Any], config: RunnableConfig
     ) -> AsyncIterator[Any]:
-        value: Any = None
-        async for chunk in inputs:
-            value = add_chunks(value, chunk)
-        first: BaseException | None = None
-        last: BaseException | None = None
+        value = await aconcat(inputs)
+        tried = _Failures()
         for r in self.runnables:
-            stream = r.astream(self._with_error(value, last), config)
+            stream = r.astream(self._with_error(value, tried.last), config)
             try:
                 head = await stream.__anext__()
             except StopAsyncIteration:
                 return
             except self.exceptions_to_handle as e:
-                first = first or e
-                last = e
+                tried.add(e)
                 continue
             yield head
             async for chunk in stream:
                 yield chunk
             return
-        assert first is not None
-        raise first
+        raise tried.first()
+
+
+class _Failures:
+    """The errors of the runnables tried so far: the last goes to the next one (with
+    ``exception_key``), the first is raised when every runnable failed."""
+
+    __slots__ = ("errors",)
+
+    def __init__(self) -> None:
+        self.errors: list[BaseException] = []
+
+    @property
+    def last(self) -> BaseException | None:
+        return self.errors[-1] if self.errors else None
+
+    def add(self, error: BaseException) -> None:
+        self.errors.append(error)
+
+    def first(self) -> BaseException:
+        assert self.errors, "no runnable was tried"
+        return self.errors[0]

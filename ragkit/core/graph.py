@@ -213,12 +213,8 @@ class Graph:
         """The graph in Mermaid's flowchart syntax (langchain-core's layout and styles)."""
         from ragkit.core.graph_draw import mermaid
 
-        graph = self.reid()
-        first, last = graph.first_node(), graph.last_node()
         return mermaid(
-            graph,
-            first.id if first else None,
-            last.id if last else None,
+            self.reid(),
             with_styles=with_styles,
             curve_style=getattr(curve_style, "value", curve_style),
             wrap_label_n_words=wrap_label_n_words,

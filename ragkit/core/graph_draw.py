@@ -61,8 +61,6 @@ def _metadata_lines(metadata: dict[str, Any]) -> list[str]:
 
 def mermaid(
     graph: Graph,
-    first: str | None,
-    last: str | None,
     *,
     with_styles: bool = True,
     curve_style: str = "linear",
@@ -70,6 +68,10 @@ def mermaid(
 ) -> str:
     """Mermaid flowchart text: front matter, nodes (first and last rounded), edges, styles."""
     from ragkit.core.graph import safe_id
+
+    first_node, last_node = graph.first_node(), graph.last_node()
+    first = first_node.id if first_node else None
+    last = last_node.id if last_node else None
 
     out: list[str] = []
     if with_styles:

@@ -15,8 +15,8 @@ import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from ragkit.core.base import Runnable, run_in_executor
-from ragkit.core.chunks import OneInput, add_chunks
+from ragkit.core.base import Runnable, StreamingRunnable, run_in_executor
+from ragkit.core.chunks import aconcat, concat
 from ragkit.core.config import (
     RunnableConfig,
     call_with_config_arg,
@@ -71,7 +71,7 @@ def _check_recursion(config: RunnableConfig) -> int:
     return limit - 1
 
 
-class RunnableLambda(Runnable[Any, Any]):
+class RunnableLambda(StreamingRunnable[Any, Any]):
     """Wrap a function (sync, async, or a generator of output chunks) as a runnable.
 
     A function with a ``config`` parameter receives the run's config. A
@@ -119,10 +119,7 @@ class RunnableLambda(Runnable[Any, Any]):
         assert self.func is not None
         if not self._is_gen:
             return call_with_config_arg(self.func, self._accepts_config, input, config)
-        out: Any = None
-        for chunk in _iter_in_context(self.func, self._accepts_config, input, config):
-            out = add_chunks(out, chunk)
-        return out
+        return concat(_iter_in_context(self.func, self._accepts_config, input, config))
 
     def _invoke(self, input: Any, config: RunnableConfig) -> Any:
         output = self._call_sync(input, config)
@@ -142,9 +139,7 @@ class RunnableLambda(Runnable[Any, Any]):
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         assert self.func is not None
-        value: Any = None
-        for chunk in inputs:
-            value = add_chunks(value, chunk)
+        value = concat(inputs)
         if self._is_gen:
             for chunk in _iter_in_context(self.func, self._accepts_config, value, config):
                 if isinstance(chunk, Runnable):
@@ -169,20 +164,14 @@ class RunnableLambda(Runnable[Any, Any]):
             raise AsyncOnlyError(f"{self.get_name()} wraps an async function; use astream")
         yield from self._transform_stream_with_config(input, self._transform, config)
 
-    def stream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        yield from self.transform(OneInput(input), config)
-
     # -- async ---------------------------------------------------------------
     async def _acall(self, input: Any, config: RunnableConfig) -> Any:
         if self.afunc is None:
             return await run_in_executor(self._call_sync, input, config)
         if self._is_agen:
-            out: Any = None
-            async for chunk in _aiter_in_context(self.afunc, self._a_accepts_config, input, config):
-                out = add_chunks(out, chunk)
-            return out
+            return await aconcat(
+                _aiter_in_context(self.afunc, self._a_accepts_config, input, config)
+            )
         token = current_config.set(config)
         try:
             if self._a_accepts_config:
@@ -205,9 +194,7 @@ class RunnableLambda(Runnable[Any, Any]):
     async def _atransform(
         self, inputs: AsyncIterator[Any], config: RunnableConfig
     ) -> AsyncIterator[Any]:
-        value: Any = None
-        async for chunk in inputs:
-            value = add_chunks(value, chunk)
+        value = await aconcat(inputs)
         if self._is_agen:
             assert self.afunc is not None
             async for chunk in _aiter_in_context(self.afunc, self._a_accepts_config, value, config):
@@ -227,18 +214,6 @@ class RunnableLambda(Runnable[Any, Any]):
                 yield chunk
         else:
             yield output
-
-    async def atransform(
-        self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in self._atransform_stream_with_config(input, self._atransform, config):
-            yield chunk
-
-    async def astream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in self.atransform(OneInput(input), config):
-            yield chunk
 
 
 def _iter_in_context(
@@ -276,7 +251,7 @@ async def _aiter_in_context(
         yield chunk
 
 
-class RunnableGenerator(Runnable[Any, Any]):
+class RunnableGenerator(StreamingRunnable[Any, Any]):
     """Wrap a generator that transforms a stream of input chunks into output chunks.
 
     Example:
@@ -306,14 +281,16 @@ class RunnableGenerator(Runnable[Any, Any]):
     def __repr__(self) -> str:
         return f"RunnableGenerator({self.name})"
 
-    def _run(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
+    def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         yield from _iter_in_context(self._transform_fn, self._accepts_config, inputs, config)
 
-    async def _arun(self, inputs: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
+    async def _atransform(
+        self, inputs: AsyncIterator[Any], config: RunnableConfig
+    ) -> AsyncIterator[Any]:
         if self._atransform_fn is None:
             # drive the sync generator from a worker thread over buffered input
             items = [c async for c in inputs]
-            out = await run_in_executor(lambda: list(self._run(iter(items), config)))
+            out = await run_in_executor(lambda: list(self._transform(iter(items), config)))
             for chunk in out:
                 yield chunk
             return
@@ -329,36 +306,13 @@ class RunnableGenerator(Runnable[Any, Any]):
             raise AsyncOnlyError(
                 f"{self.get_name()} wraps an async generator; use astream/atransform"
             )
-        yield from self._transform_stream_with_config(input, self._run, config)
-
-    def stream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        yield from self.transform(OneInput(input), config)
+        yield from self._transform_stream_with_config(input, self._transform, config)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        out: Any = None
-        for chunk in self.stream(input, config):
-            out = add_chunks(out, chunk)
-        return out
-
-    async def atransform(
-        self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in self._atransform_stream_with_config(input, self._arun, config):
-            yield chunk
-
-    async def astream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in self.atransform(OneInput(input), config):
-            yield chunk
+        return concat(self.stream(input, config))
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        out: Any = None
-        async for chunk in self.astream(input, config):
-            out = add_chunks(out, chunk)
-        return out
+        return await aconcat(self.astream(input, config))
 
 
 def chain(func: Callable[..., Any]) -> RunnableLambda:

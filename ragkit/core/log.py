@@ -202,27 +202,18 @@ class LogStreamHandler(QueueHandler):
         self.post(RunLogPatch(*ops))
 
     def on_run_end(self, run: Run) -> None:
-        key = self.keys.get(run.id)
-        if key is None:
-            return
-        self.post(
-            RunLogPatch(
-                {"op": "add", "path": f"/logs/{key}/final_output", "value": _logged_output(run)},
-                {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
-            )
-        )
+        self._finish(run, _logged_output(run))
 
     def on_run_error(self, run: Run) -> None:
+        self._finish(run, {})  # as LangChain records a failed run
+
+    def _finish(self, run: Run, final_output: Any) -> None:
         key = self.keys.get(run.id)
         if key is None:
             return
         self.post(
             RunLogPatch(
-                {
-                    "op": "add",
-                    "path": f"/logs/{key}/final_output",
-                    "value": {},
-                },  # as LangChain records a failed run
+                {"op": "add", "path": f"/logs/{key}/final_output", "value": final_output},
                 {"op": "add", "path": f"/logs/{key}/end_time", "value": _ts(run.end_time)},
             )
         )

@@ -49,19 +49,19 @@ class RunnablePassthrough(StreamingRunnable[Any, Any]):
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._side_effect, input, config)
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        async def run(value: Any, cfg: RunnableConfig) -> Any:
-            if self.afunc is not None:
-                await (
-                    self.afunc(value, config=cfg)
-                    if accepts_config(self.afunc)
-                    else self.afunc(value)
-                )
-            elif self.func is not None:
-                await run_in_executor(self._side_effect, value, cfg)
-            return value
+    async def _aside_effect(self, input: Any, config: RunnableConfig) -> Any:
+        if self.afunc is not None:
+            await (
+                self.afunc(input, config=config)
+                if accepts_config(self.afunc)
+                else self.afunc(input)
+            )
+        elif self.func is not None:
+            await run_in_executor(self._side_effect, input, config)
+        return input
 
-        return await self._acall_with_config(run, input, config)
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return await self._acall_with_config(self._aside_effect, input, config)
 
     def _transform(self, inputs: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         final: Any = None
@@ -78,14 +78,7 @@ class RunnablePassthrough(StreamingRunnable[Any, Any]):
         async for chunk in inputs:
             final = add_chunks(final, chunk)
             yield chunk
-        if self.afunc is not None:
-            await (
-                self.afunc(final, config=config)
-                if accepts_config(self.afunc)
-                else self.afunc(final)
-            )
-        elif self.func is not None:
-            await run_in_executor(self._side_effect, final, config)
+        await self._aside_effect(final, config)
 
 
 def _require_dict(input: Any, who: str) -> Mapping[str, Any]:

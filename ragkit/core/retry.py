@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragkit.core.base import Runnable
 from ragkit.core.binding import RunnableBinding
 from ragkit.core.callbacks import CallbackManager
 from ragkit.core.config import RunnableConfig, ensure_config, get_config_list
+from ragkit.core.steps import Steps, adrive, drive
 from ragkit.errors import ConfigurationError
 
 
@@ -85,110 +86,66 @@ class RunnableRetry(RunnableBinding):
             }
         return config
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    # -- the attempts, written once (ragkit.core.steps); batch/abatch: RunnableBinding's
+    def _invoke_steps(self, config: RunnableConfig | None) -> Steps[Any]:
         merged = ensure_config(self._merge(config))
         for attempt in range(1, self.max_attempt_number + 1):
             try:
-                return self.bound.invoke(
-                    input, self._attempt_config(merged, attempt), **self._kw(kwargs)
-                )
+                return (yield ("call", self._attempt_config(merged, attempt)))
             except self.retry_exception_types:
                 if attempt == self.max_attempt_number:
                     raise
-                time.sleep(self.delay(attempt))
+            yield ("sleep", self.delay(attempt))
         raise AssertionError("unreachable")
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        merged = ensure_config(self._merge(config))
-        for attempt in range(1, self.max_attempt_number + 1):
-            try:
-                return await self.bound.ainvoke(
-                    input, self._attempt_config(merged, attempt), **self._kw(kwargs)
-                )
-            except self.retry_exception_types:
-                if attempt == self.max_attempt_number:
-                    raise
-                await _asleep(self.delay(attempt))
-        raise AssertionError("unreachable")
-
-    def batch(
-        self,
-        inputs: Sequence[Any],
-        config: Any = None,
-        *,
-        return_exceptions: bool = False,
-        **kwargs: Any,
-    ) -> list[Any]:
+    def _batch_steps(
+        self, inputs: Sequence[Any], config: Any, return_exceptions: bool
+    ) -> Steps[list[Any]]:
         configs = [ensure_config(self._merge(c)) for c in get_config_list(config, len(inputs))]
         results: dict[int, Any] = {}
         pending = list(range(len(inputs)))
         for attempt in range(1, self.max_attempt_number + 1):
-            outs = self.bound.batch(
+            outs = yield (
+                "call",
                 [inputs[i] for i in pending],
                 [self._attempt_config(configs[i], attempt) for i in pending],
-                return_exceptions=True,
-                **self._kw(kwargs),
+                True,
             )
-            still: list[int] = []
-            for i, out in zip(pending, outs):
-                results[i] = out
-                if isinstance(out, self.retry_exception_types):
-                    still.append(i)
-            pending = still
-            if not pending or attempt == self.max_attempt_number:
-                break
-            time.sleep(self.delay(attempt))
-        return _finish(results, len(inputs), return_exceptions)
-
-    async def abatch(
-        self,
-        inputs: Sequence[Any],
-        config: Any = None,
-        *,
-        return_exceptions: bool = False,
-        **kwargs: Any,
-    ) -> list[Any]:
-        configs = [ensure_config(self._merge(c)) for c in get_config_list(config, len(inputs))]
-        results: dict[int, Any] = {}
-        pending = list(range(len(inputs)))
-        for attempt in range(1, self.max_attempt_number + 1):
-            outs = await self.bound.abatch(
-                [inputs[i] for i in pending],
-                [self._attempt_config(configs[i], attempt) for i in pending],
-                return_exceptions=True,
-                **self._kw(kwargs),
-            )
-            still = [
+            results.update(zip(pending, outs))
+            pending = [
                 i for i, out in zip(pending, outs) if isinstance(out, self.retry_exception_types)
             ]
-            results.update(zip(pending, outs))
-            pending = still
             if not pending or attempt == self.max_attempt_number:
                 break
-            await _asleep(self.delay(attempt))
+            yield ("sleep", self.delay(attempt))
         return _finish(results, len(inputs), return_exceptions)
 
-    def stream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        # A stream cannot be replayed once chunks went out: retry the whole call, then stream it.
-        yield self.invoke(input, config, **kwargs)
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        kw = self._kw(kwargs)
 
-    async def astream(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        yield await self.ainvoke(input, config, **kwargs)
+        def perform(request: tuple[Any, ...]) -> Any:
+            if request[0] == "sleep":
+                return time.sleep(request[1])
+            return self.bound.invoke(input, request[1], **kw)
 
-    def transform(
-        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        yield from Runnable.transform(self, input, config, **kwargs)
+        return drive(self._invoke_steps(config), perform)
 
-    async def atransform(
-        self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in Runnable.atransform(self, input, config, **kwargs):
-            yield chunk
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        kw = self._kw(kwargs)
+
+        async def perform(request: tuple[Any, ...]) -> Any:
+            if request[0] == "sleep":
+                return await _asleep(request[1])
+            return await self.bound.ainvoke(input, request[1], **kw)
+
+        return await adrive(self._invoke_steps(config), perform)
+
+    # A stream cannot be replayed once chunks went out: retry the whole call, then stream it
+    # (Runnable's defaults, over the retrying invoke, instead of RunnableBinding's delegation).
+    stream = Runnable.stream
+    astream = Runnable.astream
+    transform = Runnable.transform
+    atransform = Runnable.atransform
 
 
 async def _asleep(seconds: float) -> None:

@@ -12,18 +12,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from ragkit.core.base import Runnable, StreamingRunnable, coerce_to_runnable, run_in_executor
 from ragkit.core.callbacks import CallbackManager, get_callback_manager
 from ragkit.core.config import RunnableConfig, child_config, ensure_config
+from ragkit.core.ends import TypesOfEnds
 from ragkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from ragkit.core.graph import Graph
 
 
-class RunnableSequence(StreamingRunnable[Any, Any]):
+class RunnableSequence(TypesOfEnds, StreamingRunnable[Any, Any]):
     """A pipeline of runnables; streams through every step that can stream."""
 
     def __init__(
@@ -61,6 +60,9 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
     def last(self) -> Runnable[Any, Any]:
         return self.steps[-1]
 
+    input_end = first  # its types and schemas (TypesOfEnds)
+    output_end = last
+
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         from ragkit.core.graph import sequence_graph
 
@@ -68,20 +70,6 @@ class RunnableSequence(StreamingRunnable[Any, Any]):
 
     def __repr__(self) -> str:
         return "\n| ".join(repr(s) for s in self.steps)
-
-    @property
-    def InputType(self) -> Any:  # noqa: N802
-        return self.first.InputType
-
-    @property
-    def OutputType(self) -> Any:  # noqa: N802
-        return self.last.OutputType
-
-    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
-        return self.first.get_input_schema(config)
-
-    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
-        return self.last.get_output_schema(config)
 
     def __or__(self, other: Any) -> RunnableSequence:
         return RunnableSequence(*self.steps, coerce_to_runnable(other), name=self.name)

@@ -13,68 +13,59 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+_END: Any = object()
+
 
 class _Shared:
-    def __init__(self, source: Iterator[Any], n: int) -> None:
+    """The source, one buffer per consumer, and whether the source has run out."""
+
+    def __init__(self, source: Any, n: int, lock: Any) -> None:
         self.source = source
         self.buffers: list[collections.deque[Any]] = [collections.deque() for _ in range(n)]
-        self.lock = threading.Lock()
+        self.lock = lock
         self.exhausted = False
+
+    def take(self, item: Any) -> bool:
+        """Put an item read from the source into every buffer; False (and exhausted) at _END."""
+        if item is _END:
+            self.exhausted = True
+            return False
+        for buffer in self.buffers:
+            buffer.append(item)
+        return True
 
 
 def _consume(shared: _Shared, i: int) -> Iterator[Any]:
     buf = shared.buffers[i]
     while True:
         with shared.lock:
-            if not buf:
-                if shared.exhausted:
-                    return
-                try:
-                    item = next(shared.source)
-                except StopIteration:
-                    shared.exhausted = True
-                    return
-                for other in shared.buffers:
-                    other.append(item)
+            if not buf and (shared.exhausted or not shared.take(next(shared.source, _END))):
+                return
             value = buf.popleft()
         yield value
 
 
 def safe_tee(source: Iterator[Any], n: int) -> list[Iterator[Any]]:
     """``n`` iterators over ``source``, safe to consume from different threads."""
-    shared = _Shared(iter(source), n)
+    shared = _Shared(iter(source), n, threading.Lock())
     return [_consume(shared, i) for i in range(n)]
 
 
-class _ASharedState:
-    def __init__(self, source: AsyncIterator[Any], n: int) -> None:
-        self.source = source
-        self.buffers: list[collections.deque[Any]] = [collections.deque() for _ in range(n)]
-        import asyncio
-
-        self.lock = asyncio.Lock()
-        self.exhausted = False
-
-
-async def _aconsume(shared: _ASharedState, i: int) -> AsyncIterator[Any]:
+async def _aconsume(shared: _Shared, i: int) -> AsyncIterator[Any]:
     buf = shared.buffers[i]
     while True:
         if not buf:
             async with shared.lock:
-                if not buf:
-                    if shared.exhausted:
-                        return
-                    try:
-                        item = await shared.source.__anext__()
-                    except StopAsyncIteration:
-                        shared.exhausted = True
-                        return
-                    for other in shared.buffers:
-                        other.append(item)
+                if not buf and (
+                    shared.exhausted or not shared.take(await anext(shared.source, _END))
+                ):
+                    return
         yield buf.popleft()
 
 
 def async_tee(source: AsyncIterator[Any], n: int) -> list[AsyncIterator[Any]]:
     """``n`` async iterators over ``source``, safe to consume from different tasks."""
-    shared = _ASharedState(source, n)
+    import asyncio
+
+    shared = _Shared(source, n, asyncio.Lock())
     return [_aconsume(shared, i) for i in range(n)]

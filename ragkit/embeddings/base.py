@@ -141,3 +141,29 @@ class Embeddings(ABC):
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
         return np.stack([np.asarray(self.embed_query_array(t), dtype=np.float32) for t in texts])
+
+
+class WrappedEmbeddings(Embeddings):
+    """Embeddings whose vectors come from another model, :attr:`wrapped` (a cache in front of
+    it, a step before it): an index records that model's ``model_id`` and ``dimension``.
+
+    Example:
+        >>> from ragkit.embeddings import CacheBackedEmbeddings, HashEmbeddings
+        >>> from ragkit.stores import InMemoryByteStore
+        >>> cached = CacheBackedEmbeddings(HashEmbeddings(8), InMemoryByteStore())
+        >>> cached.model_id == HashEmbeddings(8).model_id, cached.dimension
+        (True, 8)
+    """
+
+    @property
+    @abstractmethod
+    def wrapped(self) -> Embeddings:
+        """The model that computes the vectors."""
+
+    @property
+    def model_id(self) -> str:
+        return self.wrapped.model_id
+
+    @property
+    def dimension(self) -> int | None:
+        return self.wrapped.dimension

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ragkit.embeddings.adapter import as_embeddings
-from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _hasher(algorithm: str) -> Callable[[bytes], str]:
     return digest
 
 
-class CacheBackedEmbeddings(Embeddings):
+class CacheBackedEmbeddings(WrappedEmbeddings):
     """Wraps ``underlying_embeddings`` with a byte-store cache of document (and optionally query) vectors.
 
     Args:
@@ -134,12 +134,8 @@ class CacheBackedEmbeddings(Embeddings):
         )
 
     @property
-    def model_id(self) -> str:
-        return self.underlying_embeddings.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.underlying_embeddings.dimension
+    def wrapped(self) -> Embeddings:
+        return self.underlying_embeddings
 
     def key(self, text: str) -> str:
         """The store key of ``text``'s vector."""

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.embeddings.model_dir import file_sha256
-from ragkit.embeddings.onnx import OnnxEmbeddings, check_positive
+from ragkit.embeddings.onnx import EncoderSettings, OnnxEmbeddings
 from ragkit.embeddings.onnx_runtime import Provider
 from ragkit.errors import ConfigurationError
 
@@ -117,8 +117,7 @@ class LocalEmbeddings(OnnxEmbeddings):
             raise ConfigurationError(
                 f"max_seq_length must be an int from 3 to {MAX_POSITIONS}, got {max_seq_length!r}"
             )
-        check_positive(batch_size, "batch_size")
-        check_positive(threads, "threads", none_ok=True)
+        self._init_runtime(batch_size, threads, providers, device)
         self.model_path = Path(model_path) if model_path is not None else None
         self.vocab_path = Path(vocab_path) if vocab_path is not None else None
         for name, path in (("model_path", self.model_path), ("vocab_path", self.vocab_path)):
@@ -129,22 +128,20 @@ class LocalEmbeddings(OnnxEmbeddings):
         self.revision = None
         self._explicit = True
         self._configure(
-            model_file=self.model_path,
-            tokenizer=build_tokenizer(self.vocab_path, max_seq_length),
-            tokenizer_file=None,
-            pad=0,
-            pooling=("mean",),
-            normalize=True,
-            max_seq_length=max_seq_length,
-            lower=False,
-            query_prompt="",
-            document_prompt="",
-            include_prompt=True,
-            dimension=DIMENSION if self.model_path is None else None,
-            batch_size=batch_size,
-            threads=threads,
-            providers=providers,
-            device=device,
+            EncoderSettings(
+                model_file=self.model_path,
+                tokenizer=build_tokenizer(self.vocab_path, max_seq_length),
+                tokenizer_file=None,
+                pad=0,
+                pooling=("mean",),
+                normalize=True,
+                max_seq_length=max_seq_length,
+                lower=False,
+                query_prompt="",
+                document_prompt="",
+                include_prompt=True,
+                dimension=DIMENSION if self.model_path is None else None,
+            )
         )
 
     def __repr__(self) -> str:

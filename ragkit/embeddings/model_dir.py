@@ -309,3 +309,63 @@ def model_sha256(path: Path) -> str:
     if len(files) == 1:
         return file_sha256(path)
     return hashlib.sha256("".join(file_sha256(p) for p in files).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model's files are: a directory, or a repository fetched into the Hugging Face cache.
+
+    Example: ``ModelSource("intfloat/e5-small-v2", revision="main").resolve()``.
+    """
+
+    name_or_path: str | os.PathLike[str]
+    file_name: str | None = None  # which ``.onnx`` file of the directory to run
+    revision: str | None = None
+    download: bool = True  # fetch a repository missing from the cache
+    cache_folder: str | None = None
+
+    def resolve(self) -> Path:
+        """The local model directory (fetched first when it is a repository)."""
+        return resolve_dir(
+            self.name_or_path,
+            revision=self.revision,
+            file_name=self.file_name,
+            download=self.download,
+            cache_folder=self.cache_folder,
+        )
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """A model directory's ONNX graph and its tokenizer, truncating at ``max_length`` tokens."""
+
+    root: Path
+    model_file: Path
+    tokenizer: Any
+    tokenizer_file: Path
+    pad: int
+    max_length: int
+
+
+def model_length(root: Path, wanted: int | None, configured: int | None, owner: str) -> int:
+    """The token limit: ``wanted`` when the model can take it, else the model's own
+    (``configured`` by sentence-transformers, the tokenizer's, its positions')."""
+    if wanted is None:
+        return default_max_length(root, configured)
+    return check_max_length(root, wanted, owner)
+
+
+def model_files(root: Path, file_name: str | None, max_length: int) -> ModelFiles:
+    """The ``.onnx`` file of ``root`` and its ``tokenizer.json``, loaded to truncate at ``max_length``."""
+    from ragkit.embeddings.tokens import load_tokenizer, pad_id
+
+    tokenizer_file = root / "tokenizer.json"
+    tokenizer = load_tokenizer(tokenizer_file, max_length)
+    return ModelFiles(
+        root=root,
+        model_file=find_onnx(root, file_name),
+        tokenizer=tokenizer,
+        tokenizer_file=tokenizer_file,
+        pad=pad_id(tokenizer, tokenizer_file),
+        max_length=max_length,
+    )

@@ -36,6 +36,7 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +52,22 @@ _TOKEN_OUTPUTS = ("last_hidden_state", "token_embeddings")
 _KNOWN_INPUTS = {"input_ids", "attention_mask", "token_type_ids", "position_ids"}
 
 
-def check_positive(value: Any, name: str, *, none_ok: bool = False) -> None:
-    if value is None and none_ok:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        allowed = "a positive int or None" if none_ok else "a positive int"
-        raise ConfigurationError(f"{name} must be {allowed}, got {value!r}")
+@dataclass(frozen=True)
+class EncoderSettings:
+    """What an OnnxEmbeddings runs: its graph, tokenizer, pooling, prompts and lengths."""
+
+    model_file: Path | None  # None: LocalEmbeddings' bundled model, found on first use
+    tokenizer: Any
+    tokenizer_file: Path | None
+    pad: int
+    pooling: tuple[str, ...]
+    normalize: bool
+    max_seq_length: int
+    lower: bool
+    query_prompt: str
+    document_prompt: str
+    include_prompt: bool
+    dimension: int | None  # None: known once the model ran
 
 
 class OnnxEmbeddings(Embeddings, OnnxModel):
@@ -103,35 +114,21 @@ class OnnxEmbeddings(Embeddings, OnnxModel):
         device: str = "auto",
     ) -> None:
         from ragkit.embeddings.model_dir import (
-            check_max_length,
-            default_max_length,
-            find_onnx,
+            ModelSource,
+            model_files,
+            model_length,
             read_layout,
-            resolve_dir,
         )
-        from ragkit.embeddings.tokens import load_tokenizer, pad_id
 
-        check_positive(batch_size, "batch_size")
-        check_positive(threads, "threads", none_ok=True)
+        self._init_runtime(batch_size, threads, providers, device)
         for name, value in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
             if value is not None and not isinstance(value, str):
                 raise ConfigurationError(f"{name} must be a string, got {type(value).__name__}")
-        root = resolve_dir(
-            model_name_or_path,
-            revision=revision,
-            file_name=file_name,
-            download=download,
-            cache_folder=cache_folder,
-        )
+        root = ModelSource(
+            model_name_or_path, file_name, revision, download, cache_folder
+        ).resolve()
         layout = read_layout(root, pooling=pooling is None)
-        modes = layout.pooling if pooling is None else pooling_modes(pooling)
-        length = (
-            default_max_length(root, layout.max_seq_length)
-            if max_seq_length is None
-            else check_max_length(root, max_seq_length, "OnnxEmbeddings")
-        )
-        tokenizer_path = root / "tokenizer.json"
-        tokenizer = load_tokenizer(tokenizer_path, length)
+        length = model_length(root, max_seq_length, layout.max_seq_length, "OnnxEmbeddings")
         self.root: Path | None = root
         self.source = str(model_name_or_path)
         self.revision: str | None = revision
@@ -139,62 +136,42 @@ class OnnxEmbeddings(Embeddings, OnnxModel):
             v is not None
             for v in (file_name, pooling, normalize, max_seq_length, query_prompt, document_prompt)
         )
+        files = model_files(root, file_name, length)
         self._configure(
-            model_file=find_onnx(root, file_name),
-            tokenizer=tokenizer,
-            tokenizer_file=tokenizer_path,
-            pad=pad_id(tokenizer, tokenizer_path),
-            pooling=modes,
-            normalize=layout.normalize if normalize is None else bool(normalize),
-            max_seq_length=length,
-            lower=layout.do_lower_case,
-            query_prompt=layout.query_prompt if query_prompt is None else query_prompt,
-            document_prompt=layout.document_prompt if document_prompt is None else document_prompt,
-            include_prompt=layout.include_prompt,
-            dimension=layout.dimension if pooling is None else None,
-            batch_size=batch_size,
-            threads=threads,
-            providers=providers,
-            device=device,
+            EncoderSettings(
+                model_file=files.model_file,
+                tokenizer=files.tokenizer,
+                tokenizer_file=files.tokenizer_file,
+                pad=files.pad,
+                pooling=layout.pooling if pooling is None else pooling_modes(pooling),
+                normalize=layout.normalize if normalize is None else bool(normalize),
+                max_seq_length=length,
+                lower=layout.do_lower_case,
+                query_prompt=layout.query_prompt if query_prompt is None else query_prompt,
+                document_prompt=layout.document_prompt
+                if document_prompt is None
+                else document_prompt,
+                include_prompt=layout.include_prompt,
+                dimension=layout.dimension if pooling is None else None,
+            )
         )
 
-    def _configure(
-        self,
-        *,
-        model_file: Path | None,
-        tokenizer: Any,
-        tokenizer_file: Path | None,
-        pad: int,
-        pooling: tuple[str, ...],
-        normalize: bool,
-        max_seq_length: int,
-        lower: bool,
-        query_prompt: str,
-        document_prompt: str,
-        include_prompt: bool,
-        dimension: int | None,
-        batch_size: int,
-        threads: int | None,
-        providers: Sequence[Provider] | None,
-        device: str,
-    ) -> None:
+    def _configure(self, settings: EncoderSettings) -> None:
         """Set every field (shared with LocalEmbeddings, which is one such configuration)."""
-        self.model_file = model_file
-        self._tokenizer = tokenizer
-        self.tokenizer_file = tokenizer_file
-        self._pad = pad
-        self.pooling = pooling
-        self.normalize = normalize
-        self.max_seq_length = max_seq_length
-        self.do_lower_case = lower
-        self.query_prompt = query_prompt
-        self.document_prompt = document_prompt
-        self.include_prompt = include_prompt
-        self.batch_size = batch_size
-        self._dimension = dimension
+        self.model_file = settings.model_file
+        self._tokenizer = settings.tokenizer
+        self.tokenizer_file = settings.tokenizer_file
+        self._pad = settings.pad
+        self.pooling = settings.pooling
+        self.normalize = settings.normalize
+        self.max_seq_length = settings.max_seq_length
+        self.do_lower_case = settings.lower
+        self.query_prompt = settings.query_prompt
+        self.document_prompt = settings.document_prompt
+        self.include_prompt = settings.include_prompt
+        self._dimension = settings.dimension
         self._model_id: str | None = None
         self._prompt_tokens: dict[str, int] = {}
-        self._init_session(providers, device, threads)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.source!r}, model_id={self.model_id!r})"

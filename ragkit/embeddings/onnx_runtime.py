@@ -132,24 +132,42 @@ def create_session(
     return session
 
 
+def check_positive(value: Any, name: str, *, none_ok: bool = False) -> None:
+    """Refuse anything but a positive int (or ``None`` with ``none_ok``), naming ``name``."""
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        allowed = "a positive int or None" if none_ok else "a positive int"
+        raise ConfigurationError(f"{name} must be {allowed}, got {value!r}")
+
+
 class OnnxModel:
     """An ONNX model's session settings and its session, created on first use.
 
-    A subclass calls :meth:`_init_session` in its constructor and defines
+    A subclass calls :meth:`_init_runtime` in its constructor and defines
     :meth:`_resolve_model` (the ``.onnx`` file) and :meth:`_check_signature` (which refuses a
     model whose inputs or outputs it cannot use, naming the file).
     """
 
+    batch_size: int
     providers: list[Provider] | None
     device: str
     threads: int | None
     _session: Any
     _lock: threading.Lock
 
-    def _init_session(
-        self, providers: Sequence[Provider] | None, device: str, threads: int | None
+    def _init_runtime(
+        self,
+        batch_size: int,
+        threads: int | None,
+        providers: Sequence[Provider] | None,
+        device: str,
     ) -> None:
-        """Record where the session will run; a bad ``device`` fails now, not at first use."""
+        """Check and record the batch size and where the session will run; a bad value or
+        ``device`` fails now, not at first use."""
+        check_positive(batch_size, "batch_size")
+        check_positive(threads, "threads", none_ok=True)
+        self.batch_size = batch_size
         self.providers = None if providers is None else list(providers)
         self.device = device
         self.threads = threads

@@ -117,6 +117,17 @@ def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True)
     if not corpus:
         raise DatasetError(f"{corpus_path} holds no documents")
     queries_path = _find(root, "queries")
+    queries, ordered = _judged_queries(queries_path, qrels_path, qrels)
+    return BeirDataset(corpus, queries, ordered, name=root.name, split=split, path=root)
+
+
+def _judged_queries(
+    queries_path: Path, qrels_path: Path, qrels: dict[str, dict[str, int]]
+) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    """The text of every judged query, and the judgements in the queries file's order.
+
+    A judged query missing from the queries file is an error naming both files.
+    """
     queries: dict[str, str] = {}
     for lineno, row in _read_jsonl(queries_path):
         qid = _field(row, "_id", queries_path, lineno)
@@ -130,9 +141,7 @@ def load_beir(path: str | Path, split: str = "test", prepend_title: bool = True)
         raise DatasetError(
             f"{qrels_path} judges queries missing from {queries_path}: {missing[:5]}"
         )
-    # keep qrels order aligned with queries file order
-    ordered = {q: qrels[q] for q in queries}
-    return BeirDataset(corpus, queries, ordered, name=root.name, split=split, path=root)
+    return queries, {q: qrels[q] for q in queries}
 
 
 def _find(root: Path, stem: str) -> Path:
@@ -230,20 +239,7 @@ def load_judgements(queries: str | Path, qrels: str | Path, name: str | None = N
         if not path.is_file():
             raise DatasetError(f"{label} file {path} does not exist")
     judged = _read_qrels(qrels_path)
-    texts: dict[str, str] = {}
-    for lineno, row in _read_jsonl(queries_path):
-        qid = _field(row, "_id", queries_path, lineno)
-        if qid in judged:
-            text = row.get("text")
-            if not isinstance(text, str):
-                raise DatasetError(f"{queries_path}:{lineno}: query {qid!r} has no string 'text'")
-            texts[qid] = text
-    missing = sorted(set(judged) - set(texts))
-    if missing:
-        raise DatasetError(
-            f"{qrels_path} judges queries missing from {queries_path}: {missing[:5]}"
-        )
-    ordered = {q: judged[q] for q in texts}
+    texts, ordered = _judged_queries(queries_path, qrels_path, judged)
     return BeirDataset(
         {}, texts, ordered, name=name or qrels_path.stem, split=qrels_path.stem, path=None
     )

@@ -21,6 +21,15 @@ import numpy as np
 PERCENTILES = (50, 90, 95, 99)
 
 
+@dataclass(frozen=True)
+class EvalScope:
+    """What a run was scored on: the dataset's name, the cut-offs and the metrics."""
+
+    dataset: str = ""
+    k_values: Sequence[int] = ()
+    metrics: Sequence[str] = ()
+
+
 @dataclass
 class EvalResult:
     """What :func:`ragkit.eval.evaluate` returns."""
@@ -44,21 +53,21 @@ class EvalResult:
         per_query: dict[str, dict[str, float]],
         latencies: Sequence[float],
         run: dict[str, list[str]],
-        dataset: str = "",
-        k_values: Sequence[int] = (),
-        metrics: Sequence[str] = (),
+        scope: EvalScope | None = None,
     ) -> EvalResult:
+        """The result of ``run``, scored ``per_query``: mean scores and latency percentiles."""
         keys = list(next(iter(per_query.values()))) if per_query else []
         scores = {key: float(np.mean([s[key] for s in per_query.values()])) for key in keys}
+        scope = scope or EvalScope()
         return cls(
             name,
             scores,
             per_query,
             latency_summary(latencies),
             run,
-            dataset,
-            tuple(k_values),
-            tuple(metrics),
+            scope.dataset,
+            tuple(scope.k_values),
+            tuple(scope.metrics),
         )
 
     @property

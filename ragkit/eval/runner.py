@@ -21,7 +21,7 @@ from typing import Any
 from ragkit.errors import ConfigurationError
 from ragkit.eval.beir import BeirDataset
 from ragkit.eval.metrics import METRICS, score_run
-from ragkit.eval.result import EvalResult
+from ragkit.eval.result import EvalResult, EvalScope
 
 DEFAULT_K_VALUES = (1, 3, 5, 10, 100)
 DEFAULT_METRICS = ("ndcg", "recall", "mrr", "map", "precision")
@@ -77,13 +77,7 @@ def evaluate(
     if label == "function":
         label = getattr(retriever_or_fn, "__name__", label)
     return EvalResult.from_per_query(
-        str(label),
-        per_query,
-        latencies,
-        run,
-        dataset=dataset.name,
-        k_values=k_values,
-        metrics=metrics,
+        str(label), per_query, latencies, run, EvalScope(dataset.name, k_values, metrics)
     )
 
 

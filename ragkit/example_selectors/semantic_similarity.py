@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.errors import ConfigurationError
@@ -32,24 +33,25 @@ def _joined(example: dict[str, Any], keys: list[str] | None) -> str:
     return " ".join(str(example[k]) for k in sorted(example))
 
 
+@dataclass(eq=False, repr=False)
 class SemanticSimilarityExampleSelector(BaseExampleSelector):
-    """The ``k`` examples most similar to the input (``similarity_search``)."""
+    """The ``k`` examples most similar to the input (``similarity_search``).
 
-    def __init__(
-        self,
-        vectorstore: Any,
-        k: int = 4,
-        example_keys: list[str] | None = None,
-        input_keys: list[str] | None = None,
-        vectorstore_kwargs: dict[str, Any] | None = None,
-    ) -> None:
+    Fields as LangChain's: ``vectorstore``, ``k``, ``example_keys`` (which keys of a
+    found example to return), ``input_keys`` (which input keys make the query),
+    ``vectorstore_kwargs`` (passed to the search).
+    """
+
+    vectorstore: Any
+    k: int = 4
+    example_keys: list[str] | None = None
+    input_keys: list[str] | None = None
+    vectorstore_kwargs: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        k = self.k
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ConfigurationError(f"{type(self).__name__}: k must be an integer >= 1, got {k!r}")
-        self.vectorstore = vectorstore
-        self.k = k
-        self.example_keys = example_keys
-        self.input_keys = input_keys
-        self.vectorstore_kwargs = vectorstore_kwargs
 
     @classmethod
     def from_examples(
@@ -107,20 +109,11 @@ class SemanticSimilarityExampleSelector(BaseExampleSelector):
             return True
 
 
+@dataclass(eq=False, repr=False)
 class MaxMarginalRelevanceExampleSelector(SemanticSimilarityExampleSelector):
     """``k`` examples similar to the input yet unlike each other (MMR among ``fetch_k``)."""
 
-    def __init__(
-        self,
-        vectorstore: Any,
-        k: int = 4,
-        example_keys: list[str] | None = None,
-        input_keys: list[str] | None = None,
-        vectorstore_kwargs: dict[str, Any] | None = None,
-        fetch_k: int = 20,
-    ) -> None:
-        super().__init__(vectorstore, k, example_keys, input_keys, vectorstore_kwargs)
-        self.fetch_k = fetch_k
+    fetch_k: int = 20
 
     @classmethod
     def from_examples(

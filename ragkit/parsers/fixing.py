@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragkit.core.base import Runnable
+from ragkit.core.steps import Steps, adrive, drive
 from ragkit.errors import ConfigurationError, OutputParserException
 from ragkit.parsers.base import BaseOutputParser
 from ragkit.parsers.text import StrOutputParser
@@ -80,25 +81,24 @@ class _Repairing(BaseOutputParser):
         except NotImplementedError:
             return ""
 
-    def _repair(self, completion: str, inputs: Any) -> Any:
+    def _repair_steps(self, completion: str, inputs: Any) -> Steps[Any]:
+        """Parse, asking ``retry_chain`` for a new completion after each failure
+        (:mod:`ragkit.core.steps`: each request is the retry chain's input)."""
         for attempt in range(self.max_retries + 1):
             try:
                 return self.parser.parse(completion)
             except OutputParserException as e:
                 if attempt == self.max_retries:
                     raise
-                completion = _text(self.retry_chain.invoke(inputs(completion, e)))
+                request = inputs(completion, e)
+            completion = _text((yield request))
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _repair(self, completion: str, inputs: Any) -> Any:
+        return drive(self._repair_steps(completion, inputs), self.retry_chain.invoke)
+
     async def _arepair(self, completion: str, inputs: Any) -> Any:
-        for attempt in range(self.max_retries + 1):
-            try:
-                return self.parser.parse(completion)
-            except OutputParserException as e:
-                if attempt == self.max_retries:
-                    raise
-                completion = _text(await self.retry_chain.ainvoke(inputs(completion, e)))
-        raise AssertionError("unreachable")  # pragma: no cover
+        return await adrive(self._repair_steps(completion, inputs), self.retry_chain.ainvoke)
 
 
 class OutputFixingParser(_Repairing):

@@ -44,6 +44,15 @@ def require_methods(obj: Any, what: str, *methods: str, hint: str = "") -> None:
             raise ConfigurationError(f"{what} ({type(obj).__name__}) has no {method}(){hint}")
 
 
+def question_context_prompt(prompt: Any, default: Any, owner: str) -> Any:
+    """``prompt`` (else ``default``), refused unless it takes ``question`` and ``context``."""
+    prompt = prompt or default
+    missing = {"question", "context"} - set(prompt.input_variables)
+    if missing:
+        raise ConfigurationError(f"{owner} prompt lacks the variables {sorted(missing)}")
+    return prompt
+
+
 def check_c(c: Any, owner: str) -> float:
     """The rank-fusion constant ``c``: a number >= 0, or ConfigurationError naming the retriever."""
     if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:

@@ -25,6 +25,7 @@ import json
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,17 @@ FORMAT = "ragkit.bm25"
 FORMAT_VERSION = 1
 JSON_NAME = "bm25.json"
 ARRAYS_NAME = "bm25.npz"
+
+
+@dataclass(frozen=True)
+class BM25Build:
+    """How :meth:`BM25Retriever._build` indexes: the parameters of ``from_texts``/``from_documents``."""
+
+    bm25_params: dict[str, Any] | None = None
+    preprocess_func: Callable[[str], list[str]] | None = None
+    k: int = 4
+    engine: str = "default"
+    analyzer: Analyzer | None = None
 
 
 class BM25Retriever(BaseRetriever):
@@ -131,7 +143,9 @@ class BM25Retriever(BaseRetriever):
                 "they must have the same length"
             )
         docs = [Document(t, metadata=m, id=i) for t, m, i in zip(texts, metas, id_list)]
-        return cls._build(docs, bm25_params, preprocess_func, k, engine, analyzer, **kwargs)
+        return cls._build(
+            docs, BM25Build(bm25_params, preprocess_func, k, engine, analyzer), **kwargs
+        )
 
     @classmethod
     def from_documents(
@@ -147,19 +161,18 @@ class BM25Retriever(BaseRetriever):
     ) -> BM25Retriever:
         """Index ``documents`` (ids and metadata are kept)."""
         docs = documents if isinstance(documents, Sequence) else list(documents)
-        return cls._build(docs, bm25_params, preprocess_func, k, engine, analyzer, **kwargs)
+        return cls._build(
+            docs, BM25Build(bm25_params, preprocess_func, k, engine, analyzer), **kwargs
+        )
 
     @classmethod
-    def _build(
-        cls,
-        docs: Sequence[Document],
-        bm25_params: dict[str, Any] | None,
-        preprocess_func: Callable[[str], list[str]] | None,
-        k: int,
-        engine: str,
-        analyzer: Analyzer | None,
-        **kwargs: Any,
-    ) -> BM25Retriever:
+    def _build(cls, docs: Sequence[Document], build: BM25Build, **kwargs: Any) -> BM25Retriever:
+        bm25_params, preprocess_func, analyzer, engine = (
+            build.bm25_params,
+            build.preprocess_func,
+            build.analyzer,
+            build.engine,
+        )
         if engine not in ENGINES:
             raise ConfigurationError(
                 f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
@@ -189,7 +202,7 @@ class BM25Retriever(BaseRetriever):
             index: Any = BM25Okapi(list(corpus_tokens), **(bm25_params or {}))
         else:
             index = BM25Index.build(corpus_tokens, **(bm25_params or {}))
-        return cls(docs, index, k=k, preprocess_func=tokenize, engine=engine, **kwargs)
+        return cls(docs, index, k=build.k, preprocess_func=tokenize, engine=engine, **kwargs)
 
     # -- search ------------------------------------------------------------------
     def search(self, query: str, k: int | None = None) -> list[tuple[int, float]]:
@@ -284,7 +297,7 @@ class BM25Retriever(BaseRetriever):
             raise IndexFormatError(f"{json_path}: invalid analyzer settings ({err})") from None
         k = header["k"] if k is None else k
         if engine == "rank_bm25":
-            return cls._build(docs, params, tokenize, k, engine, None)
+            return cls._build(docs, BM25Build(params, tokenize, k, engine))
         arrays = _read_arrays(blob, arrays_path)
         try:
             index = BM25Index.from_arrays(arrays, header["vocabulary"], len(docs), params)

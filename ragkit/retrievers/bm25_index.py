@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,24 +35,16 @@ DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
 _MAY_BE_ZERO = ("robertson", "atire")  # idf can be <= 0 for very common terms
 
 
+@dataclass(eq=False, repr=False)
 class BM25Index:
     """Term → postings of BM25 weights. Build with :meth:`build`; query with :meth:`top_k`."""
 
-    def __init__(
-        self,
-        vocab: dict[str, int],
-        indptr: np.ndarray,
-        doc_ids: np.ndarray,
-        weights: np.ndarray,
-        num_docs: int,
-        params: dict[str, Any],
-    ) -> None:
-        self.vocab = vocab
-        self.indptr = indptr
-        self.doc_ids = doc_ids
-        self.weights = weights
-        self.num_docs = num_docs
-        self.params = params
+    vocab: dict[str, int]  # term → its column
+    indptr: np.ndarray  # column j holds postings indptr[j]..indptr[j + 1] - 1
+    doc_ids: np.ndarray
+    weights: np.ndarray
+    num_docs: int
+    params: dict[str, Any]  # the checked BM25 parameters (check_params)
 
     @staticmethod
     def check_params(

@@ -120,51 +120,35 @@ class OnnxCrossEncoder(BaseCrossEncoder, OnnxModel):
         providers: Sequence[Any] | None = None,
         device: str = "auto",
     ) -> None:
-        from ragkit.embeddings.model_dir import (
-            check_max_length,
-            default_max_length,
-            find_onnx,
-            read_json,
-            resolve_dir,
-        )
-        from ragkit.embeddings.onnx import check_positive
-        from ragkit.embeddings.tokens import load_tokenizer, pad_id
+        from ragkit.embeddings.model_dir import ModelSource, model_files, model_length, read_json
 
-        check_positive(batch_size, "batch_size")
-        check_positive(threads, "threads", none_ok=True)
+        self._init_runtime(batch_size, threads, providers, device)
         if activation is not None and activation not in ACTIVATIONS:
             raise ConfigurationError(
                 f"activation must be one of {', '.join(sorted(ACTIVATIONS))} or None, got {activation!r}"
             )
-        root = resolve_dir(
-            model_name_or_path,
-            revision=revision,
-            file_name=file_name,
-            download=download,
-            cache_folder=cache_folder,
-        )
+        root = ModelSource(
+            model_name_or_path, file_name, revision, download, cache_folder
+        ).resolve()
         config = read_json(root / "config.json") or {}
         if not isinstance(config, dict):
             raise ConfigurationError(f"{root / 'config.json'} must hold a JSON object")
-        self.root = root
-        self.source = str(model_name_or_path)
-        self.model_file = find_onnx(root, file_name)
         bert = read_json(root / "sentence_bert_config.json") or {}
         from_st = bert.get("max_seq_length") if isinstance(bert, dict) else None
-        self.max_length = (
-            default_max_length(root, from_st if isinstance(from_st, int) else None)
-            if max_length is None
-            else check_max_length(root, max_length, "OnnxCrossEncoder")
+        length = model_length(
+            root, max_length, from_st if isinstance(from_st, int) else None, "OnnxCrossEncoder"
         )
-        tokenizer_path = root / "tokenizer.json"
-        self._tokenizer = load_tokenizer(tokenizer_path, self.max_length)
-        self._pad = pad_id(self._tokenizer, tokenizer_path)
+        files = model_files(root, file_name, length)
+        self.root = root
+        self.source = str(model_name_or_path)
+        self.model_file = files.model_file
+        self.max_length = length
+        self._tokenizer = files.tokenizer
+        self._pad = files.pad
         self._configured_activation = activation or activation_from_config(
             config, str(root / "config.json")
         )
         self.activation = self._configured_activation or "sigmoid"
-        self.batch_size = batch_size
-        self._init_session(providers, device, threads)
 
     def __repr__(self) -> str:
         return f"OnnxCrossEncoder({self.source!r}, activation={self.activation!r})"

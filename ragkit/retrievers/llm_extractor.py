@@ -22,9 +22,9 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
+from ragkit.retrievers._util import question_context_prompt
 from ragkit.retrievers.contextual_compression import BaseDocumentCompressor
 
 NO_OUTPUT = "NO_OUTPUT"
@@ -51,13 +51,8 @@ class LLMChainExtractor(BaseDocumentCompressor):
     def from_llm(
         cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, **kwargs: Any
     ) -> LLMChainExtractor:
-        prompt = prompt or DEFAULT_PROMPT
-        missing = {"question", "context"} - set(prompt.input_variables)
-        if missing:
-            raise ConfigurationError(
-                f"LLMChainExtractor prompt lacks the variables {sorted(missing)}"
-            )
-        return cls(prompt | llm | StrOutputParser(), **kwargs)
+        checked = question_context_prompt(prompt, DEFAULT_PROMPT, "LLMChainExtractor")
+        return cls(checked | llm | StrOutputParser(), **kwargs)
 
     @staticmethod
     def _input(doc: Document, query: str) -> dict[str, Any]:

@@ -23,10 +23,9 @@ from typing import Any
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
 from ragkit.parsers import BooleanOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._util import require_methods
+from ragkit.retrievers._util import question_context_prompt, require_methods
 from ragkit.retrievers.contextual_compression import BaseDocumentCompressor
 
 DEFAULT_PROMPT = PromptTemplate.from_template(
@@ -64,11 +63,8 @@ class LLMChainFilter(BaseDocumentCompressor):
         cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, **kwargs: Any
     ) -> LLMChainFilter:
         """``prompt | llm | BooleanOutputParser()`` (the prompt takes ``question`` and ``context``)."""
-        prompt = prompt or DEFAULT_PROMPT
-        missing = {"question", "context"} - set(prompt.input_variables)
-        if missing:
-            raise ConfigurationError(f"LLMChainFilter prompt lacks the variables {sorted(missing)}")
-        return cls(prompt | llm | BooleanOutputParser(), **kwargs)
+        checked = question_context_prompt(prompt, DEFAULT_PROMPT, "LLMChainFilter")
+        return cls(checked | llm | BooleanOutputParser(), **kwargs)
 
     def _keep(self, reply: Any) -> bool:
         if isinstance(reply, bool):

@@ -15,11 +15,11 @@ occurring in a piece) is handed back to the caller's general route through
 ``fallback``.
 
 Example:
-    >>> out: list[str] = []
+    >>> text = "aa bb\\n\\ncc dd ee"
+    >>> merger = Merger(9, 0, len, True, text, [], None)
     >>> plan = [splitter_of("\\n\\n"), splitter_of(" ")]
-    >>> state = Contiguous(plan, [2, 1], 9, 0, True, out, None, lambda *a: None)
-    >>> state.split("aa bb\\n\\ncc dd ee", 0, 0)
-    >>> out
+    >>> Contiguous(plan, [2, 1], merger, lambda *a: None).split(text, 0, 0)
+    >>> merger.out
     ['aa bb', 'cc dd', 'ee']
 """
 
@@ -30,10 +30,10 @@ from collections.abc import Callable
 from itertools import accumulate, compress, repeat
 from operator import add, le
 
-from ragkit.splitters._pieces import splitter_of
+from ragkit.splitters._pieces import Merger, splitter_of
 from ragkit.splitters.base import first_non_space
 
-__all__ = ["Contiguous", "splitter_of"]
+__all__ = ["Contiguous", "Merger", "splitter_of"]
 
 Fallback = Callable[[str, int, int], None]  # (text, base, index of the first separator to try)
 
@@ -45,23 +45,20 @@ class Contiguous:
         self,
         plan: list[Callable[[str], list[str]]],
         steps: list[int],
-        chunk_size: int,
-        chunk_overlap: int,
-        strip: bool,
-        out: list[str],
-        out_starts: list[int] | None,
+        merger: Merger,
         fallback: Fallback,
     ) -> None:
+        """Split as ``merger`` would (its sizes, stripping and output lists)."""
         self.plan = plan  # plan[j](text) == text.split(separator j)
         self.steps = steps  # len(separator j); 0 marks the empty separator (not handled here)
-        self.size = chunk_size
-        self.overlap = chunk_overlap
-        self.strip = strip
-        self.out = out
-        self.out_starts = out_starts
+        self.size = merger.chunk_size
+        self.overlap = merger.chunk_overlap
+        self.strip = merger.strip
+        self.out = merger.out
+        self.out_starts = merger.out_starts
         self.fallback = fallback
         self.oversize = 0  # the largest chunk that had to exceed chunk_size
-        self.source = ""  # the whole text (for start offsets after stripping)
+        self.source = merger.source  # the whole text (for start offsets after stripping)
 
     def split(self, text: str, base: int, first: int) -> None:
         """Split ``text`` (at ``base`` in the source) trying separators ``first``, ``first + 1``, ..."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import add as plus
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragkit.splitters.base import first_non_space
 
@@ -93,6 +93,7 @@ class Ones(Sequence[int]):
         return repeat(1, self._n)
 
 
+@dataclass(eq=False)
 class Cut:
     """The non-empty pieces of ``text`` and where each starts.
 
@@ -104,31 +105,22 @@ class Cut:
     computed only when asked for (only ``add_start_index`` needs it).
     """
 
-    def __init__(
-        self,
-        text: str,
-        starts: Sequence[int] | None,
-        pieces: list[str] | None = None,
-        glue: list[str] | None = None,
-        lens: Sequence[int] | None = None,
-        parts: tuple[list[str], int] | None = None,
-    ) -> None:
-        self.text = text
-        self._starts = starts
-        self.pieces = pieces
-        self.glue = glue
-        self.lens = lens  # len() of each piece, when already known
-        self._parts = parts  # (all parts of str.split, separator length), to compute starts
+    text: str
+    known_starts: Sequence[int] | None  # None: computed from ``parts`` when asked for
+    pieces: list[str] | None = None
+    glue: list[str] | None = None
+    lens: Sequence[int] | None = None  # len() of each piece, when already known
+    parts: tuple[list[str], int] | None = None  # (all parts of str.split, separator length)
 
     @property
     def starts(self) -> Sequence[int]:
-        if self._starts is None:
-            assert self._parts is not None
-            parts, step = self._parts
-            self._starts = list(
+        if self.known_starts is None:
+            assert self.parts is not None
+            parts, step = self.parts
+            self.known_starts = list(
                 compress(accumulate(map(step.__add__, map(len, parts)), initial=0), parts)
             )
-        return self._starts
+        return self.known_starts
 
     @property
     def contiguous(self) -> bool:
@@ -221,6 +213,16 @@ def _split_regex(text: str, pattern: str, keep: Any) -> Cut:
     return Cut(text, starts, out, glue)
 
 
+class Run(NamedTuple):
+    """A cut ready to merge: its pieces are joined by ``separator``, measure ``lengths``,
+    and the cut's text starts at ``base`` in the source."""
+
+    cut: Cut
+    separator: str
+    lengths: Sequence[int]
+    base: int
+
+
 @dataclass
 class Merger:
     """Merges runs of pieces into chunks; collects chunk texts (and starts) in ``out``."""
@@ -248,20 +250,17 @@ class Merger:
         if self.out_starts is not None:
             self.out_starts.append(start)
 
-    def merge(
-        self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
-    ) -> None:
-        """Merge pieces ``lo..hi-1`` of ``cut`` (which starts at ``base`` in the source)."""
+    def merge(self, run: Run, lo: int, hi: int) -> None:
+        """Merge pieces ``lo..hi-1`` of ``run.cut``."""
         if hi <= lo:
             return
-        if self.length_function is len and cut.glue is None:
-            self._merge_by_bisection(cut, lo, hi, separator, lengths, base)
+        if self.length_function is len and run.cut.glue is None:
+            self._merge_by_bisection(run, lo, hi)
         else:
-            self._merge_one_by_one(cut, lo, hi, separator, lengths, base)
+            self._merge_one_by_one(run, lo, hi)
 
-    def _merge_by_bisection(
-        self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
-    ) -> None:
+    def _merge_by_bisection(self, run: Run, lo: int, hi: int) -> None:
+        cut, separator, lengths, base = run
         # q[k] - q[a] - sep is the size of the window of pieces a..k-1 joined by the separator
         # (every piece is non-empty, so sizes grow strictly and bisection finds the boundaries).
         size, overlap = self.chunk_size, self.chunk_overlap
@@ -302,9 +301,8 @@ class Merger:
             base + starts[a] if want_starts else 0,
         )
 
-    def _merge_one_by_one(
-        self, cut: Cut, lo: int, hi: int, separator: str, lengths: Sequence[int], base: int
-    ) -> None:
+    def _merge_one_by_one(self, run: Run, lo: int, hi: int) -> None:
+        cut, separator, lengths, base = run
         size, overlap = self.chunk_size, self.chunk_overlap
         pieces = cut.all_pieces()
         glue = cut.glue

@@ -26,6 +26,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from typing_extensions import Self
@@ -198,6 +199,16 @@ def _check_sizes(chunk_size: int, chunk_overlap: int) -> None:
         )
 
 
+@dataclass(frozen=True)
+class TiktokenEncoding:
+    """A tiktoken encoding (by name, or the one of ``model_name``) and its special-token rules."""
+
+    encoding_name: str = "gpt2"
+    model_name: str | None = None
+    allowed_special: Literal["all"] | Collection[str] | None = None
+    disallowed_special: Literal["all"] | Collection[str] = "all"
+
+
 class TextSplitter(DocumentSplitter):
     """Splits text into chunks of at most ``chunk_size`` (as measured by ``length_function``).
 
@@ -247,10 +258,23 @@ class TextSplitter(DocumentSplitter):
             >>> splitter.split_text("one two three four five six")
             ['one two three four', 'five six']
         """
+        encoding = TiktokenEncoding(encoding_name, model_name, allowed_special, disallowed_special)
+        return cls(**cls._tiktoken_arguments(encoding), **kwargs)
+
+    @classmethod
+    def _tiktoken_arguments(cls, encoding: TiktokenEncoding) -> dict[str, Any]:
+        """The constructor arguments that make this splitter count ``encoding``'s tokens
+        (TokenTextSplitter: cut windows of them instead)."""
         from ragkit.splitters._token_length import tiktoken_length
 
-        length = tiktoken_length(encoding_name, model_name, allowed_special, disallowed_special)
-        return cls(length_function=length, **kwargs)
+        return {
+            "length_function": tiktoken_length(
+                encoding.encoding_name,
+                encoding.model_name,
+                encoding.allowed_special,
+                encoding.disallowed_special,
+            )
+        }
 
     @classmethod
     def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragkit.splitters._pieces import Cut, Merger
-from ragkit.splitters.base import TextSplitter
+from ragkit.splitters._merging import MergingSplitter
+from ragkit.splitters._pieces import Cut, Merger, Run
 
 
-class CharacterTextSplitter(TextSplitter):
+class CharacterTextSplitter(MergingSplitter):
     """Split at ``separator`` (a literal, or a regex with ``is_separator_regex=True``)."""
 
     def __init__(
@@ -29,30 +29,10 @@ class CharacterTextSplitter(TextSplitter):
         self._separator = separator
         self._is_separator_regex = is_separator_regex
 
-    def split_text(self, text: str) -> list[str]:
-        return self._split(text, None)
-
-    def split_text_with_starts(self, text: str) -> list[tuple[str, int]]:
-        starts: list[int] = []
-        chunks = self._split(text, starts)
-        return list(zip(chunks, starts))
-
-    def _split(self, text: str, starts: list[int] | None) -> list[str]:
+    def _merge_into(self, text: str, merger: Merger) -> None:
         cut = Cut.split(
             text, self._separator, regex=self._is_separator_regex, keep=self._keep_separator
         )
         # Pieces that carry their separator (keep_separator) are joined with nothing.
         joiner = "" if self._keep_separator else self._separator
-        out: list[str] = []
-        merger = Merger(
-            self._chunk_size,
-            self._chunk_overlap,
-            self._length_function,
-            self._strip_whitespace,
-            text,
-            out,
-            starts,
-        )
-        merger.merge(cut, 0, len(cut), joiner, cut.lengths(self._length_function), 0)
-        merger.warn()
-        return out
+        merger.merge(Run(cut, joiner, cut.lengths(self._length_function), 0), 0, len(cut))

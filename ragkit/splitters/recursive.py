@@ -19,12 +19,12 @@ from itertools import compress
 from typing import Any, Literal
 
 from ragkit.splitters._contiguous import Contiguous
-from ragkit.splitters._pieces import Cut, Merger, Ones, compiled, literal_of, splitter_of
-from ragkit.splitters.base import TextSplitter
+from ragkit.splitters._merging import MergingSplitter
+from ragkit.splitters._pieces import Cut, Merger, Ones, Run, compiled, literal_of, splitter_of
 from ragkit.splitters.language import Language, get_separators_for_language
 
 
-class RecursiveCharacterTextSplitter(TextSplitter):
+class RecursiveCharacterTextSplitter(MergingSplitter):
     """Split on the first separator present; split pieces that are still too long with the next."""
 
     def __init__(
@@ -64,43 +64,18 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         """The separators (regexes) used for ``language``."""
         return get_separators_for_language(language)
 
-    def split_text(self, text: str) -> list[str]:
-        return self._split_all(text, None)
-
-    def split_text_with_starts(self, text: str) -> list[tuple[str, int]]:
-        starts: list[int] = []
-        chunks = self._split_all(text, starts)
-        return list(zip(chunks, starts))
-
-    def _split_all(self, text: str, starts: list[int] | None) -> list[str]:
-        out: list[str] = []
-        merger = Merger(
-            self._chunk_size,
-            self._chunk_overlap,
-            self._length_function,
-            self._strip_whitespace,
-            text,
-            out,
-            starts,
-        )
+    def _merge_into(self, text: str, merger: Merger) -> None:
         if self._plan is None:
             self._split(text, 0, self._separators, merger)
-        else:
-            separators = self._separators
-            fast = Contiguous(
-                *self._plan,
-                self._chunk_size,
-                self._chunk_overlap,
-                self._strip_whitespace,
-                out,
-                starts,
-                lambda piece, base, first: self._split(piece, base, separators[first:], merger),
-            )
-            fast.source = text
-            fast.split(text, 0, 0)
-            merger.oversize = max(merger.oversize, fast.oversize)
-        merger.warn()
-        return out
+            return
+        separators = self._separators
+        fast = Contiguous(
+            *self._plan,
+            merger,
+            lambda piece, base, first: self._split(piece, base, separators[first:], merger),
+        )
+        fast.split(text, 0, 0)
+        merger.oversize = max(merger.oversize, fast.oversize)
 
     def _split(self, text: str, base: int, separators: list[str], merger: Merger) -> None:
         """Split ``text``, found at ``base`` in the source, into ``merger``."""
@@ -126,6 +101,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             cut = Cut.split(text, separator, regex=regex, keep=self._keep_separator)
         joiner = "" if self._keep_separator else separator
         lengths = cut.lengths(self._length_function)
+        run = Run(cut, joiner, lengths, base)
         size = self._chunk_size
         run_start = 0  # pieces run_start..i-1 are short and wait to be merged
         if isinstance(lengths, Ones) and size > 1:
@@ -133,7 +109,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         else:
             big = compress(range(len(lengths)), map(size.__le__, lengths))
         for i in big:
-            merger.merge(cut, run_start, i, joiner, lengths, base)
+            merger.merge(run, run_start, i)
             piece_base = base + cut.starts[i] if merger.out_starts is not None else 0
             if rest:
                 self._split(cut.piece(i), piece_base, rest, merger)
@@ -142,4 +118,4 @@ class RecursiveCharacterTextSplitter(TextSplitter):
                 if merger.out_starts is not None:
                     merger.out_starts.append(piece_base)
             run_start = i + 1
-        merger.merge(cut, run_start, len(lengths), joiner, lengths, base)
+        merger.merge(run, run_start, len(lengths))

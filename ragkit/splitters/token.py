@@ -35,7 +35,7 @@ from typing_extensions import Self
 
 from ragkit._unicode import without_surrogates
 from ragkit.errors import ConfigurationError
-from ragkit.splitters.base import TextSplitter
+from ragkit.splitters.base import TextSplitter, TiktokenEncoding
 
 LOCAL_ENCODING = "minilm"
 
@@ -98,22 +98,14 @@ class TokenTextSplitter(TextSplitter):
             self._tiktoken = _tiktoken_encoding(encoding_name, model_name)
 
     @classmethod
-    def from_tiktoken_encoder(
-        cls,
-        encoding_name: str = "gpt2",
-        model_name: str | None = None,
-        allowed_special: Literal["all"] | Collection[str] | None = None,
-        disallowed_special: Literal["all"] | Collection[str] = "all",
-        **kwargs: Any,
-    ) -> Self:
-        """A TokenTextSplitter cutting windows of tiktoken tokens (LangChain's defaults: ``gpt2``)."""
-        return cls(
-            encoding_name=encoding_name,
-            model_name=model_name,
-            allowed_special=allowed_special,
-            disallowed_special=disallowed_special,
-            **kwargs,
-        )
+    def _tiktoken_arguments(cls, encoding: TiktokenEncoding) -> dict[str, Any]:
+        # from_tiktoken_encoder: windows of tiktoken tokens (LangChain's defaults: ``gpt2``)
+        return {
+            "encoding_name": encoding.encoding_name,
+            "model_name": encoding.model_name,
+            "allowed_special": encoding.allowed_special,
+            "disallowed_special": encoding.disallowed_special,
+        }
 
     @classmethod
     def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:

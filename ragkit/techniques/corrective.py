@@ -56,7 +56,23 @@ def question_of(value: Any) -> str:
     return str(value)
 
 
-class CorrectiveRAG(Runnable[Any, dict[str, Any]]):
+class QuestionAnswerer(Runnable[Any, dict[str, Any]]):
+    """A technique that takes a question (or ``{"question": ...}``) and returns a dict, as one
+    traced run; a subclass implements :meth:`_answer`."""
+
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        return self._call_with_config(self._run, input, config)
+
+    def _run(self, value: Any, config: RunnableConfig) -> dict[str, Any]:
+        return self._answer(question_of(value), config)
+
+    def _answer(self, question: str, config: RunnableConfig) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class CorrectiveRAG(QuestionAnswerer):
     """Grade, filter, fall back, answer (see the module docstring)."""
 
     def __init__(
@@ -91,13 +107,7 @@ class CorrectiveRAG(Runnable[Any, dict[str, Any]]):
         ]
         return run_all(thunks, config.get("max_concurrency"))
 
-    def invoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        return self._call_with_config(self._run, input, config)
-
-    def _run(self, value: Any, config: RunnableConfig) -> dict[str, Any]:
-        question = question_of(value)
+    def _answer(self, question: str, config: RunnableConfig) -> dict[str, Any]:
         found = list(self.retriever.invoke(question, config))
         graded = found[: self.max_documents] if self.max_documents else found
         grades = self.grade(question, graded, config) if graded else []

@@ -22,7 +22,7 @@ from typing import Any
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
-from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
@@ -50,7 +50,7 @@ PROMPT_MAP = {key: PromptTemplate.from_template(t) for key, t in _TEMPLATES.item
 """Prompts by BEIR-style task, with the input variable names LangChain's HyDE prompts use."""
 
 
-class HypotheticalDocumentEmbedder(Embeddings):
+class HypotheticalDocumentEmbedder(WrappedEmbeddings):
     """Embeddings whose queries are hypothetical documents written by ``llm_chain``."""
 
     def __init__(
@@ -91,12 +91,8 @@ class HypotheticalDocumentEmbedder(Embeddings):
         return embedder
 
     @property
-    def model_id(self) -> str:
-        return self.base_embeddings.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.base_embeddings.dimension
+    def wrapped(self) -> Embeddings:
+        return self.base_embeddings
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.base_embeddings.embed_documents(texts)

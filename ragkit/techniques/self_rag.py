@@ -30,7 +30,7 @@ from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
 from ragkit.techniques._common import format_docs, parse_grade, text_of
-from ragkit.techniques.corrective import ANSWER_PROMPT, REWRITE_PROMPT, question_of
+from ragkit.techniques.corrective import ANSWER_PROMPT, REWRITE_PROMPT, QuestionAnswerer
 
 GROUNDED_PROMPT = PromptTemplate.from_template(
     "Is the answer below fully supported by the documents? Answer 'yes' or 'no' only.\n\n"
@@ -42,7 +42,7 @@ ANSWERS_QUESTION_PROMPT = PromptTemplate.from_template(
 )
 
 
-class SelfRAG(Runnable[Any, dict[str, Any]]):
+class SelfRAG(QuestionAnswerer):
     """Answer, grade for grounding and relevance, retry at most ``max_retries`` times."""
 
     def __init__(
@@ -66,13 +66,7 @@ class SelfRAG(Runnable[Any, dict[str, Any]]):
         self.useful = ANSWERS_QUESTION_PROMPT | grader | StrOutputParser()
         self.rewriter = REWRITE_PROMPT | llm | StrOutputParser()
 
-    def invoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        return self._call_with_config(self._run, input, config)
-
-    def _run(self, value: Any, config: RunnableConfig) -> dict[str, Any]:
-        question = question_of(value)
+    def _answer(self, question: str, config: RunnableConfig) -> dict[str, Any]:
         search_query = question
         documents = list(self.retriever.invoke(search_query, config))
         answer, grounded, relevant = "", False, False

@@ -102,6 +102,14 @@ def check_on_error(value: str, owner: str) -> OnError:
     return value  # type: ignore[return-value]
 
 
+def sql_row_fix(table_name: str) -> str:
+    """What to do about a bad row of a SQL message table (SQLite, PostgreSQL)."""
+    return (
+        f"delete or fix that row (DELETE FROM {table_name} WHERE id = ...), or open the "
+        "history with on_error='skip' to leave it out"
+    )
+
+
 def decode_messages(
     items: Sequence[tuple[str, Any]],
     on_error: OnError,

@@ -30,6 +30,7 @@ from ragkit.chains.history.base import (
     _checked,
     check_on_error,
     decode_messages,
+    sql_row_fix,
 )
 from ragkit.errors import ChatHistoryError, ConfigurationError
 from ragkit.messages import BaseMessage, message_to_dict
@@ -185,10 +186,7 @@ class PostgresChatMessageHistory(BaseChatMessageHistory):
         return decode_messages(located, self.on_error, self.skipped, self._fix)
 
     def _fix(self, where: str) -> str:
-        return (
-            f"delete or fix that row (DELETE FROM {self.table_name} WHERE id = ...), or open the "
-            "history with on_error='skip' to leave it out"
-        )
+        return sql_row_fix(self.table_name)
 
     @property
     def messages(self) -> list[BaseMessage]:

@@ -38,6 +38,7 @@ from ragkit.chains.history.base import (
     check_on_error,
     decode_messages,
     logger,
+    sql_row_fix,
 )
 from ragkit.errors import ChatHistoryError, ConfigurationError
 from ragkit.messages import BaseMessage, message_to_dict
@@ -126,10 +127,7 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
         return f"row {row_id} of table {self.table_name!r} in {str(self.db_path)!r}"
 
     def _fix(self, where: str) -> str:
-        return (
-            f"delete or fix that row (DELETE FROM {self.table_name} WHERE id = ...), or open the "
-            "history with on_error='skip' to leave it out"
-        )
+        return sql_row_fix(self.table_name)
 
     @property
     def messages(self) -> list[BaseMessage]:

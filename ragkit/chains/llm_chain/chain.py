@@ -46,6 +46,7 @@ from ragkit.chains.llm_chain.handlers import check_handler, fire
 from ragkit.chains.llm_chain.modes import Mode
 from ragkit.chains.llm_chain.processors import MessageProcessor, run_processors
 from ragkit.chains.llm_chain.run_support import (
+    ModelErrors,
     aguarded_stream,
     as_ai_message,
     bound_model,
@@ -53,12 +54,12 @@ from ragkit.chains.llm_chain.run_support import (
     ensure_tool_call_ids,
     guarded_stream,
     is_empty_reply,
-    model_error,
     prompt_messages,
 )
 from ragkit.chains.llm_chain.state import ChainState
 from ragkit.chains.llm_chain.tool_execution import (
     ResultCache,
+    ToolRunOptions,
     aexecute_tool_calls,
     execute_tool_calls,
     had_errors,
@@ -214,21 +215,21 @@ class LLMChain(ChainState):
             return last
         return None
 
-    def _tool_kwargs(
+    def _tool_options(
         self,
         custom_context: Mapping[str, Any] | None,
         config: RunnableConfig | None,
         cache: ResultCache | None,
-    ) -> dict[str, Any]:
-        return {
-            "custom_context": dict(custom_context)
+    ) -> ToolRunOptions:
+        return ToolRunOptions(
+            custom_context=dict(custom_context)
             if custom_context is not None
             else self.custom_context,
-            "timeout": self.async_tool_timeout,
-            "parallel": self.parallel_tool_calls,
-            "config": config,
-            "cache": cache,
-        }
+            timeout=self.async_tool_timeout,
+            parallel=self.parallel_tool_calls,
+            config=config,
+            cache=cache,
+        )
 
     def execute_tool_calls(
         self,
@@ -246,7 +247,7 @@ class LLMChain(ChainState):
             return self
         return self._with_tool_results(
             execute_tool_calls(
-                pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)
+                pending, self._tools, self._tool_options(custom_context, config, _cache)
             )
         )
 
@@ -263,7 +264,7 @@ class LLMChain(ChainState):
             return self
         return self._with_tool_results(
             await aexecute_tool_calls(
-                pending, self._tools, **self._tool_kwargs(custom_context, config, _cache)
+                pending, self._tools, self._tool_options(custom_context, config, _cache)
             )
         )
 
@@ -312,10 +313,8 @@ class LLMChain(ChainState):
         """One model call on the messages (tools offered); the reply is processed and added."""
         model, messages = self._model_and_messages()
         if not self.stream:
-            try:
+            with ModelErrors(self):
                 reply = model.invoke(messages, config)
-            except Exception as e:
-                raise model_error(self, e) from e
             return self.process_message(as_ai_message(reply, self))
         chain = self._evolve(_delta=None)
         for chunk in guarded_stream(model, messages, config, self):
@@ -326,10 +325,8 @@ class LLMChain(ChainState):
         """The async twin of :meth:`call_llm` (the model's ``ainvoke``, or ``astream`` when streaming)."""
         model, messages = self._model_and_messages()
         if not self.stream:
-            try:
+            with ModelErrors(self):
                 reply = await model.ainvoke(messages, config)
-            except Exception as e:
-                raise model_error(self, e) from e
             return self.process_message(as_ai_message(reply, self))
         chain = self._evolve(_delta=None)
         async for chunk in aguarded_stream(model, messages, config, self):

@@ -29,6 +29,8 @@ from ragkit.chains.llm_chain.run_support import chain_error, trailing_tool_messa
 from ragkit.chains.llm_chain.tool_execution import ResultCache, had_errors
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
+from ragkit.core.steps import adrive as run_steps_async
+from ragkit.core.steps import drive as run_steps_sync
 from ragkit.errors import ConfigurationError, LLMChainError
 from ragkit.messages import AIMessage, HumanMessage, ToolMessage
 
@@ -65,32 +67,12 @@ async def _aperform(step: Step, config: RunnableConfig | None) -> LLMChain:
 
 def drive(steps: Steps[T], config: RunnableConfig | None) -> T:
     """Run ``steps`` with the sync model and tool calls; returns what the loop returns."""
-    try:
-        step = next(steps)
-        while True:
-            try:
-                chain = _perform(step, config)
-            except Exception as e:  # noqa: BLE001 - thrown back into the loop, which decides
-                step = steps.throw(e)
-            else:
-                step = steps.send(chain)
-    except StopIteration as stop:
-        return stop.value
+    return run_steps_sync(steps, lambda step: _perform(step, config))
 
 
 async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
     """Run ``steps`` with ``ainvoke``/``astream`` and async, concurrent tool calls."""
-    try:
-        step = next(steps)
-        while True:
-            try:
-                chain = await _aperform(step, config)
-            except Exception as e:  # noqa: BLE001 - thrown back into the loop, which decides
-                step = steps.throw(e)
-            else:
-                step = steps.send(chain)
-    except StopIteration as stop:
-        return stop.value
+    return await run_steps_async(steps, lambda step: _aperform(step, config))
 
 
 def _is_final_answer(message: Any) -> bool:
@@ -119,13 +101,16 @@ def while_needs_response(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
         if not chain.needs_response:
             return chain
         chain._check_failures()
-        if calls >= max_runs:
-            raise chain_error(
-                chain,
-                f"Exceeded max_runs={max_runs} model calls while the model kept needing a response",
-                "exceeded_max_runs",
-            )
+        _check_runs(chain, calls, max_runs, "while the model kept needing a response")
         chain, calls = (yield llm_step(chain)), calls + 1
+
+
+def _check_runs(chain: LLMChain, calls: int, max_runs: int, why: str) -> None:
+    """Refuse one more model call once ``max_runs`` calls were made (``exceeded_max_runs``)."""
+    if calls >= max_runs:
+        raise chain_error(
+            chain, f"Exceeded max_runs={max_runs} model calls {why}", "exceeded_max_runs"
+        )
 
 
 def until_success(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
@@ -143,12 +128,7 @@ def until_success(chain: LLMChain, max_runs: int) -> Steps[LLMChain]:
             return chain
         if _is_final_answer(chain.last_message):
             return chain
-        if calls >= max_runs:
-            raise chain_error(
-                chain,
-                f"Exceeded max_runs={max_runs} model calls without a success",
-                "exceeded_max_runs",
-            )
+        _check_runs(chain, calls, max_runs, "without a success")
         chain, calls = (yield llm_step(chain)), calls + 1
         chain = yield tools_step(chain, cache)
 

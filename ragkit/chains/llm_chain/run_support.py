@@ -54,6 +54,28 @@ def bound_model(llm: Runnable[Any, Any], tools: list[Any]) -> Runnable[Any, Any]
     return bind_tools(tools)
 
 
+class ModelErrors:
+    """A block whose exceptions become ``model_error`` of ``chain`` (used around model calls).
+
+    Example: ``with ModelErrors(chain): reply = model.invoke(messages)``.
+    """
+
+    __slots__ = ("chain",)
+
+    def __init__(self, chain: Any) -> None:
+        self.chain = chain
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: BaseException | None, tb: Any) -> None:
+        if isinstance(error, Exception):
+            raise model_error(self.chain, error) from error
+
+
+_END: Any = object()
+
+
 def guarded_stream(
     model: Runnable[Any, Any],
     messages: list[BaseMessage],
@@ -61,17 +83,14 @@ def guarded_stream(
     chain: Any,
 ) -> Iterator[Any]:
     """The model's stream; only errors raised by the model become ``model_error``."""
-    try:
+    guard = ModelErrors(chain)
+    with guard:
         stream = iter(model.stream(messages, config))
-    except Exception as e:
-        raise model_error(chain, e) from e
     while True:
-        try:
-            chunk = next(stream)
-        except StopIteration:
+        with guard:
+            chunk = next(stream, _END)
+        if chunk is _END:
             return
-        except Exception as e:
-            raise model_error(chain, e) from e
         yield chunk
 
 
@@ -82,17 +101,14 @@ async def aguarded_stream(
     chain: Any,
 ) -> AsyncIterator[Any]:
     """The model's ``astream``; only errors raised by the model become ``model_error``."""
-    try:
+    guard = ModelErrors(chain)
+    with guard:
         stream = aiter(model.astream(messages, config))
-    except Exception as e:
-        raise model_error(chain, e) from e
     while True:
-        try:
-            chunk = await anext(stream)
-        except StopAsyncIteration:
+        with guard:
+            chunk = await anext(stream, _END)
+        if chunk is _END:
             return
-        except Exception as e:
-            raise model_error(chain, e) from e
         yield chunk
 
 

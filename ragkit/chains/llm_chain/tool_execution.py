@@ -24,6 +24,7 @@ import asyncio
 import functools
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.core.config import RunnableConfig
@@ -95,48 +96,51 @@ class _Plan:
         return done
 
 
-def execute_tool_calls(
-    message: AIMessage,
-    tools: Mapping[str, Tool],
-    *,
-    custom_context: Any = None,
-    timeout: float | None = None,
-    parallel: bool = True,
-    config: RunnableConfig | None = None,
-    cache: ResultCache | None = None,
-) -> list[ToolMessage]:
-    """The ToolMessages answering every (valid and invalid) tool call of ``message``.
+@dataclass(frozen=True)
+class ToolRunOptions:
+    """How the calls of one reply run.
 
-    ``parallel`` runs the calls concurrently; ``timeout`` bounds each one.
-    With ``cache``, a call identical to one that already succeeded (same tool,
-    same arguments) reuses that result instead of running again; new successes
-    are added to it.
+    ``parallel`` runs them concurrently; ``timeout`` bounds each one; ``custom_context``
+    reaches tools that ask for it. With ``cache``, a call identical to one that already
+    succeeded (same tool, same arguments) reuses that result instead of running again; new
+    successes are added to it.
     """
-    plan = _Plan(message, tools, cache)
+
+    custom_context: Any = None
+    timeout: float | None = None
+    parallel: bool = True
+    config: RunnableConfig | None = None
+    cache: ResultCache | None = None
+
+
+def execute_tool_calls(
+    message: AIMessage, tools: Mapping[str, Tool], options: ToolRunOptions | None = None
+) -> list[ToolMessage]:
+    """The ToolMessages answering every (valid and invalid) tool call of ``message``."""
+    opts = options or ToolRunOptions()
+    plan = _Plan(message, tools, opts.cache)
     thunks: list[Callable[[], ToolMessage]] = [
-        functools.partial(tool.invoke, call, config, custom_context=custom_context, timeout=timeout)
+        functools.partial(
+            tool.invoke, call, opts.config, custom_context=opts.custom_context, timeout=opts.timeout
+        )
         for _, tool, call in plan.to_run
     ]
-    return plan.finish(run_all(thunks, None if parallel else 1))
+    return plan.finish(run_all(thunks, None if opts.parallel else 1))
 
 
 async def aexecute_tool_calls(
-    message: AIMessage,
-    tools: Mapping[str, Tool],
-    *,
-    custom_context: Any = None,
-    timeout: float | None = None,
-    parallel: bool = True,
-    config: RunnableConfig | None = None,
-    cache: ResultCache | None = None,
+    message: AIMessage, tools: Mapping[str, Tool], options: ToolRunOptions | None = None
 ) -> list[ToolMessage]:
     """The async twin of :func:`execute_tool_calls`: each tool's ``ainvoke``, concurrently with asyncio."""
-    plan = _Plan(message, tools, cache)
+    opts = options or ToolRunOptions()
+    plan = _Plan(message, tools, opts.cache)
 
     def one(tool: Tool, call: ToolCall) -> Awaitable[ToolMessage]:
-        return tool.ainvoke(call, config, custom_context=custom_context, timeout=timeout)
+        return tool.ainvoke(
+            call, opts.config, custom_context=opts.custom_context, timeout=opts.timeout
+        )
 
-    if parallel:
+    if opts.parallel:
         outputs = await asyncio.gather(*(one(tool, call) for _, tool, call in plan.to_run))
     else:
         outputs = [await one(tool, call) for _, tool, call in plan.to_run]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit._json import extract_json_text
@@ -169,6 +170,7 @@ def get_query_constructor_prompt(
     return PromptTemplate.from_template(text + "Question:\n{query}\n\nStructured request:\n")
 
 
+@dataclass(eq=False, repr=False)
 class StructuredQueryOutputParser(BaseOutputParser):
     """Parses the model's reply into a :class:`StructuredQuery` (LangChain's parser of that name).
 
@@ -176,17 +178,10 @@ class StructuredQueryOutputParser(BaseOutputParser):
     for a reply that is not the JSON object asked for, or whose filter is not valid.
     """
 
-    def __init__(
-        self,
-        allowed_comparators: Sequence[Comparator] | None = None,
-        allowed_operators: Sequence[Operator] | None = None,
-        allowed_attributes: Sequence[str] | None = None,
-        fix_invalid: bool = False,
-    ) -> None:
-        self.allowed_comparators = allowed_comparators
-        self.allowed_operators = allowed_operators
-        self.allowed_attributes = allowed_attributes
-        self.fix_invalid = fix_invalid
+    allowed_comparators: Sequence[Comparator] | None = None
+    allowed_operators: Sequence[Operator] | None = None
+    allowed_attributes: Sequence[str] | None = None
+    fix_invalid: bool = False
 
     @classmethod
     def from_components(

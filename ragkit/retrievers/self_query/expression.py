@@ -114,6 +114,12 @@ class _Parser:
     def fail(self, message: str) -> OutputParserException:
         return OutputParserException(message, llm_output=self.text)
 
+    def drop_or_fail(self, message: str) -> Comparison | None:
+        """Leave out (None) a statement the store cannot apply with ``fix_invalid``, else refuse it."""
+        if not self.fix_invalid:
+            raise self.fail(message)
+        return None
+
     def peek(self) -> tuple[str, Any, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
@@ -208,16 +214,12 @@ class _Parser:
             )
         attribute, value = str(args[0]), self.plain_value(args[1])
         if self.comparators is not None and comparator not in self.comparators:
-            if self.fix_invalid:
-                return None
-            raise self.fail(
+            return self.drop_or_fail(
                 f"the filter uses the comparator {comparator.value!r}, which this store's filters "
                 f"cannot apply; allowed: {', '.join(self.comparator_names())}"
             )
         if self.attributes is not None and attribute not in self.attributes:
-            if self.fix_invalid:
-                return None
-            raise self.fail(
+            return self.drop_or_fail(
                 f"the filter uses the attribute {attribute!r}, which the data source does not "
                 f"have; its attributes are: {', '.join(self.attributes)}"
             )
@@ -231,9 +233,7 @@ class _Parser:
                     f"lt(...)); got the value {arg!r}"
                 )
         if self.operators is not None and operator not in self.operators:
-            if self.fix_invalid:
-                return None
-            raise self.fail(
+            return self.drop_or_fail(
                 f"the filter uses the operator {operator.value!r}, which this store's filters "
                 f"cannot apply; allowed: {', '.join(self.operator_names()) or 'none'}"
             )
