@@ -136,7 +136,7 @@ def test_tsv_is_csv_with_tabs(tmp_path: Path) -> None:
 def test_legacy_doc_without_libreoffice_says_how(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """LibreOffice is not installed by the project: only the error path is tested."""
+    """Without soffice on PATH (make setup installs it: test_legacy_office.py reads real files)."""
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     path = tmp_path / "old.doc"
     path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)
