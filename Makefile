@@ -14,6 +14,10 @@ $(STAMP): pyproject.toml Makefile $(PINS) ragkit/splitters/_wordpiece_c.c
 	@# The web page tests drive Debian's chromium through Playwright (no browser is downloaded).
 	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver)
+	@# Legacy .doc/.ppt are read through LibreOffice (soffice --headless); the GUI-less Writer
+	@# and Impress are enough (about 90 MB of packages, 280 MB on disk), installed only once.
+	@command -v soffice >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends libreoffice-writer-nogui libreoffice-impress-nogui)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c $(PINS) --upgrade pip
 	$(BIN)/python -m pip install --quiet -c $(PINS) -e '.[all,dev]'

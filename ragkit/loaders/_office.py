@@ -82,7 +82,8 @@ def convert_with_soffice(
         raise LoaderError(
             f"{name}: a legacy {ext} file is read by converting it with LibreOffice, which is "
             "not installed (no 'soffice' on PATH). Install it (e.g. apt-get install "
-            f"libreoffice-core), or save the file as .{target} and load that",
+            f"libreoffice-writer-nogui libreoffice-impress-nogui), or save the file as .{target} "
+            "and load that",
             name,
         )
     profile = tempfile.mkdtemp(prefix="ragkit-soffice-profile-")

@@ -9,7 +9,10 @@ row by row, so memory stays bounded whatever the sheet's size: a sheet of more t
 each repeating the sheet heading and the header row, so no part loses its columns'
 names. Metadata: ``source``, ``sheet_name``, ``page_number`` (the sheet's 1-based
 position) and ``first_row``/``last_row`` (the spreadsheet rows of the data in this
-Document). Macros of an ``.xlsm`` are never run. ``mode="single"`` joins every sheet
+Document). A sheet's cell comments (notes) of an ``.xlsx`` follow its rows as one
+more Document: the ``# sheet name`` line, then ``Comments:`` and a ``B1 (author): text``
+line each, with ``category="Comments"`` (see ``_xlsx_comments``). Macros of an ``.xlsm``
+are never run. ``mode="single"`` joins every sheet
 into one Document (not bounded). Needs ``pip install 'ragkit[documents]'``.
 
 Example:
@@ -43,6 +46,7 @@ from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
 from ragkit.loaders._markdown import heading, separator_row, table_row
 from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
+from ragkit.loaders._xlsx_comments import sheet_comments
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
 
 Row = tuple[int, list[Any]]
@@ -74,11 +78,16 @@ class ExcelLoader(FileLoader):
         name = os.fspath(self.file_path)
         sheets = _xls_sheets(name, self.max_file_size) if _is_xls(name) else self._xlsx_sheets(name)
         source = str(self.file_path)
+        notes: dict[str, list[str]] | None = None  # read once the zip has passed its checks
         if self.mode == "single":
             parts = []
-            for _, sheet_name, rows in sheets:
+            for number, sheet_name, rows in sheets:
                 parts += [
                     doc.page_content for doc in self._documents(source, 0, sheet_name, rows, None)
+                ]
+                notes = self._notes(name) if notes is None else notes
+                parts += [
+                    d.page_content for d in _notes_documents(source, number, sheet_name, notes)
                 ]
             yield Document("\n\n".join(parts), metadata={"source": source})
             return
@@ -89,8 +98,21 @@ class ExcelLoader(FileLoader):
             ):
                 empty = False
                 yield doc
+            notes = self._notes(name) if notes is None else notes
+            for doc in _notes_documents(source, number, sheet_name, notes):
+                empty = False
+                yield doc
         if empty:  # say so rather than return nothing (a workbook of empty sheets, comments only)
             self._record(name, f"{name} has no cell with a value in any sheet; nothing to load")
+
+    def _notes(self, name: str) -> dict[str, list[str]]:
+        if _is_xls(name):
+            return {}
+        try:
+            return sheet_comments(name)
+        except Exception as e:  # a damaged comments part loses the comments, not the cells
+            self._record(name, f"{name}: cell comments not read: {type(e).__name__}: {e}", e)
+            return {}
 
     def _xlsx_sheets(self, name: str) -> Iterator[tuple[int, str, Iterator[Row]]]:
         openpyxl = import_extra("openpyxl", "openpyxl")
@@ -163,6 +185,19 @@ class UnstructuredExcelLoader(UnstructuredModes, ExcelLoader):
     """
 
     elements_mode = "sheets"
+
+
+def _notes_documents(
+    source: str, number: int, sheet_name: str, notes: dict[str, list[str]]
+) -> list[Document]:
+    lines = notes.get(sheet_name)
+    if not lines:
+        return []
+    text = "\n".join([heading(sheet_name, 1), "", "Comments:", *lines])
+    meta: dict[str, Any] = {"source": source, "sheet_name": sheet_name, "category": "Comments"}
+    if number:
+        meta["page_number"] = number
+    return [Document(text, metadata=meta)]
 
 
 def _is_xls(name: str) -> bool:

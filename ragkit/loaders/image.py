@@ -8,6 +8,12 @@ A multi-page TIFF gives one Document per page (``page`` is 0-based, with
 ``source``, ``page``, ``total_pages``, ``width``, ``height`` (pixels) and
 ``ocr_confidence`` (the mean confidence of the lines read; absent when none were).
 
+The words the file itself carries (PNG text chunks, a JPEG/GIF comment, EXIF
+``ImageDescription``, ``UserComment``, ``XPTitle`` ...: see ``_image_text``) are in
+metadata as ``title``, ``subject``, ``description``, ``comment``, ``keywords`` and
+``author``. Where OCR finds no text (a photo), they are the text instead, as
+``Title: ...`` lines, and the Document says ``text_source="metadata"``.
+
 Bounds: an image (or TIFF page) over ``max_pixels`` pixels (default: Pillow's
 own limit, 89,478,485, e.g. 9,459 x 9,459) is refused with a
 :class:`~ragkit.errors.LoaderError` before it is decoded, so a 20,000 x 20,000
@@ -39,6 +45,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._image_text import fields_text, image_fields
 from ragkit.loaders._modes import check_at_least, check_mode
 from ragkit.loaders.ocr import (
     INSTALL_HINT,
@@ -134,6 +141,7 @@ class ImageLoader(FileLoader):
             base: dict[str, Any] = {"source": str(self.file_path), "total_pages": frames}
             texts: list[str] = []
             lines_all: list[Any] = []
+            described = ""
             for page in range(pages):
                 if page:
                     try:
@@ -150,8 +158,13 @@ class ImageLoader(FileLoader):
                 except Exception as e:  # one damaged page must not lose the others
                     self._record(name, f"page {page}: {type(e).__name__}: {e}", e)
                     lines = []
+                if page == 0:  # text chunks after the pixels are known once they are read
+                    fields = image_fields(image)
+                    base.update(fields)
+                    described = fields_text(fields)
                 size = {"width": image.size[0], "height": image.size[1]}
                 if self.mode == "elements":
+                    lines_all.extend(lines)
                     for line in lines:
                         meta = {**base, "page": page, **size, "category": "UncategorizedText"}
                         meta.update(box=[list(p) for p in line.box], confidence=line.confidence)
@@ -165,13 +178,22 @@ class ImageLoader(FileLoader):
                 confidence = mean_confidence(lines)
                 if confidence is not None:
                     meta["ocr_confidence"] = confidence
-                yield Document(join_lines(lines), metadata=meta)
+                text = join_lines(lines)
+                if page == 0 and described and not text.strip():
+                    text, meta["text_source"] = described, "metadata"
+                yield Document(text, metadata=meta)
             if self.mode == "single":
                 meta = {**base, "width": image.size[0], "height": image.size[1]}
                 confidence = mean_confidence(lines_all)
                 if confidence is not None:
                     meta["ocr_confidence"] = confidence
-                yield Document(self.pages_delimiter.join(texts), metadata=meta)
+                text = self.pages_delimiter.join(texts)
+                if described and not text.strip():
+                    text, meta["text_source"] = described, "metadata"
+                yield Document(text, metadata=meta)
+            elif self.mode == "elements" and described and not lines_all:
+                meta = {**base, "page": 0, "category": "UncategorizedText"}
+                yield Document(described, metadata={**meta, "text_source": "metadata"})
 
 
 _MODES = {"single": "single", "paged": "page", "page": "page", "elements": "elements"}

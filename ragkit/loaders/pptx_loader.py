@@ -2,15 +2,16 @@
 
 A slide's title is a ``#`` heading; its other shapes follow top to bottom, left to
 right (grouped shapes included): text as lines, tables as pipe tables (merged
-cells repeat their text), and the speaker notes last, after a ``Speaker notes:``
-line (``include_notes=False`` leaves them out). Pictures and charts carry no text
-here.
+cells repeat their text), charts as a ``Chart: <title>`` line and a pipe table of
+their categories and series (see ``_pptx_chart``), and the speaker notes last, after
+a ``Speaker notes:`` line (``include_notes=False`` leaves them out). Pictures carry
+no text here; a chart whose part cannot be read is left out with a logged warning.
 
 ``mode="paged"`` (the default) gives one Document per slide with ``page_number``
 and ``slide_number`` (1-based, the same value) and the slide's ``title`` in
 metadata; ``mode="single"`` one Document per file (slides separated by a blank
 line); ``mode="elements"`` one per shape with ``category`` (``Title``, ``Text``,
-``Table``, ``Notes``). The presentation's ``author`` and ``created`` are in
+``Table``, ``Chart``, ``Notes``). The presentation's ``author`` and ``created`` are in
 metadata when set. Needs ``pip install 'ragkit[documents]'``.
 
 Example:
@@ -43,7 +44,9 @@ from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import core_properties, heading, markdown_table
 from ragkit.loaders._modes import check_mode
 from ragkit.loaders._office import import_extra, load_office
+from ragkit.loaders._pptx_chart import chart_text
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
+from ragkit.loaders.base import logger
 
 Mode = Literal["paged", "single", "elements"]
 
@@ -155,6 +158,8 @@ def _shape_elements(shape: Any) -> list[tuple[str, str]]:
     if getattr(shape, "has_table", False) and shape.has_table:
         table = markdown_table(_table_rows(shape.table))
         return [("Table", table)] if table else []
+    if getattr(shape, "has_chart", False) and shape.has_chart:
+        return _chart_elements(shape)
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         lines = []
         for paragraph in shape.text_frame.paragraphs:
@@ -163,6 +168,15 @@ def _shape_elements(shape: Any) -> list[tuple[str, str]]:
                 lines.append("  " * paragraph.level + text)
         return [("Text", "\n".join(lines))] if lines else []
     return []
+
+
+def _chart_elements(shape: Any) -> list[tuple[str, str]]:
+    try:
+        text = chart_text(shape.chart)
+    except Exception as e:  # a damaged chart part loses the chart, not the slide
+        logger.warning("chart %r not read: %s: %s", shape.name, type(e).__name__, e)
+        return []
+    return [("Chart", text)] if text else []
 
 
 def _table_rows(table: Any) -> list[list[str]]:
