@@ -32,6 +32,7 @@ def cli() -> None:
     \b
     Examples:
       ragkit index docs/ notes/ --index my-index
+      ragkit inspect docs/
       ragkit query my-index "how do I reset the router?" --retriever hybrid
       ragkit ask my-index "what does the warranty cover?"
       ragkit eval --dataset datasets/bicycle-care --retrievers bm25,dense,hybrid
