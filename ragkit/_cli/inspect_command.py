@@ -37,13 +37,12 @@ def inventory_text(inv: Inventory, examples: int = EXAMPLES) -> str:
         f"{', '.join(escape_text(p) for p in inv.paths)} (dry run: no file loaded, nothing written)"
     ]
     width = max([len(f.type) for f in inv.formats] + [4])
-    names = [f.loader or "-" for f in inv.formats]
+    names = [(f.loader or "-") + (f" [{f.extra}]" if f.extra else "") for f in inv.formats]
     loader_width = max([len(n) for n in names] + [6])
     lines.append(f"  {'type':<{width}}  {'loader':<{loader_width}}  {'load':>5}  not loaded")
     for counts, name in zip(inv.formats, names):
-        extra = f" [{counts.extra}]" if counts.extra else ""
         why = ", ".join(f"{n} {code}" for code, n in sorted(counts.not_loaded.items()))
-        row = f"  {counts.type:<{width}}  {name + extra:<{loader_width}}  {counts.load:>5}  {why}"
+        row = f"  {counts.type:<{width}}  {name:<{loader_width}}  {counts.load:>5}  {why}"
         lines.append(row.rstrip())
     groups: dict[tuple[str, str], list[str]] = {}
     reasons: dict[tuple[str, str], str] = {}
