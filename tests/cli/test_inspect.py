@@ -133,6 +133,14 @@ def test_inspect_text_output_names_loaders_extras_and_reasons(tmp_path: Path) ->
     assert ".log" not in out
 
 
+def test_dry_run_with_a_postgresql_url_connects_to_nothing(tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "docs")
+    url = "postgresql://nobody@127.0.0.1:9/nowhere?collection=manuals"  # port 9: nothing there
+    proc = ragkit("index", folder, "--index", url, "--dry-run", "--json", check_json=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.data["would_load"] == 8  # type: ignore[attr-defined]
+
+
 def test_inspect_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     proc = ragkit("inspect", tmp_path / "nowhere")
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
