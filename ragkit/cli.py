@@ -32,6 +32,7 @@ def cli() -> None:
     \b
     Examples:
       ragkit index docs/ notes/ --index my-index
+      ragkit inspect docs/
       ragkit query my-index "how do I reset the router?" --retriever hybrid
       ragkit ask my-index "what does the warranty cover?"
       ragkit eval --dataset datasets/bicycle-care --retrievers bm25,dense,hybrid
@@ -42,11 +43,12 @@ def cli() -> None:
 
 def _register() -> None:
     from ragkit._cli.eval_command import eval_cmd
+    from ragkit._cli.inspect_command import inspect_cmd
     from ragkit._cli.models import models_cmd
     from ragkit._cli.search import ask_cmd, query_cmd
     from ragkit._cli.serve_command import serve_cmd
 
-    for command in (query_cmd, ask_cmd, eval_cmd, models_cmd, serve_cmd):
+    for command in (query_cmd, ask_cmd, eval_cmd, models_cmd, serve_cmd, inspect_cmd):
         cli.add_command(command)
 
 
@@ -171,6 +173,12 @@ def _register() -> None:
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
 @click.option(
+    "--dry-run",
+    is_flag=True,
+    help="List per file type what would be loaded and what not, and why; read and write "
+    "nothing (as `ragkit inspect`).",
+)
+@click.option(
     "--quiet",
     "-q",
     is_flag=True,
@@ -194,6 +202,7 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
       ragkit index docs/ --index 'postgresql://app@db/rag?collection=manuals' --batch-size 256
       ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
       ragkit index docs/ --index ctx-index --contextualize gemini:gemini-2.0-flash
+      ragkit index docs/ --index my-index --dry-run
     """
     from ragkit._cli.index_flags import IndexFlags
     from ragkit.errors import ConfigurationError
@@ -206,6 +215,11 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
             raise ConfigurationError(
                 f"{path}: no such file or folder; check the path (nothing was indexed)"
             )
+    if given.dry_run:  # the index's defaults (glob, exclude, size) are read, nothing written
+        from ragkit._cli.inspect_command import run_inventory
+        from ragkit._cli.settings import index_defaults
+
+        run_inventory(paths, given.write_options(index_defaults(index_dir), None), given.as_json)
     engine = given.engine_choice()
     # unset settings: the index's defaults, else what it recorded, else the built-in ones
     idx = create_index(

@@ -46,6 +46,7 @@ class IndexFlags:
     gpus_per_actor: float = 0.0
     cpus_per_actor: float | None = None
     as_json: bool = False
+    dry_run: bool = False
     quiet: bool = False
     contextualize: str | None = None
 

@@ -36,6 +36,7 @@ __all__ = [
     "MboxLoader",
     "NotebookLoader",
     "OcrEngine",
+    "OfficePasswordLoader",
     "OpenDocumentLoader",
     "OutlookMessageLoader",
     "PDFLoader",
@@ -75,6 +76,7 @@ _LAZY = {
     "ImageLoader": "ragkit.loaders.image",
     "UnstructuredImageLoader": "ragkit.loaders.image",
     "OcrEngine": "ragkit.loaders.ocr",
+    "OfficePasswordLoader": "ragkit.loaders.office_password",
     "PDFPlumberLoader": "ragkit.loaders.pdfplumber_loader",
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
@@ -124,6 +126,7 @@ if TYPE_CHECKING:
     from ragkit.loaders.notebook import NotebookLoader
     from ragkit.loaders.ocr import OcrEngine
     from ragkit.loaders.odf_loader import OpenDocumentLoader
+    from ragkit.loaders.office_password import OfficePasswordLoader
     from ragkit.loaders.outlook_msg import OutlookMessageLoader
     from ragkit.loaders.pdf import PDFLoader
     from ragkit.loaders.pdfplumber_loader import PDFPlumberLoader

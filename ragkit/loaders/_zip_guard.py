@@ -135,8 +135,9 @@ def refuse_ole(path: str, head: bytes, kind: str) -> None:
         data = f.read(64 << 20)
     if "EncryptedPackage".encode("utf-16-le") in data:
         raise EncryptedFileError(
-            f"{path} is a password-protected (encrypted) {kind} file; ragkit cannot read it. "
-            "Remove the password in the application that wrote it and load it again",
+            f"{path} is a password-protected (encrypted) {kind} file; it is read only with its "
+            "password: OfficePasswordLoader(path, password) (ragkit.loaders), or remove the "
+            "password in the application that wrote it",
             path,
         )
     raise LoaderError(

@@ -47,7 +47,7 @@ from ragkit.loaders._markdown import heading, separator_row, table_row
 from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra, load_office
 from ragkit.loaders._xlsx_comments import sheet_comments
-from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
+from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, OLE_MAGIC, ZipLimits
 
 Row = tuple[int, list[Any]]
 
@@ -201,7 +201,16 @@ def _notes_documents(
 
 
 def _is_xls(name: str) -> bool:
-    return os.path.splitext(name)[1].lower() == ".xls"
+    """An ``.xls`` by its name, or an OLE container under a name that is not ``.xlsx``/``.xlsm``
+    (a workbook the registry chose by its content, e.g. ``export.dat``)."""
+    ext = os.path.splitext(name)[1].lower()
+    if ext in (".xls", ".xlsx", ".xlsm"):
+        return ext == ".xls"
+    try:
+        with open(name, "rb") as f:
+            return f.read(8) == OLE_MAGIC
+    except OSError:
+        return False  # the xlsx path says why it cannot be read
 
 
 def _trim(values: Iterable[Any]) -> list[Any]:

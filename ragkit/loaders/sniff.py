@@ -185,8 +185,9 @@ _ODF = {
 }
 
 
-def _ole_kind(path: str) -> str:
-    """``.msg``/``.doc``/``.xls``/``.ppt`` by an OLE2 file's stream names (olefile), else ``.ole``."""
+def _ole_kind(path: str) -> str | None:
+    """``.msg``/``.doc``/``.xls``/``.ppt`` by an OLE2 file's stream names (olefile), else ``.ole``;
+    ``None`` for a password-protected Office Open XML package (its name's type says which)."""
     try:
         import olefile
     except ImportError:
@@ -196,6 +197,8 @@ def _ole_kind(path: str) -> str:
             names = {"/".join(entry) for entry in ole.listdir(streams=True, storages=True)}
     except Exception:  # olefile raises OSError and assorted errors on damaged files
         return ".ole"
+    if "EncryptedPackage" in names:  # its loader says it is password-protected
+        return None
     if any(n.startswith("__substg1.0_") for n in names) or "__properties_version1.0" in names:
         return ".msg"
     if "WordDocument" in names:
