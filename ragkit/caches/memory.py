@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from ragkit.caches.base import RETURN_VAL_TYPE, BaseCache
+from ragkit.errors import ConfigurationError
 
 
 class InMemoryCache(BaseCache):
@@ -22,7 +23,7 @@ class InMemoryCache(BaseCache):
 
     def __init__(self, *, maxsize: int | None = None) -> None:
         if maxsize is not None and maxsize <= 0:
-            raise ValueError("maxsize must be greater than 0")
+            raise ConfigurationError("maxsize must be greater than 0")
         self._cache: dict[tuple[str, str], RETURN_VAL_TYPE] = {}
         self._maxsize = maxsize
         self._lock = threading.Lock()

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ragkit.errors import RagkitError
+from ragkit.errors import ConfigurationError, RagkitError
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
@@ -79,7 +79,7 @@ class Judge:
 
     def __init__(self, model: Any, *, max_concurrency: int = 8, timeout: float = 60.0) -> None:
         if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+            raise ConfigurationError("max_concurrency must be at least 1")
         self.model = model
         self.timeout = timeout
         self.max_concurrency = max_concurrency

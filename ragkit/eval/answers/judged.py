@@ -27,6 +27,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from ragkit.errors import ConfigurationError
 from ragkit.eval.answers.base import AnswerMetric, MetricContext, Undefined, require
 from ragkit.eval.answers.judge import Judge, JudgeFailure
 from ragkit.eval.answers.prompts import render
@@ -195,7 +196,7 @@ class AnswerCorrectness(AnswerMetric):
 
     def __init__(self, weights: tuple[float, float] = (0.75, 0.25)) -> None:
         if len(weights) != 2 or min(weights) < 0 or sum(weights) == 0:
-            raise ValueError(
+            raise ConfigurationError(
                 "weights: two non-negative numbers (factuality, similarity), not both 0"
             )
         self.weights = weights

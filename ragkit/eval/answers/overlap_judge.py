@@ -22,6 +22,7 @@ import re
 import time
 from typing import Any
 
+from ragkit.errors import ConfigurationError
 from ragkit.eval.answers.prompts import INSTRUCTIONS, read_inputs
 from ragkit.messages import AIMessage, BaseMessage
 from ragkit.models.base import BaseChatModel
@@ -88,7 +89,7 @@ class OverlapJudge(BaseChatModel):
             first = (sentences(x["passage"]) or [x["passage"]])[0]
             topic = " ".join([w for w in _WORD.findall(first.lower()) if w not in _STOP][:6])
             return {"question": f"What does the guide say about {topic}?", "answer": first}
-        raise KeyError(task)
+        raise ConfigurationError(f"OverlapJudge has no answer for the task {task!r}")
 
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
