@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import SecretBytes, SecretStr
 
 from ragkit.errors import ConfigurationError
+from ragkit.globals import get_llm_cache
 from ragkit.messages import BaseMessage, message_to_dict
 
 #: Fields that do not change the reply (and the cache setting itself).
@@ -42,8 +43,6 @@ def cache_for(model: Any) -> Any:
         return None
     if own is not None and own is not True:
         return own
-    from ragkit.globals import get_llm_cache
-
     found = get_llm_cache()
     if own is True and found is None:
         raise ConfigurationError(

@@ -29,6 +29,7 @@ from ragkit.core.llm_run import (
     CallbackManagerForLLMRun,
     takes_run_manager,
 )
+from ragkit.models.cache_keys import cache_for, cache_key
 
 with warnings.catch_warnings():
     # ``name`` is both a Runnable attribute and a model field here, on purpose.
@@ -122,8 +123,6 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
     def _cached_one(
         self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
     ) -> Output:
-        from ragkit.models.cache_keys import cache_for, cache_key
-
         cache = cache_for(self)
         key = cache_key(self, prepared, stop, kwargs) if cache is not None else None
         if key is None:
@@ -138,8 +137,6 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
     async def _acached_one(
         self, prepared: Any, stop: list[str] | None, config: RunnableConfig, kwargs: dict[str, Any]
     ) -> Output:
-        from ragkit.models.cache_keys import cache_for, cache_key
-
         cache = cache_for(self)
         key = cache_key(self, prepared, stop, kwargs) if cache is not None else None
         if key is None:
