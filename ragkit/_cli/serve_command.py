@@ -159,8 +159,8 @@ def serve_cmd(
       ragkit serve my-index --model openai:llama3.1 --base-url http://127.0.0.1:11434/v1
       curl -s localhost:8000/query -d '{"query": "reset", "retriever": "bm25", "k": 3}'
     """
+    from ragkit._io.sizes import parse_size
     from ragkit.indexing.index_dir import Index
-    from ragkit.loaders._files import parse_size
     from ragkit.serve.server import run
     from ragkit.serve.service import release
     from ragkit.serve.settings import ServeSettings, key_file_warning, load_api_keys
