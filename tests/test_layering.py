@@ -8,6 +8,13 @@ goes the wrong way, so a new module cannot quietly tie two stages into a cycle.
 
 The exceptions LangChain's API makes are listed in ``EXCEPTIONS`` with the name that
 needs them.
+
+Rooms keep their private modules: a module whose name starts with ``_`` inside a package
+(``ragkit/loaders/_files.py``, ``ragkit/stores/pgvector/_search_methods.py``) is imported only
+by modules of that same package (and its sub-packages). The top-level private modules and
+packages (``ragkit/_io/``, ``ragkit/_json.py``, ``ragkit/_google/``, ...) are the ground floor
+and shared plumbing: any room may import them, within the ranks. This rule counts every
+import, annotations under ``if TYPE_CHECKING:`` too.
 """
 
 from __future__ import annotations
@@ -20,7 +27,17 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ragkit"
 # Rank of each top-level module or folder: a module may import ranks lower or equal to its own.
 RANK: dict[str, int] = {
     **dict.fromkeys(
-        ["errors", "_lazy", "_json", "_unicode", "_schema", "_templates", "_mustache", "globals"],
+        [
+            "errors",
+            "_io",
+            "_lazy",
+            "_json",
+            "_unicode",
+            "_schema",
+            "_templates",
+            "_mustache",
+            "globals",
+        ],
         0,
     ),
     **dict.fromkeys(["core", "documents"], 1),
@@ -76,12 +93,18 @@ def _is_module(root: Path, name: str) -> bool:
     return (root / name).is_dir() or (root / f"{name}.py").is_file()
 
 
-def _runtime_imports(path: Path, root: Path) -> list[tuple[int, str]]:
-    """``(line, absolute module)`` of every ragkit import outside ``if TYPE_CHECKING:``."""
+def _runtime_imports(
+    path: Path, root: Path, *, annotations: bool = False, names: bool = False
+) -> list[tuple[int, str]]:
+    """``(line, absolute module)`` of every ragkit import outside ``if TYPE_CHECKING:``.
+
+    ``annotations=True`` counts the imports under ``if TYPE_CHECKING:`` too; ``names=True``
+    adds ``module.name`` for each name of ``from module import name`` that is a module.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not annotations:
             skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
     here = _module_parts(path, root)
     is_package = path.name == "__init__.py"
@@ -109,6 +132,13 @@ def _runtime_imports(path: Path, root: Path) -> list[tuple[int, str]]:
                 ]
             elif module.startswith("ragkit."):
                 found.append((node.lineno, module))
+                if names:
+                    folder = root.parent.joinpath(*module.split("."))
+                    found += [
+                        (node.lineno, f"{module}.{a.name}")
+                        for a in node.names
+                        if _is_module(folder, a.name)
+                    ]
     return found
 
 
@@ -193,4 +223,65 @@ def test_the_room_check_sees_a_folder_module_importing_postgres(tmp_path: Path) 
     assert _room_violations(tmp_path / "ragkit") == [
         "ragkit/indexing/folder/bad.py:1 imports ragkit.indexing.postgres.location: "
         "ragkit.indexing.folder may not import ragkit.indexing.postgres"
+    ]
+
+
+def _owner_of_private(module: str) -> str | None:
+    """The package that owns the first private module of ``module``, if any.
+
+    ``ragkit.loaders._files.read_bytes`` -> ``ragkit.loaders``; a top-level private module
+    (``ragkit._io.atomic``, ``ragkit._json``) is the ground floor and has no owner.
+    """
+    parts = module.split(".")
+    for i in range(2, len(parts)):
+        if parts[i].startswith("_") and not parts[i].startswith("__"):
+            return ".".join(parts[:i])
+    return None
+
+
+def _private_violations(root: Path = PACKAGE) -> list[str]:
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        here = ".".join(_module_parts(path, root))
+        found = _runtime_imports(path, root, annotations=True, names=True)
+        for line, module in sorted(set(found)):
+            owner = _owner_of_private(module)
+            if owner is not None and not (here == owner or here.startswith(owner + ".")):
+                bad.append(
+                    f"{path.relative_to(root.parent)}:{line} imports {module}: "
+                    f"a private module of {owner}"
+                )
+    return bad
+
+
+def test_no_room_imports_another_rooms_private_module() -> None:
+    """Shared helpers live on the ground floor (ragkit/_io/) or in a public module."""
+    assert _private_violations() == []
+
+
+def test_the_private_check_sees_a_reach_into_another_package(tmp_path: Path) -> None:
+    root = tmp_path / "ragkit"
+    for folder in ("_io", "stores/faiss", "retrievers"):
+        (root / folder).mkdir(parents=True)
+    for name in ("_io/atomic.py", "stores/_atomic.py", "stores/faiss/_check.py"):
+        (root / name).write_text("", encoding="utf-8")
+    (root / "stores" / "faiss" / "persist.py").write_text(
+        "from ragkit.stores._atomic import write_atomic\n"  # a parent's private module: fine
+        "from . import _check\n"  # its own: fine
+        "from ragkit._io.atomic import write_atomic\n",  # the ground floor: fine
+        encoding="utf-8",
+    )
+    (root / "retrievers" / "bm25.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from ragkit._io import atomic\n"
+        "from ragkit.stores import _atomic\n"
+        "if TYPE_CHECKING:\n"
+        "    from ragkit.stores.faiss._check import check\n",
+        encoding="utf-8",
+    )
+    assert _private_violations(root) == [
+        "ragkit/retrievers/bm25.py:3 imports ragkit.stores._atomic: a private module of "
+        "ragkit.stores",
+        "ragkit/retrievers/bm25.py:5 imports ragkit.stores.faiss._check: a private module of "
+        "ragkit.stores.faiss",
     ]

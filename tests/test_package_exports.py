@@ -21,7 +21,7 @@ import ragkit
 ROOT = Path(ragkit.__file__).parent
 INITS = sorted(ROOT.rglob("__init__.py"))
 # Private packages with nothing to export: their __init__ is a docstring only.
-NO_EXPORTS = {"ragkit._cli", "ragkit._google", "ragkit._openai"}
+NO_EXPORTS = {"ragkit._cli", "ragkit._google", "ragkit._io", "ragkit._openai"}
 
 
 def package_name(init: Path) -> str:

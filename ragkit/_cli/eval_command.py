@@ -14,6 +14,7 @@ import click
 
 from ragkit._cli import output
 from ragkit._cli.chat_model import count_option, model_options
+from ragkit._cli.command_flags import EvalFlags
 from ragkit._cli.guard import guarded
 
 
@@ -112,27 +113,7 @@ def _answer_embeddings(name: str, judge: str | None, metrics: str | None) -> Any
 @count_option("--max-concurrency", 8, "With --answers: judge calls in flight at once.")
 @model_options
 @guarded
-def eval_cmd(
-    dataset: str | None,
-    index_dir: str | None,
-    queries: str | None,
-    qrels: str | None,
-    retrievers: str,
-    k_values: str,
-    embedding: str,
-    split: str,
-    output_path: str | None,
-    plot_path: str | None,
-    as_json: bool,
-    answers_path: str | None,
-    judge: str | None,
-    metrics: str | None,
-    passages: int,
-    max_concurrency: int,
-    model_name: str | None,
-    endpoint: str | None,
-    timeout: float | None,
-) -> None:
+def eval_cmd(**given: Any) -> None:
     """Evaluate retrievers (nDCG, recall, MRR, MAP, precision at k) on a BEIR-format dataset,
     or on an index you built with judgements for it.
 
@@ -151,49 +132,50 @@ def eval_cmd(
       ragkit eval --index bikes --answers questions.jsonl --model gemini:gemini-2.0-flash \\
                   --judge gemini:gemini-2.0-flash --embedding local
     """
+    flags = EvalFlags(**given)
     if click.get_current_context().invoked_subcommand is not None:
         return  # `ragkit eval generate ...`
-    if answers_path:
+    if flags.answers_path:
         from ragkit._cli.answers_eval import AnswerRun, report, run_answers
         from ragkit._cli.chat_model import DEFAULT_MODEL
         from ragkit._cli.model_spec import ModelSettings, chat_model_from_spec
         from ragkit.errors import ConfigurationError as Bad
 
-        if not index_dir:
+        if not flags.index_dir:
             raise Bad("--answers needs --index (the index to answer from)")
-        settings = ModelSettings(endpoint, timeout)
-        names_given = [n.strip() for n in retrievers.split(",") if n.strip()]
+        settings = ModelSettings(flags.endpoint, flags.timeout)
+        names_given = [n.strip() for n in flags.retrievers.split(",") if n.strip()]
         run = AnswerRun(
-            index=index_dir,
-            questions=answers_path,
-            model=chat_model_from_spec(model_name or DEFAULT_MODEL, settings),
-            judge=chat_model_from_spec(judge, settings) if judge else None,
-            embeddings=_answer_embeddings(embedding, judge, metrics),
+            index=flags.index_dir,
+            questions=flags.answers_path,
+            model=chat_model_from_spec(flags.model_name or DEFAULT_MODEL, settings),
+            judge=chat_model_from_spec(flags.judge, settings) if flags.judge else None,
+            embeddings=_answer_embeddings(flags.embedding, flags.judge, flags.metrics),
             retriever=names_given[0] if len(names_given) == 1 else "hybrid",
-            k=passages,
-            metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
-            max_concurrency=max_concurrency,
+            k=flags.passages,
+            metrics=[m.strip() for m in flags.metrics.split(",")] if flags.metrics else None,
+            max_concurrency=flags.max_concurrency,
         )
         result, samples = run_answers(run)
-        report(result, samples, as_json, output_path)
+        report(result, samples, flags.as_json, flags.output_path)
         return
     from ragkit._cli.evaluation import judgements, plot, run_eval, run_index_eval
     from ragkit.errors import ConfigurationError
 
-    ks = _k_list(k_values)
-    names = [n.strip() for n in retrievers.split(",") if n.strip()]
+    ks = _k_list(flags.k_values)
+    names = [n.strip() for n in flags.retrievers.split(",") if n.strip()]
     match = None
-    if index_dir:
-        data = judgements(dataset, queries, qrels, split)
-        table, results, match = run_index_eval(index_dir, data, names, ks)
+    if flags.index_dir:
+        data = judgements(flags.dataset, flags.queries, flags.qrels, flags.split)
+        table, results, match = run_index_eval(flags.index_dir, data, names, ks)
         from ragkit.indexing.postgres.location import shown
 
-        label = shown(index_dir)
-    elif dataset:
-        if queries or qrels:
+        label = shown(flags.index_dir)
+    elif flags.dataset:
+        if flags.queries or flags.qrels:
             raise ConfigurationError("--queries and --qrels go with --index, not --dataset alone")
-        table, results = run_eval(dataset, names, ks, embedding, split)
-        label = dataset
+        table, results = run_eval(flags.dataset, names, ks, flags.embedding, flags.split)
+        label = flags.dataset
     else:
         raise ConfigurationError(
             "pass --dataset FOLDER (a BEIR dataset), or --index DIR with --queries and --qrels"
@@ -204,19 +186,23 @@ def eval_cmd(
             f"(they count as relevant documents it does not hold): {', '.join(match.unmatched[:5])}"
             + (" ..." if len(match.unmatched) > 5 else "")
         )
-    if output_path:
-        Path(output_path).write_text(f"# ragkit eval: {label}\n\n{table}\n", encoding="utf-8")
+    if flags.output_path:
+        Path(flags.output_path).write_text(f"# ragkit eval: {label}\n\n{table}\n", encoding="utf-8")
     png = None
-    if plot_path is not None:
+    if flags.plot_path is not None:
         png = Path(
-            plot_path
-            or (Path(output_path).with_suffix(".png") if output_path else "ragkit-eval.png")
+            flags.plot_path
+            or (
+                Path(flags.output_path).with_suffix(".png")
+                if flags.output_path
+                else "ragkit-eval.png"
+            )
         )
         plot(results, ks, png)
-    if as_json:
+    if flags.as_json:
         data_out: dict[str, Any] = {
-            "dataset": dataset,
-            "index": label if index_dir else None,
+            "dataset": flags.dataset,
+            "index": label if flags.index_dir else None,
             "k_values": list(ks),
             "plot": str(png) if png else None,
             "results": [

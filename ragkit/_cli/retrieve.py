@@ -4,7 +4,10 @@ The search itself is :class:`ragkit.querying.QueryService` (the one ``ragkit ser
 ``Index.retriever`` use); this module opens the index and words the command's errors.
 
 Example:
-    >>> # docs, kind = retrieve("my-index", "reset", "hybrid", 4, dedupe=0.8)
+    >>> from ragkit.querying.service import Query
+    >>> Query("reset", "hybrid", 4, dedupe=0.8).retriever
+    'hybrid'
+    >>> # docs, kind = retrieve("my-index", Query("reset", "hybrid", 4, dedupe=0.8))
 """
 
 from __future__ import annotations
@@ -14,30 +17,28 @@ from typing import Any
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.querying.scores import ScoreKind
+from ragkit.querying.service import Query
 
 
 def retrieve(
     index_dir: str,
-    query: str,
-    kind: str,
-    k: int,
-    flt: dict[str, Any] | None = None,
+    query: Query,
     embedding: str | None = None,
     *,
-    dedupe: float | None = None,
     llm: Any = None,
     rerank: str | None = None,
 ) -> tuple[list[Document], ScoreKind]:
-    """The best ``k`` passages for ``query`` and the kind of their scores.
+    """The best ``query.k`` passages for ``query`` and the kind of their scores.
 
     ``rerank`` (an ONNX cross-encoder's directory or repository name) reorders the top 50
     candidates (see ``Index.retriever(rerank=...)``).
     """
     from ragkit.indexing.index_dir import Index
     from ragkit.querying.filters import check_filter
-    from ragkit.querying.service import Query, QueryService
+    from ragkit.querying.service import QueryService
 
-    if not query.strip():
+    kind, flt = query.retriever, query.filter
+    if not query.text.strip():
         raise ConfigurationError("the question is empty; pass some text to search for")
     if flt is not None:
         check_filter(flt)  # a bad filter is reported before the index is opened
@@ -52,5 +53,5 @@ def retrieve(
             "another model or server"
         )
     service = QueryService(Index.open(index_dir, embeddings=embedding), llm=llm, rerank=rerank)
-    docs = service.search(Query(query, kind, k, flt, dedupe))
+    docs = service.search(query)
     return docs, service.score_kind(kind)

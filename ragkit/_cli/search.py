@@ -15,6 +15,7 @@ import click
 
 from ragkit._cli import output
 from ragkit._cli.chat_model import model_options
+from ragkit._cli.command_flags import SearchFlags
 from ragkit._cli.guard import guarded
 from ragkit._cli.settings import index_defaults, parse_filter, resolve
 from ragkit.querying.catalogue import RETRIEVERS
@@ -67,13 +68,7 @@ def _retrieval_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _settings(
-    index_dir: str,
-    retriever: str | None,
-    k: int | None,
-    dedupe: bool | None,
-    threshold: float | None,
-) -> tuple[str, int, float | None]:
+def _settings(index_dir: str, flags: SearchFlags) -> tuple[str, int, float | None]:
     """Retriever kind, k and dedupe threshold (``None``: off) from flags, environment, ragkit.toml.
 
     ``--dedupe-threshold`` alone turns folding on; ``[defaults] dedupe`` may be true or a threshold.
@@ -81,8 +76,9 @@ def _settings(
     from ragkit.retrievers.near_duplicates import dedupe_threshold
 
     defaults = index_defaults(index_dir)
-    kind = str(resolve(retriever, defaults, "retriever", "hybrid"))
-    top = int(resolve(k, defaults, "k", 4))
+    kind = str(resolve(flags.retriever, defaults, "retriever", "hybrid"))
+    top = int(resolve(flags.k, defaults, "k", 4))
+    dedupe, threshold = flags.dedupe, flags.dedupe_threshold
     on = dedupe if dedupe is not None else defaults.get("dedupe")
     if on is False or (on is None and threshold is None):
         return kind, top, None
@@ -105,17 +101,15 @@ def _query_limit(index_dir: str, value: int | None) -> None:
     set_max_query_length(limit)
 
 
-def _model(
-    index_dir: str, model_name: str | None, endpoint: str | None, timeout: float | None
-) -> Any:
+def _model(index_dir: str, flags: SearchFlags) -> Any:
     """The chat model from the options (``None`` when no API key is set)."""
     from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice
 
     defaults = index_defaults(index_dir)
     choice = model_choice(
-        str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
-        resolve(endpoint, defaults, "endpoint", None),
-        timeout,
+        str(resolve(flags.model_name, defaults, "model", DEFAULT_MODEL)),
+        resolve(flags.endpoint, defaults, "endpoint", None),
+        flags.timeout,
     )
     return choice.build() if choice.has_key() else None
 
@@ -131,22 +125,7 @@ def _model(
     "--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages."
 )
 @guarded
-def query_cmd(
-    index_dir: str,
-    question: str,
-    retriever: str | None,
-    k: int | None,
-    dedupe: bool | None,
-    dedupe_threshold: float | None,
-    max_query_length: int | None,
-    rerank: str | None,
-    filters: tuple[str, ...],
-    model_name: str | None,
-    endpoint: str | None,
-    timeout: float | None,
-    embedding: str | None,
-    as_json: bool,
-) -> None:
+def query_cmd(index_dir: str, question: str, as_json: bool, **given: Any) -> None:
     """Search an index: ranked passages with source, score and a highlighted snippet.
 
     Each score is labelled with its kind: cosine similarity (similarity, parent), BM25 (bm25),
@@ -163,21 +142,15 @@ def query_cmd(
       GOOGLE_API_KEY=... ragkit query my-index "reset" --retriever multi-query --model gemini-2.0-flash
     """
     from ragkit._cli.retrieve import retrieve
+    from ragkit.querying.service import Query
 
-    _query_limit(index_dir, max_query_length)
-    kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
-    llm = _model(index_dir, model_name, endpoint, timeout) if kind == "multi-query" else None
-    docs, scale = retrieve(
-        index_dir,
-        question,
-        kind,
-        top,
-        parse_filter(filters),
-        embedding,
-        dedupe=cut,
-        llm=llm,
-        rerank=rerank,
-    )
+    flags = SearchFlags(**given)
+    rerank = flags.rerank
+    _query_limit(index_dir, flags.max_query_length)
+    kind, top, cut = _settings(index_dir, flags)
+    llm = _model(index_dir, flags) if kind == "multi-query" else None
+    query = Query(question, kind, top, parse_filter(flags.filters), cut)
+    docs, scale = retrieve(index_dir, query, flags.embedding, llm=llm, rerank=rerank)
     if as_json:
         output.emit_json(
             {
@@ -201,20 +174,7 @@ def query_cmd(
 @click.option("--filter", "filters", multiple=True, help=FILTER_HELP)
 @model_options
 @guarded
-def ask_cmd(
-    index_dir: str,
-    question: str,
-    retriever: str | None,
-    k: int | None,
-    dedupe: bool | None,
-    dedupe_threshold: float | None,
-    max_query_length: int | None,
-    rerank: str | None,
-    filters: tuple[str, ...],
-    model_name: str | None,
-    endpoint: str | None,
-    timeout: float | None,
-) -> None:
+def ask_cmd(index_dir: str, question: str, **given: Any) -> None:
     """Answer a question from an index with a chat model, citing the sources.
 
     --model openai:NAME answers with any OpenAI-compatible server (--base-url, key in
@@ -232,26 +192,20 @@ def ask_cmd(
     """
     from ragkit._cli.ask import answer
     from ragkit._cli.retrieve import retrieve
+    from ragkit.querying.service import Query
 
-    _query_limit(index_dir, max_query_length)
-    kind, top, cut = _settings(index_dir, retriever, k, dedupe, dedupe_threshold)
-    model = _model(index_dir, model_name, endpoint, timeout)
-    docs, scale = retrieve(
-        index_dir,
-        question,
-        kind,
-        top,
-        parse_filter(filters),
-        dedupe=cut,
-        llm=model,
-        rerank=rerank,
-    )
+    flags = SearchFlags(**given)
+    _query_limit(index_dir, flags.max_query_length)
+    kind, top, cut = _settings(index_dir, flags)
+    model = _model(index_dir, flags)
+    query = Query(question, kind, top, parse_filter(flags.filters), cut)
+    docs, scale = retrieve(index_dir, query, llm=model, rerank=flags.rerank)
     text = answer(question, docs, model=model) if model is not None else None
     if text is None:
         from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice
 
         wanted = model_choice(
-            str(resolve(model_name, index_defaults(index_dir), "model", DEFAULT_MODEL))
+            str(resolve(flags.model_name, index_defaults(index_dir), "model", DEFAULT_MODEL))
         )
         output.err(
             f"{wanted.key_help()} is not set, so there is no generated answer. Set it to get "

@@ -15,6 +15,7 @@ import click
 
 from ragkit._cli import output
 from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice, model_options
+from ragkit._cli.command_flags import ServeFlags
 from ragkit._cli.guard import guarded
 from ragkit._cli.settings import resolve
 
@@ -121,28 +122,7 @@ def _seconds(flag: str, default: float, help: str) -> Decorator:
     help="uvicorn's log level.",
 )
 @guarded
-def serve_cmd(
-    index: str,
-    host: str,
-    port: int,
-    workers: int,
-    api_key_file: str | None,
-    cors_origins: tuple[str, ...],
-    roots: tuple[str, ...],
-    max_k: int,
-    max_query_length: int,
-    max_body_size: str,
-    request_timeout: float,
-    header_timeout: float,
-    body_timeout: float,
-    max_concurrency: int,
-    reload_interval: float,
-    pool_size: int,
-    model_name: str | None,
-    endpoint: str | None,
-    timeout: float | None,
-    log_level: str,
-) -> None:
+def serve_cmd(index: str, **given: Any) -> None:
     """Serve an index over HTTP: POST /query, POST /ask (streamed), GET /info, a web page at /.
 
     Several --workers serve one index read-only, and each picks up a newly indexed snapshot
@@ -159,27 +139,28 @@ def serve_cmd(
       ragkit serve my-index --model openai:llama3.1 --base-url http://127.0.0.1:11434/v1
       curl -s localhost:8000/query -d '{"query": "reset", "retriever": "bm25", "k": 3}'
     """
+    flags = ServeFlags(**given)
+    from ragkit._io.sizes import parse_size
     from ragkit.indexing.index_dir import Index
-    from ragkit.loaders._files import parse_size
     from ragkit.serve.server import run
     from ragkit.serve.service import release
     from ragkit.serve.settings import ServeSettings, key_file_warning, load_api_keys
 
-    keys = load_api_keys(api_key_file) if api_key_file else ()
-    if api_key_file and (warning := key_file_warning(api_key_file)):
+    keys = load_api_keys(flags.api_key_file) if flags.api_key_file else ()
+    if flags.api_key_file and (warning := key_file_warning(flags.api_key_file)):
         output.err(warning)
-    body = parse_size(max_body_size)
+    body = parse_size(flags.max_body_size)
     settings = ServeSettings(
         max_body_bytes=body if body else 1024 * 1024,
-        max_query_length=max_query_length,
-        max_k=max_k,
-        request_timeout=request_timeout,
-        header_timeout=header_timeout,
-        body_timeout=body_timeout,
-        max_concurrency=max_concurrency,
-        reload_interval=reload_interval,
-        pool_size=pool_size,
-        cors_origins=cors_origins,
+        max_query_length=flags.max_query_length,
+        max_k=flags.max_k,
+        request_timeout=flags.request_timeout,
+        header_timeout=flags.header_timeout,
+        body_timeout=flags.body_timeout,
+        max_concurrency=flags.max_concurrency,
+        reload_interval=flags.reload_interval,
+        pool_size=flags.pool_size,
+        cors_origins=flags.cors_origins,
         api_keys=keys,
     )
     checked = Index.open(index)  # a missing or damaged index fails here, before any worker starts
@@ -187,9 +168,9 @@ def serve_cmd(
     defaults = checked.defaults  # a folder's [defaults], a collection's defaults
     release(checked)
     choice = model_choice(
-        str(resolve(model_name, defaults, "model", DEFAULT_MODEL)),
-        resolve(endpoint, defaults, "endpoint", None),
-        timeout,
+        str(resolve(flags.model_name, defaults, "model", DEFAULT_MODEL)),
+        resolve(flags.endpoint, defaults, "endpoint", None),
+        flags.timeout,
     )
     model = None
     if choice.has_key():
@@ -199,22 +180,22 @@ def serve_cmd(
         output.err(
             f"note: {choice.key_help()} is not set; /ask returns the passages without an answer"
         )
-    shown = "[" + host + "]" if ":" in host else host
+    shown = "[" + flags.host + "]" if ":" in flags.host else flags.host
     output.err(
-        f"ragkit serve: http://{shown}:{port}/ ({_name(index)}, "
-        f"{workers} worker{'s' if workers > 1 else ''}; "
+        f"ragkit serve: http://{shown}:{flags.port}/ ({_name(index)}, "
+        f"{flags.workers} worker{'s' if flags.workers > 1 else ''}; "
         f"{'API key required' if keys else 'no API key'}; "
-        f"CORS {'for ' + ', '.join(cors_origins) if cors_origins else 'off'})"
+        f"CORS {'for ' + ', '.join(flags.cors_origins) if flags.cors_origins else 'off'})"
     )
     run(
         index,
-        host=host,
-        port=port,
-        workers=workers,
+        host=flags.host,
+        port=flags.port,
+        workers=flags.workers,
         settings=settings,
-        roots=tuple(os.path.abspath(r) for r in roots),
+        roots=tuple(os.path.abspath(r) for r in flags.roots),
         model=model,
-        log_level=log_level,
+        log_level=flags.log_level,
     )
 
 

@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.loaders.gzip_file import content_extension
 from ragkit.loaders.registry import why_not
 

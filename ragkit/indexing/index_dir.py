@@ -389,7 +389,9 @@ class Index:
         if filter is not None:
             from ragkit.querying.query_retriever import filtered_retriever
 
-            return filtered_retriever(self, kind, k, filter, dedupe, rerank, kwargs)
+            return filtered_retriever(
+                self, kind, k, filter, {**kwargs, "dedupe": dedupe, "rerank": rerank}
+            )
         from ragkit.querying.catalogue import make_retriever
 
         return make_retriever(self, kind, k, dedupe=dedupe, rerank=rerank, **kwargs)

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.indexing.files import FoundFile, loadable_extensions, loading_type, walk
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.registry import file_extension, loader_entry
 
 FOLDER = "(folder)"

@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, parse_size
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, parse_size
 
 if TYPE_CHECKING:
     from ragkit.indexing.engine import Engine

@@ -35,8 +35,8 @@ import re
 from dataclasses import dataclass, field
 from typing import IO
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.errors import ConfigurationError, LoaderError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size
 
 RATIO_FLOOR = 1 << 20
 """Members (and archives) smaller than this (1 MiB uncompressed) are never refused by ratio."""

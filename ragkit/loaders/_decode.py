@@ -21,8 +21,9 @@ import codecs
 import os
 import re
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.errors import LoaderError, UnsupportedFileError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._files import read_bytes
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),

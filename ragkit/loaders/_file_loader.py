@@ -22,8 +22,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.errors import LoaderError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import BaseLoader
 
 

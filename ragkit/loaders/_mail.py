@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._archive_limits import (
@@ -34,7 +35,6 @@ from ragkit.loaders._archive_limits import (
 )
 from ragkit.loaders._embedded import Member, load_embedded
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders.base import LoadFailure
 
 Loaded = tuple[list[Document], list[LoadFailure]]

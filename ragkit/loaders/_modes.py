@@ -22,8 +22,8 @@ import os
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 
 def check_choice(what: str, value: str, choices: Sequence[str]) -> None:

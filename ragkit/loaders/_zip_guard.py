@@ -41,8 +41,9 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.errors import EncryptedFileError, LoaderError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular, format_size
+from ragkit.loaders._files import check_regular
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 """The first bytes of an OLE compound file: legacy ``.doc``/``.xls``/``.ppt``, and encrypted OOXML."""

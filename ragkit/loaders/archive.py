@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 from zlib import error as zlibError
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import EncryptedFileError, LoaderError
 from ragkit.loaders._archive_limits import (
@@ -54,7 +55,7 @@ from ragkit.loaders._archive_limits import (
 )
 from ragkit.loaders._embedded import Member, load_embedded
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
 
 ARCHIVE_SUFFIXES = (
     ".zip",

@@ -21,11 +21,11 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._decode import read_and_decode
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 
 def _value(v: Any) -> Any:

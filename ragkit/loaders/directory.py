@@ -29,11 +29,12 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders import registry
 from ragkit.loaders._decode import decode_bytes, refuse_binary_head, universal_newlines
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, read_bytes
+from ragkit.loaders._files import read_bytes
 from ragkit.loaders.base import BaseLoader
 from ragkit.loaders.registry import file_extension, loader_entry, registered_extensions
 from ragkit.loaders.text import TextLoader, read_text

@@ -35,9 +35,9 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import (
     SectionBuilder,
     cell_text,

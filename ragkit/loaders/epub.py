@@ -32,10 +32,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import EncryptedFileError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._modes import UnstructuredModes, check_mode
 from ragkit.loaders._office import import_extra
 from ragkit.loaders._zip_guard import (

@@ -26,11 +26,12 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._decode import decode_bytes, universal_newlines
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, format_size, read_bytes
+from ragkit.loaders._files import read_bytes
 
 GZIP_SUFFIX = ".gz"
 _CHUNK = 1 << 20

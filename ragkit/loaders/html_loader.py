@@ -32,11 +32,11 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 DROPPED = frozenset(("script", "style", "noscript", "template"))
 # bs4's get_text() also leaves out ruby annotations (rt, rp strings are not NavigableStrings)

@@ -41,10 +41,11 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
 from ragkit.loaders._image_text import fields_text, image_fields
 from ragkit.loaders._modes import check_at_least, check_mode
 from ragkit.loaders.ocr import (

@@ -28,12 +28,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit._unicode import without_surrogates
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._decode import read_and_decode
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 _DEPTH = 1000
 _STEP = re.compile(r'\.(?:([A-Za-z_][\w-]*)|"((?:[^"\\]|\\.)*)"|\[(\d*)\])?')

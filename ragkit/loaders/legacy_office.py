@@ -23,10 +23,11 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import UnsupportedFileError
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
 from ragkit.loaders._office import SOFFICE_TIMEOUT, check_timeout, convert_with_soffice
 from ragkit.loaders.base import BaseLoader
 

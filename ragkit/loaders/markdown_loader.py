@@ -22,10 +22,10 @@ import os
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._modes import check_mode
 
 _BLOCKS = {

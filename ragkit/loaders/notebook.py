@@ -41,11 +41,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._decode import read_and_decode
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

@@ -28,10 +28,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import LoaderError
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import heading, markdown_table
 from ragkit.loaders._office import import_extra
 from ragkit.loaders._zip_guard import (

@@ -34,9 +34,10 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import EncryptedFileError, LoaderError
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
 from ragkit.loaders._office import import_extra
 from ragkit.loaders._zip_guard import OLE_MAGIC
 from ragkit.loaders.base import BaseLoader

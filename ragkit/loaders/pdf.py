@@ -34,10 +34,11 @@ import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import EncryptedFileError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
 from ragkit.loaders._modes import check_choice, check_mode
 from ragkit.loaders._pdf_ocr import OcrBounds, PdfOcr
 from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, ocr_available, shared_engine

@@ -28,10 +28,11 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE, check_regular
+from ragkit.loaders._files import check_regular
 from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, join_lines, ocr_available, shared_engine
 
 

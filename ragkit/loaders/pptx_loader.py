@@ -38,9 +38,9 @@ import os
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 from ragkit.loaders._markdown import core_properties, heading, markdown_table
 from ragkit.loaders._modes import check_mode
 from ragkit.loaders._office import import_extra, load_office

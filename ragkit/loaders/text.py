@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._file_loader import FileLoader
-from ragkit.loaders._files import DEFAULT_MAX_FILE_SIZE
 
 
 def read_text(

@@ -67,16 +67,19 @@ def filtered_retriever(
     kind: str,
     k: int,
     filter: Mapping[str, Any] | Any,
-    dedupe: bool | float,
-    rerank: Any,
     options: dict[str, Any],
 ) -> QueryRetriever:
-    """``index.retriever(kind, k, filter=...)``: a :class:`QueryRetriever` over a new service."""
+    """``index.retriever(kind, k, filter=...)``: a :class:`QueryRetriever` over a new service.
+
+    ``options`` are the call's other keyword arguments: ``dedupe``, ``rerank`` and ``llm``.
+    """
     from ragkit.errors import ConfigurationError
     from ragkit.retrievers.near_duplicates import dedupe_threshold
 
     options = dict(options)
     options.pop("filter", None)
+    dedupe: bool | float = options.pop("dedupe", False)
+    rerank = options.pop("rerank", None)
     llm = options.pop("llm", None)
     if options:
         raise ConfigurationError(

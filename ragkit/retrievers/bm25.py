@@ -31,6 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ragkit._io.atomic import fsync_dir, write_bytes_atomic
+from ragkit._io.json_stream import JSONArray, write_json_atomic
+from ragkit._io.safe_read import open_regular, parse_json
 from ragkit.documents import Document
 from ragkit.errors import (
     ConfigurationError,
@@ -43,9 +46,6 @@ from ragkit.retrievers._util import check_k, check_query, reject_unknown, with_s
 from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.bm25_index import BM25Index
-from ragkit.stores._atomic import fsync_dir, write_bytes_atomic
-from ragkit.stores._json_stream import JSONArray, write_json_atomic
-from ragkit.stores._safe_read import open_regular, parse_json
 
 ENGINES = ("default", "rank_bm25")
 FORMAT = "ragkit.bm25"

@@ -24,8 +24,8 @@ from typing import Any
 from ragkit.core.base import Runnable, run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
-from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import require_methods
+from ragkit.retrievers.composite import CompositeRetriever
 
 
 class BaseDocumentCompressor:

@@ -20,8 +20,8 @@ from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_c, check_k, check_query, reject_unknown, require_methods
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
 
 

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragkit._io.atomic import write_bytes_atomic
+from ragkit._io.safe_read import parse_json, read_regular
 from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
@@ -38,11 +40,9 @@ from ragkit.errors import (
     IndexFormatError,
     RagkitError,
 )
-from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_c, check_k, check_query, reject_unknown, require_methods
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.retrievers.fusion import check_weights, reciprocal_rank_fusion
-from ragkit.stores._atomic import write_bytes_atomic
-from ragkit.stores._safe_read import parse_json, read_regular
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings

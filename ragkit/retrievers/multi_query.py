@@ -39,8 +39,8 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_query, doc_key
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
 
 logger = logging.getLogger("ragkit.retrievers.multi_query")

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragkit._io.atomic import write_bytes_atomic
 from ragkit.documents import Document
 from ragkit.embeddings.adapter import as_embeddings
 from ragkit.errors import IndexCorruptedError, IndexNotFoundError, StoreInputError
-from ragkit.stores._atomic import write_bytes_atomic
 from ragkit.stores.base import VectorStore
 from ragkit.stores.filters import compile_filter
 from ragkit.stores.mmr import maximal_marginal_relevance

@@ -30,7 +30,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._composite import CompositeRetriever
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.retrievers.multi_query import parse_queries
 from ragkit.techniques._common import format_docs, fuse, text_of
 

@@ -26,7 +26,7 @@ from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._composite import CompositeRetriever
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.techniques._common import text_of
 
 # LangChain's HyDE prompts (keys, wording and variable names), so a prompt_key gives the same text.

@@ -25,7 +25,7 @@ from ragkit.core.lambdas import RunnableLambda
 from ragkit.documents import Document
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._composite import CompositeRetriever
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.techniques._common import fuse, text_of
 
 STEP_BACK_PROMPT = PromptTemplate.from_template(

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from ragkit._io.sizes import parse_size
 from ragkit.errors import ConfigurationError
 from ragkit.indexing.index_dir import Index
 from ragkit.loaders import TextLoader
-from ragkit.loaders._files import parse_size
 from tests.cli.helpers import env
 from tests.indexing.corpus import minimal_pdf
 

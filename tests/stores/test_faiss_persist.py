@@ -350,7 +350,7 @@ def test_pickle_payload_in_place_of_a_data_file_is_never_executed(
 CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    import ragkit.stores._atomic as atomic
+    import ragkit._io.atomic as atomic
     from ragkit.embeddings import HashEmbeddings
     from ragkit.stores import FaissStore
 

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragkit._io.json_stream import JSONArray, json_pieces, write_json_atomic
 from ragkit.documents import Document
 from ragkit.embeddings import HashEmbeddings
 from ragkit.retrievers.bm25 import BM25Retriever
 from ragkit.retrievers.bm25_index import BM25Index
-from ragkit.stores._json_stream import JSONArray, json_pieces, write_json_atomic
 from ragkit.stores.faiss import FaissStore
 
 json_values = st.recursive(

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ragkit._io.safe_read import read_regular
 from ragkit.errors import ConfigurationError, IndexCorruptedError, IndexDamagedError
 from ragkit.indexing.folder import layout as L
 from ragkit.indexing.index_config import (
@@ -33,7 +34,6 @@ from ragkit.indexing.index_config import (
     SECTION_SPLITTER,
     check_defaults,
 )
-from ragkit.stores._safe_read import read_regular
 
 FILE_NAME = L.CONFIG
 FORMAT = CONFIG_FORMAT
@@ -66,7 +66,7 @@ def dumps_toml(data: dict[str, dict[str, Any]]) -> str:
 
 def write_toml(path: Path, data: dict[str, dict[str, Any]]) -> None:
     """Write ``data`` to ``path`` atomically."""
-    from ragkit.stores._atomic import write_atomic
+    from ragkit._io.atomic import write_atomic
 
     write_atomic(Path(path), dumps_toml(data).encode("utf-8"))
 

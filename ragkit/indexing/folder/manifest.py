@@ -25,10 +25,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ragkit._io.safe_read import not_regular_error, parse_json, read_regular, sha256_file
 from ragkit.errors import IndexCorruptedError
 from ragkit.indexing.failures import damaged
 from ragkit.indexing.folder import layout as L
-from ragkit.stores._safe_read import not_regular_error, parse_json, read_regular, sha256_file
 
 _MAX_BYTES = 1 << 20  # a manifest lists a handful of files
 
@@ -118,7 +118,7 @@ class SnapshotManifest:
     @classmethod
     def write(cls, folder: Path, **fields: Any) -> SnapshotManifest:
         """List and checksum every file under ``folder`` and write its ``manifest.json``."""
-        from ragkit.stores._atomic import write_atomic
+        from ragkit._io.atomic import write_atomic
 
         files: dict[str, dict[str, Any]] = {}
         for dirpath, _dirs, names in os.walk(folder):

@@ -29,10 +29,10 @@ import stat
 import sys
 from pathlib import Path
 
+from ragkit._io.safe_read import not_regular_error
 from ragkit.errors import RagkitError
 from ragkit.indexing.failures import damaged
 from ragkit.indexing.folder.layout import READERS
-from ragkit.stores._safe_read import not_regular_error
 
 #: Whether this platform has shared/exclusive file locks (not Windows).
 LOCKS = sys.platform != "win32"

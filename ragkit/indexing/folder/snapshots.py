@@ -28,11 +28,11 @@ import secrets
 import shutil
 from pathlib import Path
 
+from ragkit._io.safe_read import read_regular
 from ragkit.errors import IndexCorruptedError, RagkitError
 from ragkit.indexing.failures import damaged
 from ragkit.indexing.folder import layout as L
 from ragkit.indexing.folder.readers import LOCKS, ReaderLease, exclusive
-from ragkit.stores._safe_read import read_regular
 
 #: What CURRENT holds between the first write's start of commit and its end.
 NO_SNAPSHOT = "none"
@@ -42,7 +42,7 @@ _PIN_ATTEMPTS = 100
 
 def fsync_tree(path: Path) -> None:
     """fsync every file and folder under ``path`` (and ``path`` itself)."""
-    from ragkit.stores._atomic import fsync_dir
+    from ragkit._io.atomic import fsync_dir
 
     for folder, _dirs, files in os.walk(path):
         for name in files:
@@ -134,7 +134,7 @@ class Snapshots:
 
     def commit(self, staging: Path) -> Path:
         """Make ``staging`` the live snapshot; returns its final path."""
-        from ragkit.stores._atomic import fsync_dir, write_atomic
+        from ragkit._io.atomic import fsync_dir, write_atomic
 
         numbers = self.numbers()
         target = self.root / L.snapshot_name((numbers[-1] if numbers else 0) + 1)

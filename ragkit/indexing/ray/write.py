@@ -109,21 +109,26 @@ class _ReadSplitBatch:
         return {"batch": int(row["batch"]), "files": json.dumps(out)}
 
 
+@dataclass(frozen=True)
+class _ActorSetup:
+    """What each writing actor is made with: the model factory, the index URL, whether to
+    use the embedding cache and a GPU, its threads, and the job's cleanup/force/fingerprint."""
+
+    model: Any
+    url: str
+    cache: bool
+    gpu: bool
+    cleanup: bool
+    force: bool
+    fingerprint: str
+    threads: int = 1
+
+
 class _EmbedWrite:
     """Ray actor: one model session and one connection pool; a batch of files in, its chunks
     embedded and written in one transaction, counts out."""
 
-    def __init__(
-        self,
-        model: Any,
-        url: str,
-        cache: bool,
-        gpu: bool,
-        cleanup: bool,
-        force: bool,
-        fingerprint: str,
-        threads: int = 1,
-    ) -> None:
+    def __init__(self, setup: _ActorSetup) -> None:
         from ragkit.indexing.embedding_cache import cached, open_pg_cache
         from ragkit.indexing.loading import CountingEmbeddings, Progress
         from ragkit.indexing.postgres.batch import BatchWriter
@@ -131,20 +136,20 @@ class _EmbedWrite:
         from ragkit.indexing.postgres.storage import open_store
         from ragkit.stores.pgvector.client import PGClient
 
-        embeddings: Embeddings = model()
-        _fit_threads(embeddings, threads)
-        if gpu:
+        embeddings: Embeddings = setup.model()
+        _fit_threads(embeddings, setup.threads)
+        if setup.gpu:
             _use_cuda(embeddings)
         embeddings.embed_query("warm-up")  # a worker that cannot load the model fails now
-        location = PGLocation.parse(url)
+        location = PGLocation.parse(setup.url)
         # one pool: the batch's transaction, and the cache committing beside it
         self.client = PGClient.connect(location.dsn, max_size=3)
-        self.cache = open_pg_cache(location, self.client) if cache else None
+        self.cache = open_pg_cache(location, self.client) if setup.cache else None
         self.counter = Progress()
         counted = CountingEmbeddings(cached(embeddings, self.cache), self.counter, lambda: None)
         store = open_store(location, self.client, counted)
         self.writer = BatchWriter(self.client, location.collection, store)
-        self.cleanup, self.force, self.fingerprint = cleanup, force, fingerprint
+        self.cleanup, self.force, self.fingerprint = setup.cleanup, setup.force, setup.fingerprint
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         results = [self._write(json.loads(str(raw))) for raw in batch["files"]]
@@ -219,14 +224,16 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
     return ds.map_batches(
         _EmbedWrite,
         fn_constructor_kwargs={
-            "model": model,
-            "url": url,
-            "cache": target.cache is not None,
-            "gpu": engine.gpus_per_actor > 0,
-            "cleanup": job.cleanup,
-            "force": job.force,
-            "fingerprint": job.fingerprint,
-            "threads": threads,
+            "setup": _ActorSetup(
+                model=model,
+                url=url,
+                cache=target.cache is not None,
+                gpu=engine.gpus_per_actor > 0,
+                cleanup=job.cleanup,
+                force=job.force,
+                fingerprint=job.fingerprint,
+                threads=threads,
+            )
         },
         batch_size=1,  # one batch of files: one transaction
         batch_format="numpy",

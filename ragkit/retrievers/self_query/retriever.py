@@ -40,8 +40,8 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
-from ragkit.retrievers._composite import CompositeRetriever
 from ragkit.retrievers._util import check_search, require_methods
+from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.retrievers.self_query.constructor import load_query_constructor_runnable
 from ragkit.retrievers.self_query.structured_query import (
     AttributeInfo,

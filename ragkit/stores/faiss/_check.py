@@ -297,7 +297,7 @@ def check_faiss_file(
 
     ``dimension``, ``count`` and ``metric`` (FAISS's metric number), when given, must match.
     """
-    from ragkit.stores._safe_read import open_regular
+    from ragkit._io.safe_read import open_regular
 
     with open_regular(path) as handle:
         s = _Stream(handle, os.fstat(handle.fileno()).st_size, str(path))

@@ -44,6 +44,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import numpy as np
 
+from ragkit._io.atomic import TEMP_SUFFIX, fsync_dir, write_atomic
+from ragkit._io.json_stream import JSONArray, write_json_atomic
+from ragkit._io.safe_read import not_regular_error, open_regular, parse_json, read_regular
 from ragkit.embeddings.adapter import as_optional_embeddings
 from ragkit.errors import (
     ConfigurationError,
@@ -52,10 +55,7 @@ from ragkit.errors import (
     IndexNotFoundError,
     StoreError,
 )
-from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
 from ragkit.stores._docstore import DocColumns
-from ragkit.stores._json_stream import JSONArray, write_json_atomic
-from ragkit.stores._safe_read import not_regular_error, open_regular, parse_json, read_regular
 from ragkit.stores.faiss import _index as fx
 from ragkit.stores.faiss._check import check_faiss_file
 

@@ -30,9 +30,9 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from ragkit._io.atomic import TEMP_SUFFIX, fsync_dir, write_atomic
+from ragkit._io.safe_read import open_regular
 from ragkit.errors import IndexCorruptedError, InputTypeError, InvalidKeyError, StoreError
-from ragkit.stores._atomic import TEMP_SUFFIX, fsync_dir, write_atomic
-from ragkit.stores._safe_read import open_regular
 from ragkit.stores.kv import BaseStore
 
 _KEY = re.compile(r"[A-Za-z0-9_.\-/]+")

@@ -4,7 +4,7 @@ A saved index holds every chunk of the corpus in one JSON file. Dumping it with 
 ``json.dumps`` call builds the whole text as one ``str`` (two or four bytes a character as
 soon as one character is outside Latin-1) and then its UTF-8 copy. Here the big arrays are
 wrapped in :class:`JSONArray` and encoded item by item, then written through a hash into
-an atomic temp file (see :mod:`ragkit.stores._atomic`); memory stays at about
+an atomic temp file (see :mod:`ragkit._io.atomic`); memory stays at about
 :data:`PIECE` bytes, or one item if it is larger.
 
 The bytes are those of ``json.dumps(obj, ensure_ascii=False)`` encoded as UTF-8, except
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ragkit.stores._atomic import write_atomic
+from ragkit._io.atomic import write_atomic
 
 #: Encoded items are handed on in pieces of about this many bytes (or one item, if larger).
 PIECE = 1 << 20
