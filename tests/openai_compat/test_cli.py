@@ -19,18 +19,6 @@ pytestmark = pytest.mark.integration
 QUESTION = "how often should sealant be topped up?"
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("openai-cli")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "manual.md").write_text("Top up tubeless sealant every three months.\n")
-    (docs / "notes.md").write_text("Check tyre pressure every week.\n")
-    out = ragkit("index", docs, "--index", root / "idx", "--embedding", "hash")
-    assert out.returncode == 0, out.stderr
-    return root / "idx"
-
-
 def _key_file(tmp_path: Path) -> Path:
     path = tmp_path / "model.key"
     path.write_text(API_KEY + "\n")

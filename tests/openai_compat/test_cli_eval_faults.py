@@ -24,14 +24,9 @@ QUESTION = "how often should sealant be topped up?"
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("openai-eval")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "manual.md").write_text("Top up tubeless sealant every three months.\n")
-    (docs / "notes.md").write_text("Check tyre pressure every week.\n")
-    out = ragkit("index", docs, "--index", root / "idx", "--embedding", "hash")
-    assert out.returncode == 0, out.stderr
+def root(index: Path) -> Path:
+    """The folder of the index (``root / "idx"``), with questions and a key file beside it."""
+    root = index.parent
     (root / "questions.jsonl").write_text(
         json.dumps({"question": QUESTION, "reference": "every three months"}) + "\n"
     )

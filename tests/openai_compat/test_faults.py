@@ -34,31 +34,20 @@ def test_500_is_retried_then_answers(emulator: OpenAIEmulator, openai_kwargs: di
     assert [r.status for r in emulator.requests("chat")] == [500, 500, 200]
 
 
-def test_500_every_time_fails_naming_the_server_after_the_retries(
-    emulator: OpenAIEmulator, openai_kwargs: dict
+@pytest.mark.parametrize(
+    ("status", "message"), [(429, "Rate limit reached"), (500, "Backend exploded")]
+)
+def test_429_or_500_honours_retry_after_then_fails_naming_the_server(
+    emulator: OpenAIEmulator, openai_kwargs: dict, status: int, message: str
 ) -> None:
-    emulator.fail("chat", times=3, status=500, retry_after="0.01", message="Backend exploded")
+    emulator.fail("chat", times=3, status=status, retry_after="0.02", message=message)
     with pytest.raises(OpenAIAPIError) as info:
         _chat(openai_kwargs, max_retries=2).invoke("hi")
     err = info.value
-    assert err.status_code == 500 and err.url == emulator.base_url
-    assert emulator.base_url in str(err) and "Backend exploded" in str(err)
+    assert err.status_code == status and err.url == emulator.base_url
+    assert emulator.base_url in str(err) and message in str(err)
     assert "after the configured retries" in str(err)
-    assert [r.status for r in emulator.requests("chat")] == [500, 500, 500]
-    _no_key(err)
-
-
-def test_429_honours_retry_after_then_fails_naming_the_server(
-    emulator: OpenAIEmulator, openai_kwargs: dict
-) -> None:
-    emulator.fail("chat", times=3, status=429, retry_after="0.02", message="Rate limit reached")
-    with pytest.raises(OpenAIAPIError) as info:
-        _chat(openai_kwargs, max_retries=2).invoke("hi")
-    err = info.value
-    assert err.status_code == 429 and err.url == emulator.base_url
-    assert emulator.base_url in str(err) and "Rate limit reached" in str(err)
-    assert "after the configured retries" in str(err)
-    assert len(emulator.requests("chat")) == 3
+    assert [r.status for r in emulator.requests("chat")] == [status] * 3
     _no_key(err)
 
 
