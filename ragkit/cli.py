@@ -21,6 +21,7 @@ from typing import Any
 import click
 
 from ragkit._cli import output
+from ragkit._cli.chat_model import connection_options
 from ragkit._cli.guard import guarded as _guarded
 from ragkit._cli.index_flags import reading_options
 
@@ -166,10 +167,11 @@ def _register() -> None:
 @click.option(
     "--contextualize",
     envvar="RAGKIT_CONTEXTUALIZE",
-    help="A chat model (openai:NAME with RAGKIT_BASE_URL, gemini:NAME, fake:FILE.json, ...) that writes a short context for each "
+    help="A chat model (openai:NAME with --base-url, gemini:NAME, fake:FILE.json, ...) that writes a short context for each "
     "chunk from its whole document, embedded and BM25-indexed with it (contextual retrieval); "
     "contexts are cached per document, chunk, model and prompt.",
 )
+@connection_options
 @reading_options
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."

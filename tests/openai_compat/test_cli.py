@@ -105,7 +105,7 @@ def test_index_contextualize_with_an_openai_model(tmp_path: Path, emulator: Open
     (docs / "a.md").write_text("Pump road tyres to six bar before a ride.\n")
     emulator.reply("chat", {"role": "assistant", "content": "quokkaword: the tyre care guide"})
     args = ("index", docs, "--index", tmp_path / "idx", "--embedding", "hash")
-    env = {"OPENAI_API_KEY": API_KEY, "RAGKIT_BASE_URL": emulator.base_url}
+    env = {"OPENAI_API_KEY": API_KEY, "RAGKIT_BASE_URL": emulator.base_url}  # from the environment
     out = ragkit(*args, "--contextualize", "openai:gpt-4o-mini", **env)
     assert out.returncode == 0, out.stderr
     [body] = emulator.bodies("chat")
@@ -116,3 +116,14 @@ def test_index_contextualize_with_an_openai_model(tmp_path: Path, emulator: Open
     again = ragkit(*args, "--contextualize", "openai:gpt-4o-mini", "--rebuild", **env)
     assert again.returncode == 0 and len(emulator.bodies("chat")) == 1  # cached
     assert API_KEY not in out.stdout + out.stderr + again.stdout + again.stderr
+
+    emulator.reply("chat", {"role": "assistant", "content": "wombatword: the tyre care guide"})
+    flags = ("--base-url", emulator.base_url, "--model-key-file", _key_file(tmp_path))
+    other = ("index", docs, "--index", tmp_path / "idx2", "--embedding", "hash")
+    flagged = ragkit(*other, "--contextualize", "openai:gpt-4o-mini", *flags)
+    assert flagged.returncode == 0, flagged.stderr
+    assert len(emulator.bodies("chat")) == 2 and API_KEY not in flagged.stdout + flagged.stderr
+    found = ragkit("query", tmp_path / "idx2", "wombatword", "--retriever", "bm25", "--json")
+    assert [r["text"] for r in json.loads(found.stdout)["results"]] == [
+        "Pump road tyres to six bar before a ride."
+    ]
