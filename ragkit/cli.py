@@ -21,7 +21,9 @@ from typing import Any
 import click
 
 from ragkit._cli import output
+from ragkit._cli.chat_model import connection_options
 from ragkit._cli.guard import guarded as _guarded
+from ragkit._cli.index_flags import reading_options
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -165,10 +167,12 @@ def _register() -> None:
 @click.option(
     "--contextualize",
     envvar="RAGKIT_CONTEXTUALIZE",
-    help="A chat model (gemini:NAME, fake:FILE.json, ...) that writes a short context for each "
+    help="A chat model (openai:NAME with --base-url, gemini:NAME, fake:FILE.json, ...) that writes a short context for each "
     "chunk from its whole document, embedded and BM25-indexed with it (contextual retrieval); "
     "contexts are cached per document, chunk, model and prompt.",
 )
+@connection_options
+@reading_options
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document (counts, failures, timings)."
 )
@@ -203,6 +207,7 @@ def index_cmd(paths: tuple[str, ...], index_dir: str, **flags: Any) -> None:
       ragkit index docs/ --index bge-index --embedding onnx:models/bge-small-en-v1.5
       ragkit index docs/ --index ctx-index --contextualize gemini:gemini-2.0-flash
       ragkit index docs/ --index my-index --dry-run
+      ragkit index scans/ --index my-index --password-file pdf.pass --max-ocr-pages 400
     """
     from ragkit._cli.index_flags import IndexFlags
     from ragkit.errors import ConfigurationError

@@ -78,6 +78,27 @@ def count_option(name: str, default: int, help: str) -> Callable[..., Any]:
     )
 
 
+def connection_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Adds ``--base-url`` and ``--model-key-file`` (kept in the click context, read by
+    :func:`model_choice`): what ``ragkit index --contextualize`` takes besides its spec."""
+    fn = click.option(
+        "--model-key-file",
+        envvar="RAGKIT_MODEL_KEY_FILE",
+        type=click.Path(dir_okay=False),
+        expose_value=False,
+        callback=_remember("key_file"),
+        help="A file holding the model's API key (else OPENAI_API_KEY, GOOGLE_API_KEY).",
+    )(fn)
+    return click.option(
+        "--base-url",
+        envvar="RAGKIT_BASE_URL",
+        expose_value=False,
+        callback=_remember("base_url"),
+        help="The model's server, e.g. http://127.0.0.1:11434/v1 for Ollama with "
+        "openai:llama3.1 (for Gemini, as --endpoint).",
+    )(fn)
+
+
 def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Adds ``--model``, ``--base-url``, ``--model-key-file``, ``--endpoint`` and ``--timeout``."""
     fn = click.option(
@@ -92,22 +113,7 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         help="Base URL of the Gemini API to call instead of Google's, e.g. a proxy or "
         "http://127.0.0.1:8080 (ChatGoogleGenerativeAI's client_options api_endpoint).",
     )(fn)
-    fn = click.option(
-        "--model-key-file",
-        envvar="RAGKIT_MODEL_KEY_FILE",
-        type=click.Path(dir_okay=False),
-        expose_value=False,
-        callback=_remember("key_file"),
-        help="A file holding the model's API key (else OPENAI_API_KEY, GOOGLE_API_KEY).",
-    )(fn)
-    fn = click.option(
-        "--base-url",
-        envvar="RAGKIT_BASE_URL",
-        expose_value=False,
-        callback=_remember("base_url"),
-        help="The model's server, e.g. http://127.0.0.1:11434/v1 for Ollama with "
-        "--model openai:llama3.1 (for Gemini, as --endpoint).",
-    )(fn)
+    fn = connection_options(fn)
     fn = click.option(
         "--model",
         "model_name",

@@ -2,8 +2,8 @@
 
 Contexts are cached in ``contexts.sqlite`` inside a folder index (beside its embedding cache),
 or in ``RAGKIT_CONTEXT_CACHE`` (a file path) when set, which a PostgreSQL index needs. The
-model's server is ``RAGKIT_BASE_URL`` when set (``ragkit index`` has no ``--base-url``); its
-key comes from the environment as for every command.
+model's server is ``ragkit index --base-url`` (or ``RAGKIT_BASE_URL``); its key comes from
+``--model-key-file`` or the environment, as for every command.
 
 Example:
     >>> cache_path("my-index", {}).name

@@ -5,6 +5,11 @@ names are the command's parameters) and says what they mean: the engine
 (:meth:`IndexFlags.engine_choice`) and the write options, each unset one taken from the
 index's ``defaults``, else the built-in default (:meth:`IndexFlags.write_options`).
 
+:func:`reading_options` adds the options of how documents are read
+(:class:`~ragkit.loaders.ReadOptions`): ``--password-file`` (the password of encrypted PDF and
+Office files; else the ``RAGKIT_DOCUMENT_PASSWORD`` environment variable; never an argument,
+never shown), ``--max-ocr-pages``, ``--ocr-time-limit`` and ``--max-image-pixels``.
+
 Example:
     >>> flags = IndexFlags(workers=4)
     >>> options = flags.write_options({"glob": ["**/*.md"], "workers": 1}, progress=None)
@@ -14,14 +19,49 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import click
 
 from ragkit._cli.settings import resolve
 
 if TYPE_CHECKING:
     from ragkit.indexing.options import WriteOptions
+    from ragkit.loaders.read_options import ReadOptions
+
+
+def reading_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Adds ``--password-file``, ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels``."""
+    fn = click.option(
+        "--max-image-pixels",
+        type=click.IntRange(min=1),
+        envvar="RAGKIT_MAX_IMAGE_PIXELS",
+        help="Images over this many pixels are refused before they are decoded [89478485].",
+    )(fn)
+    fn = click.option(
+        "--ocr-time-limit",
+        type=click.FloatRange(min=0, min_open=True),
+        envvar="RAGKIT_OCR_TIME_LIMIT",
+        help="Seconds of OCR per PDF file; the pages left are listed in the report [600].",
+    )(fn)
+    fn = click.option(
+        "--max-ocr-pages",
+        type=click.IntRange(min=1),
+        envvar="RAGKIT_MAX_OCR_PAGES",
+        help="Pages read by OCR per file (scanned PDF pages, TIFF pages); the others are "
+        "listed in the report [100].",
+    )(fn)
+    fn = click.option(
+        "--password-file",
+        envvar="RAGKIT_PASSWORD_FILE",
+        type=click.Path(dir_okay=False),
+        help="A file holding the password of encrypted PDF and Word/Excel/PowerPoint files "
+        "(else RAGKIT_DOCUMENT_PASSWORD); never shown.",
+    )(fn)
+    return fn
 
 
 @dataclass(frozen=True)
@@ -49,6 +89,28 @@ class IndexFlags:
     dry_run: bool = False
     quiet: bool = False
     contextualize: str | None = None
+    password_file: str | None = None
+    max_ocr_pages: int | None = None
+    ocr_time_limit: float | None = None
+    max_image_pixels: int | None = None
+
+    def reading(self) -> ReadOptions | None:
+        """The password (read from ``--password-file``, else ``RAGKIT_DOCUMENT_PASSWORD``) and
+        the OCR bounds; ``None`` when none is given."""
+        from ragkit.loaders.read_options import (
+            PASSWORD_VARIABLE,
+            ReadOptions,
+            read_password_file,
+        )
+
+        if self.password_file:
+            password: str | None = read_password_file(self.password_file)
+        else:
+            password = os.environ.get(PASSWORD_VARIABLE) or None
+        bounds = (self.max_ocr_pages, self.ocr_time_limit, self.max_image_pixels)
+        if password is None and bounds == (None, None, None):
+            return None
+        return ReadOptions(password, *bounds)
 
     def engine_choice(self) -> Any:
         """``"local"``, or a :class:`~ragkit.indexing.RayEngine` made from the Ray flags."""
@@ -83,4 +145,5 @@ class IndexFlags:
             max_file_size=resolve(self.max_file_size, defaults, "max_file_size", "100MiB"),
             batch_size=self.batch_size or 512,
             engine=engine,
+            reading=self.reading(),
         )

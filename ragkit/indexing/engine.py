@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ragkit.indexing.files import FoundFile, LoadedFile
     from ragkit.indexing.loading import Progress
     from ragkit.indexing.target import WriteTarget
+    from ragkit.loaders.read_options import ReadOptions
 
 ENGINES = ("local", "ray")
 Loaded = Iterator[tuple["FoundFile", "LoadedFile | WrittenFile | BaseException"]]
@@ -63,6 +64,8 @@ class LoadJob:
     cleanup: bool = True
     force: bool = False
     fingerprint: str = ""
+    reading: ReadOptions | None = None
+    """A :class:`~ragkit.loaders.read_options.ReadOptions` (password, OCR bounds), or None."""
 
 
 @dataclass
@@ -112,7 +115,9 @@ class _LocalRun(EngineRun):
         self.embeddings = embeddings
 
     def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
-        return load_all(files, job.split_for, job.workers, job.max_file_size, job.pack_to)
+        return load_all(
+            files, job.split_for, job.workers, job.max_file_size, job.pack_to, job.reading
+        )
 
 
 class LocalEngine(Engine):

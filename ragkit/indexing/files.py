@@ -28,13 +28,16 @@ import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders.gzip_file import content_extension
 from ragkit.loaders.registry import why_not
+
+if TYPE_CHECKING:
+    from ragkit.loaders.read_options import ReadOptions
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 ROW_EXTENSIONS = frozenset({".csv", ".jsonl", ".ndjson"})
@@ -292,11 +295,16 @@ def walk(
         yield from state.out
 
 
-def loader_for(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> Any:
-    """The ``ragkit.loaders`` loader that reads ``path``, chosen by extension (as DirectoryLoader does)."""
+def loader_for(
+    path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE, reading: ReadOptions | None = None
+) -> Any:
+    """The ``ragkit.loaders`` loader that reads ``path``, chosen by extension (as DirectoryLoader
+    does), with the password and OCR bounds of ``reading`` (a
+    :class:`~ragkit.loaders.read_options.ReadOptions`) when given."""
     from ragkit.loaders.directory import default_loader
 
-    return default_loader(path, max_file_size)
+    loader = default_loader(path, max_file_size)
+    return reading.apply(loader) if reading is not None else loader
 
 
 @dataclass

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from ragkit.indexing.storage import Storage
     from ragkit.indexing.target import WriteTarget
     from ragkit.indexing.writer import IndexReport, Progress
+    from ragkit.loaders.read_options import ReadOptions
     from ragkit.retrievers.base import BaseRetriever
     from ragkit.stores.kv import ByteStore
     from ragkit.stores.kv.sql_store import SQLStore
@@ -218,6 +219,7 @@ class Index:
         progress: Callable[[Progress], None] | None = None,
         max_file_size: int | str | None = "100MiB",
         engine: str | Engine = "local",
+        reading: ReadOptions | None = None,
     ) -> IndexReport:
         """Index files/folders (or documents) incrementally; see :mod:`ragkit.indexing.writer`.
 
@@ -227,6 +229,8 @@ class Index:
         ``engine``: ``"local"`` (this process) or ``"ray"`` / a
         :class:`~ragkit.indexing.RayEngine` (files read, split and embedded on a Ray cluster;
         see :mod:`ragkit.indexing.engine`); the index is the same either way.
+        ``reading``: a :class:`~ragkit.loaders.ReadOptions` with the password of encrypted
+        files and the OCR bounds (``None``: each loader's defaults).
         Afterwards this ``Index`` reads the snapshot it committed (or the newest one).
         """
         options = WriteOptions(
@@ -241,6 +245,7 @@ class Index:
             progress=progress,
             max_file_size=max_file_size,
             engine=engine,
+            reading=reading,
         )
         return self.write(paths_or_documents, options)
 

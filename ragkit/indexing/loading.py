@@ -31,6 +31,8 @@ from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
 if TYPE_CHECKING:
     import numpy as np
 
+    from ragkit.loaders.read_options import ReadOptions
+
 IN_FLIGHT_BYTES = 64 * 1024 * 1024
 """Loading runs ahead of embedding by at most this many bytes of files (or one file), so memory
 follows the largest file, not the folder."""
@@ -83,12 +85,13 @@ def load_all(
     workers: int,
     max_file_size: int | None = None,
     pack_to: int | None = None,
+    reading: ReadOptions | None = None,
 ) -> Iterator[tuple[FoundFile, LoadedFile | BaseException]]:
     """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
 
     def job(item: FoundFile) -> LoadedFile:
         loaded = load_file(
-            item.path, lambda p: loader_for(p, max_file_size or None), pack_to=pack_to
+            item.path, lambda p: loader_for(p, max_file_size or None, reading), pack_to=pack_to
         )
         loaded.docs = split_for(item.path)(loaded.docs)
         return loaded

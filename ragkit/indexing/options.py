@@ -5,7 +5,8 @@ what :meth:`ragkit.Index.add` takes as keyword arguments, and what
 :func:`ragkit.indexing.writer.write` runs with: which files (``glob``, ``exclude``,
 ``max_file_size``), what becomes of vanished ones (``cleanup``), how the work is split
 (``workers``, ``batch_size``, ``engine``), and the job's behaviour (``force_update``,
-``rebuild``, ``lock_timeout``, ``progress``), and an optional LLM step (``contextualize``).
+``rebuild``, ``lock_timeout``, ``progress``), how files are read (``reading``: a password,
+OCR bounds) and an optional LLM step (``contextualize``).
 Checked when made.
 
 Example:
@@ -30,6 +31,7 @@ from ragkit.errors import ConfigurationError
 if TYPE_CHECKING:
     from ragkit.indexing.engine import Engine
     from ragkit.indexing.loading import Progress
+    from ragkit.loaders.read_options import ReadOptions
 
 #: ``cleanup`` modes: see :mod:`ragkit.indexing.writer`.
 CLEANUPS = ("incremental", "full", "none")
@@ -55,6 +57,9 @@ class WriteOptions:
     contextualize: Any = None
     """A :class:`~ragkit.indexing.contextual.Contextualizer`: each chunk gets a context written
     from its whole document (contextual retrieval; local engine only)."""
+    reading: ReadOptions | None = None
+    """A password for encrypted files and the OCR bounds, applied to each file's loader
+    (:class:`~ragkit.loaders.ReadOptions`); ``None``: the loaders' defaults."""
 
     def __post_init__(self) -> None:
         if self.cleanup not in CLEANUPS:

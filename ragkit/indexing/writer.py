@@ -175,6 +175,7 @@ class Writer:
             cleanup=not keep_old,
             force=force,
             fingerprint=fingerprint,
+            reading=options.reading,
         )
         # the engine yields each file with its chunks as it is done, in the order given
         loaded = self.run.load(to_load, job) if to_load else iter(())

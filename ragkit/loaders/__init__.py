@@ -44,6 +44,7 @@ __all__ = [
     "PowerPointLoader",
     "PptxLoader",
     "RTFLoader",
+    "ReadOptions",
     "RecursiveUrlLoader",
     "TSVLoader",
     "TextLoader",
@@ -81,6 +82,7 @@ _LAZY = {
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
     "PDFLoader": "ragkit.loaders.pdf",
+    "ReadOptions": "ragkit.loaders.read_options",
     "RecursiveUrlLoader": "ragkit.loaders.recursive_url",
     "TextLoader": "ragkit.loaders.text",
     "WebBaseLoader": "ragkit.loaders.web_base",
@@ -135,6 +137,7 @@ if TYPE_CHECKING:
         PptxLoader,
         UnstructuredPowerPointLoader,
     )
+    from ragkit.loaders.read_options import ReadOptions
     from ragkit.loaders.recursive_url import RecursiveUrlLoader
     from ragkit.loaders.rtf import RTFLoader
     from ragkit.loaders.sniff import sniff_type

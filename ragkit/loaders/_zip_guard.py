@@ -137,8 +137,8 @@ def refuse_ole(path: str, head: bytes, kind: str) -> None:
     if "EncryptedPackage".encode("utf-16-le") in data:
         raise EncryptedFileError(
             f"{path} is a password-protected (encrypted) {kind} file; it is read only with its "
-            "password: OfficePasswordLoader(path, password) (ragkit.loaders), or remove the "
-            "password in the application that wrote it",
+            "password: OfficePasswordLoader(path, password) (ragkit.loaders), `ragkit index "
+            "--password-file FILE`, or remove the password in the application that wrote it",
             path,
         )
     raise LoaderError(

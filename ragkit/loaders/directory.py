@@ -44,7 +44,8 @@ logger = logging.getLogger("ragkit.loaders")
 TEXT_EXTENSIONS = frozenset(
     ".txt .text .log .rst .py .pyi .js .jsx .ts .tsx .java .c .h .cc .cpp .hpp .cs .go .rs .rb .php .sh .bash "
     ".zsh .ps1 .pl .r .lua .kt .swift .scala .sql .css .scss .yaml .yml .toml .ini .cfg .conf .tex .xml .ipynb "
-    ".el .hs .ex .exs .sol .cob .vb .proto .m .mm .dart .jl .clj .erl .ml .fs .groovy .gradle .mk .cmake".split()
+    ".el .hs .ex .exs .sol .cob .vb .proto .m .mm .dart .jl .clj .erl .ml .fs .groovy .gradle .mk .cmake "
+    ".org .adoc .asciidoc".split()
 )
 
 

@@ -86,7 +86,9 @@ class PDFLoader(FileLoader):
                 if not result:
                     if self.password is None:
                         raise EncryptedFileError(
-                            f"{name} is encrypted; pass password= to PDFLoader", name
+                            f"{name} is encrypted; pass password= to PDFLoader (ragkit index: "
+                            "--password-file FILE)",
+                            name,
                         )
                     raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
             pages = len(reader.pages)

@@ -3,6 +3,7 @@ the key from the environment or --model-key-file, never in argv, output or logs.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -16,18 +17,6 @@ from tests.serve.helpers import cli_server
 pytestmark = pytest.mark.integration
 
 QUESTION = "how often should sealant be topped up?"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("openai-cli")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "manual.md").write_text("Top up tubeless sealant every three months.\n")
-    (docs / "notes.md").write_text("Check tyre pressure every week.\n")
-    out = ragkit("index", docs, "--index", root / "idx", "--embedding", "hash")
-    assert out.returncode == 0, out.stderr
-    return root / "idx"
 
 
 def _key_file(tmp_path: Path) -> Path:
@@ -108,3 +97,33 @@ def test_serve_answers_with_the_openai_model(
     assert [b["model"] for b in emulator.bodies("chat")] == ["gpt-4o-mini", "gpt-4o-mini"]
     assert emulator.bodies("chat")[1]["stream"] is True
     assert API_KEY not in log.read_text()
+
+
+def test_index_contextualize_with_an_openai_model(tmp_path: Path, emulator: OpenAIEmulator) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Pump road tyres to six bar before a ride.\n")
+    emulator.reply("chat", {"role": "assistant", "content": "quokkaword: the tyre care guide"})
+    args = ("index", docs, "--index", tmp_path / "idx", "--embedding", "hash")
+    env = {"OPENAI_API_KEY": API_KEY, "RAGKIT_BASE_URL": emulator.base_url}  # from the environment
+    out = ragkit(*args, "--contextualize", "openai:gpt-4o-mini", **env)
+    assert out.returncode == 0, out.stderr
+    [body] = emulator.bodies("chat")
+    assert body["model"] == "gpt-4o-mini" and "six bar" in body["messages"][-1]["content"]
+    found = ragkit("query", tmp_path / "idx", "quokkaword", "--retriever", "bm25", "--json")
+    [hit] = json.loads(found.stdout)["results"]  # found through its context only
+    assert hit["text"] == "Pump road tyres to six bar before a ride."
+    again = ragkit(*args, "--contextualize", "openai:gpt-4o-mini", "--rebuild", **env)
+    assert again.returncode == 0 and len(emulator.bodies("chat")) == 1  # cached
+    assert API_KEY not in out.stdout + out.stderr + again.stdout + again.stderr
+
+    emulator.reply("chat", {"role": "assistant", "content": "wombatword: the tyre care guide"})
+    flags = ("--base-url", emulator.base_url, "--model-key-file", _key_file(tmp_path))
+    other = ("index", docs, "--index", tmp_path / "idx2", "--embedding", "hash")
+    flagged = ragkit(*other, "--contextualize", "openai:gpt-4o-mini", *flags)
+    assert flagged.returncode == 0, flagged.stderr
+    assert len(emulator.bodies("chat")) == 2 and API_KEY not in flagged.stdout + flagged.stderr
+    found = ragkit("query", tmp_path / "idx2", "wombatword", "--retriever", "bm25", "--json")
+    assert [r["text"] for r in json.loads(found.stdout)["results"]] == [
+        "Pump road tyres to six bar before a ride."
+    ]

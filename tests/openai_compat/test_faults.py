@@ -34,17 +34,20 @@ def test_500_is_retried_then_answers(emulator: OpenAIEmulator, openai_kwargs: di
     assert [r.status for r in emulator.requests("chat")] == [500, 500, 200]
 
 
-def test_429_honours_retry_after_then_fails_naming_the_server(
-    emulator: OpenAIEmulator, openai_kwargs: dict
+@pytest.mark.parametrize(
+    ("status", "message"), [(429, "Rate limit reached"), (500, "Backend exploded")]
+)
+def test_429_or_500_honours_retry_after_then_fails_naming_the_server(
+    emulator: OpenAIEmulator, openai_kwargs: dict, status: int, message: str
 ) -> None:
-    emulator.fail("chat", times=3, status=429, retry_after="0.02", message="Rate limit reached")
+    emulator.fail("chat", times=3, status=status, retry_after="0.02", message=message)
     with pytest.raises(OpenAIAPIError) as info:
         _chat(openai_kwargs, max_retries=2).invoke("hi")
     err = info.value
-    assert err.status_code == 429 and err.url == emulator.base_url
-    assert emulator.base_url in str(err) and "Rate limit reached" in str(err)
+    assert err.status_code == status and err.url == emulator.base_url
+    assert emulator.base_url in str(err) and message in str(err)
     assert "after the configured retries" in str(err)
-    assert len(emulator.requests("chat")) == 3
+    assert [r.status for r in emulator.requests("chat")] == [status] * 3
     _no_key(err)
 
 
@@ -62,6 +65,7 @@ def test_unknown_model_is_404_not_retried(emulator: OpenAIEmulator, openai_kwarg
         ChatOpenAI(model="no-such-model", max_retries=3, **openai_kwargs).invoke("hi")
     assert info.value.status_code == 404 and info.value.code == "model_not_found"
     assert "no-such-model" in str(info.value) and "check the model name" in str(info.value)
+    assert emulator.base_url in str(info.value)
     assert len(emulator.requests("chat")) == 1
 
 
@@ -70,6 +74,7 @@ def test_malformed_json_is_an_error(emulator: OpenAIEmulator, openai_kwargs: dic
     with pytest.raises(OpenAIAPIError) as info:
         _chat(openai_kwargs, max_retries=0).invoke("hi")
     assert info.value.code == "MALFORMED_RESPONSE" and emulator.base_url in str(info.value)
+    _no_key(info.value)
 
 
 @pytest.mark.parametrize("cut_after", [0, 3])

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from ragkit.indexing.ray.write import RayRunStats
     from ragkit.indexing.splitting import SplitSettings
     from ragkit.indexing.target import WriteTarget
+    from ragkit.loaders.read_options import ReadOptions
 
 _log = logging.getLogger("ragkit.indexing")
 
@@ -223,6 +224,7 @@ class _ReadSplit:
         max_file_size: int | None,
         pack_to: int | None,
         model: Callable[[], Embeddings] | None,
+        reading: ReadOptions | None = None,
     ) -> None:
         self.settings, self.max_file_size, self.pack_to, self.model = (
             settings,
@@ -230,6 +232,7 @@ class _ReadSplit:
             pack_to,
             model,
         )
+        self.reading = reading  # the password (if any) travels to the workers, never shown
         self._split_for: Any = None
 
     def split(self, path: str) -> tuple[list[Document], list[str]]:
@@ -239,8 +242,10 @@ class _ReadSplit:
         if self._split_for is None:
             model = self.model if self.settings.name == "semantic" else None
             self._split_for = make_splitter(self.settings, model() if model is not None else None)
-        size = self.max_file_size
-        loaded = load_file(path, lambda p: loader_for(p, size or None), pack_to=self.pack_to)
+        size, reading = self.max_file_size, self.reading
+        loaded = load_file(
+            path, lambda p: loader_for(p, size or None, reading), pack_to=self.pack_to
+        )
         return self._split_for(path)(loaded.docs), loaded.problems
 
     def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -385,7 +390,7 @@ class _RayRun(EngineRun):
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
         pool, threads = actor_pool(ray, engine)
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
-        read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model)
+        read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model, job.reading)
         ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
         # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
         # would wait for ever on a cluster the actors fill; at most 2 per actor run at once

@@ -216,7 +216,9 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
         }
         for n, group in enumerate(batches(files, min(job.batch_size, engine.batch_size), step))
     ]
-    read_split = _ReadSplitBatch(_ReadSplit(settings, job.max_file_size, job.pack_to, model))
+    read_split = _ReadSplitBatch(
+        _ReadSplit(settings, job.max_file_size, job.pack_to, model, job.reading)
+    )
     ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
     # read + split reserve no CPU (see RayEngine): at most 2 per actor run at once
     ds = ds.map(read_split, compute=ray.data.TaskPoolStrategy(size=2 * engine.actors), num_cpus=0)
