@@ -139,11 +139,12 @@ def _terminate_pool_backends(store: PGVectorStore) -> int:
     """Terminate every backend of the store's pool from another connection; how many."""
     import psycopg
 
-    pids = set()
     pool = store.client.pool
-    for _ in range(pool.get_stats().get("pool_size", 1)):
-        with pool.connection() as conn:
-            pids.add(conn.info.backend_pid)
+    pool.wait(timeout=30)  # the pool opens its connections in the background: wait for all
+    held = [pool.getconn() for _ in range(pool.get_stats().get("pool_size", 1))]
+    pids = {conn.info.backend_pid for conn in held}  # held at once: every one, not one twice
+    for conn in held:
+        pool.putconn(conn)
     with psycopg.connect(store.client.dsn.conninfo, autocommit=True) as admin:
         for pid in pids:
             admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
