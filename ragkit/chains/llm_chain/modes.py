@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from ragkit.chains.llm_chain.run_support import chain_error, trailing_tool_messages
 from ragkit.chains.llm_chain.tool_execution import ResultCache, had_errors
 from ragkit.core.base import Runnable
-from ragkit.core.config import RunnableConfig
+from ragkit.core.callbacks import get_callback_manager
+from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.core.steps import adrive as run_steps_async
 from ragkit.core.steps import drive as run_steps_sync
 from ragkit.errors import ConfigurationError, LLMChainError
@@ -65,14 +66,53 @@ async def _aperform(step: Step, config: RunnableConfig | None) -> LLMChain:
     return await step[1].aexecute_tool_calls(config=config, _cache=step[2])
 
 
-def drive(steps: Steps[T], config: RunnableConfig | None) -> T:
-    """Run ``steps`` with the sync model and tool calls; returns what the loop returns."""
-    return run_steps_sync(steps, lambda step: _perform(step, config))
+def _loop_run(config: RunnableConfig | None, inputs: Any) -> tuple[Any, RunnableConfig | None]:
+    """The run of the whole loop (named ``LLMChain``), parent of its model and tool runs, and
+    the config its steps get; ``(None, config)`` when no handler listens."""
+    cfg = ensure_config(config)
+    manager = get_callback_manager(cfg)
+    if manager is None:
+        return None, config
+    run = manager.start_run(cfg, "LLMChain", "chain", {"messages": list(inputs or [])})
+    return run, run.child_config(cfg)
 
 
-async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
+def _loop_output(value: Any) -> Any:
+    """What the loop's run reports as its output: the last message (or the tool's result)."""
+    if isinstance(value, tuple):
+        return value[-1]
+    return getattr(value, "last_message", value)
+
+
+def drive(steps: Steps[T], config: RunnableConfig | None, *, inputs: Any = None) -> T:
+    """Run ``steps`` with the sync model and tool calls; returns what the loop returns.
+
+    Handlers see the loop as one ``LLMChain`` run (``inputs``: the messages it starts from)
+    with the model and tool runs inside it."""
+    run, cfg = _loop_run(config, inputs)
+    try:
+        value = run_steps_sync(steps, lambda step: _perform(step, cfg))
+    except BaseException as err:
+        if run is not None:
+            run.on_error(err)
+        raise
+    if run is not None:
+        run.on_end(_loop_output(value))
+    return value
+
+
+async def adrive(steps: Steps[T], config: RunnableConfig | None, *, inputs: Any = None) -> T:
     """Run ``steps`` with ``ainvoke``/``astream`` and async, concurrent tool calls."""
-    return await run_steps_async(steps, lambda step: _aperform(step, config))
+    run, cfg = _loop_run(config, inputs)
+    try:
+        value = await run_steps_async(steps, lambda step: _aperform(step, cfg))
+    except BaseException as err:
+        if run is not None:
+            run.on_error(err)
+        raise
+    if run is not None:
+        run.on_end(_loop_output(value))
+    return value
 
 
 def _is_final_answer(message: Any) -> bool:
