@@ -80,7 +80,6 @@ def test_a_streamed_reply_reports_usage_and_time_to_first_chunk(spans: Spans) ->
 
 def test_openai_model_names_its_provider_and_settings(spans: Spans) -> None:
     from ragkit.models.openai import ChatOpenAI
-
     from tests.serve.helpers import free_port
 
     model = ChatOpenAI(
