@@ -21,6 +21,8 @@ import re
 import uuid
 from typing import Any
 
+from ragkit.tracing.setup import current_tracer
+
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
 
@@ -52,8 +54,6 @@ class RequestSpans:
         self.app = app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        from ragkit.tracing.setup import current_tracer
-
         tracer = current_tracer() if scope["type"] == "http" else None
         if tracer is None:
             await self.app(scope, receive, send)
