@@ -199,3 +199,14 @@ def test_serve_exports_request_spans_parenting_retriever_and_model_spans(
     everything = repr(receiver.spans)
     assert API_KEY not in everything and "flat tyre" not in everything  # no content by default
     assert API_KEY not in log.read_text()
+
+
+def test_serve_refuses_a_grpc_exporter_before_starting(bike: tuple[Path, Path]) -> None:
+    from tests.cli.helpers import ragkit
+
+    out = ragkit(
+        "serve", bike[1], "--otlp-endpoint", "http://127.0.0.1:4317", "--port", "1",
+        OTEL_EXPORTER_OTLP_PROTOCOL="grpc",
+    )  # fmt: skip
+    assert out.returncode != 0
+    assert "OTEL_EXPORTER_OTLP_PROTOCOL=grpc" in out.stderr and "4318" in out.stderr
