@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError, StoreError
-from ragkit.stores.pgvector.distance import FROM_STORED
+from ragkit.stores.distance import FROM_STORED_NAME
 from ragkit.stores.pgvector.guard import claim_schema
 
 FORMAT_VERSION = 1
@@ -172,10 +172,10 @@ def read_info(conn: Any, layout: Layout) -> CollectionInfo | None:
             f"collection {layout.schema_name!r} has format {row[1]}, this ragkit reads format "
             f"{FORMAT_VERSION}; upgrade ragkit or rebuild the collection"
         )
-    if row[4] not in FROM_STORED:
+    if row[4] not in FROM_STORED_NAME:
         raise StoreError(
             f"collection {layout.schema_name!r} names an unknown distance {row[4]!r} (one of "
-            f"{sorted(FROM_STORED)} expected); rebuild the collection"
+            f"{sorted(FROM_STORED_NAME)} expected); rebuild the collection"
         )
     return CollectionInfo(
         name=row[0],
@@ -319,7 +319,10 @@ def check_compatible(stored: CollectionInfo, requested: Requested) -> None:
     ):
         if name in explicit and wanted != have:
             if name == "distance_strategy":  # stored names -> DistanceStrategy names
-                wanted, have = FROM_STORED[distance].value, FROM_STORED[stored.distance].value
+                wanted, have = (
+                    FROM_STORED_NAME[distance].value,
+                    FROM_STORED_NAME[stored.distance].value,
+                )
             raise ConfigurationError(
                 f"{where} was created with {name}={have!r}, not {wanted!r}; omit {name} to use "
                 f"the stored setting, or use another collection_name"
