@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragkit.documents import Document
-from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Engine, EngineRun, Loaded, LoadJob
 from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
@@ -178,7 +178,7 @@ class RayEngine(Engine):
         return _RayRun(self, target, started)
 
 
-class _Received(Embeddings):
+class _Received(WrappedEmbeddings):
     """The driver's embeddings: vectors the actors sent, else ``fallback`` (the cached model)."""
 
     def __init__(self, fallback: Embeddings) -> None:
@@ -187,12 +187,8 @@ class _Received(Embeddings):
         self.recomputed = 0
 
     @property
-    def model_id(self) -> str:
-        return self.fallback.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.fallback.dimension
+    def wrapped(self) -> Embeddings:
+        return self.fallback
 
     def keep(self, text: str, vector: np.ndarray) -> None:
         self.vectors[text] = vector
