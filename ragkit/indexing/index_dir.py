@@ -25,7 +25,6 @@ import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
@@ -340,12 +339,7 @@ class Index:
     def __enter__(self) -> Index:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragkit._lazy import optional_module
 from ragkit.documents import Document
 from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
@@ -67,14 +68,9 @@ is read from the cache or embedded again on the driver, never lost)."""
 
 def import_ray() -> Any:
     """The ``ray`` module, or a clear error naming the extra to install."""
-    try:
-        import ray
-        import ray.data  # noqa: F401
-    except ImportError as err:
-        raise ConfigurationError(
-            "engine 'ray' needs Ray Data: pip install 'ragkit[ray]' (ray[data])"
-        ) from err
-    return ray
+    return optional_module(
+        "ray", "engine 'ray' needs Ray Data: pip install 'ragkit[ray]' (ray[data])", "ray.data"
+    )
 
 
 def _check_reachable(address: str, timeout: float) -> None:

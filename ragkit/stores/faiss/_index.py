@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit._lazy import optional_module
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError
 from ragkit.stores.distance import VECTOR_STRATEGIES, DistanceStrategy
 from ragkit.stores.distance import distance_strategy as _parse
@@ -28,13 +29,9 @@ SUPPORTED = VECTOR_STRATEGIES
 
 
 def faiss_module() -> Any:
-    try:
-        import faiss
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ConfigurationError(
-            "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
-        ) from err
-    return faiss
+    return optional_module(
+        "faiss", "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
+    )
 
 
 def distance_strategy(value: object) -> DistanceStrategy:

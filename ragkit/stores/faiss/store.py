@@ -363,7 +363,7 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     @classmethod
     def load(
         cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any
-    ) -> FaissStore:
+    ) -> Self:
         """Load a store saved by :meth:`save`; refuses indexes built by another model."""
         from ragkit.stores.faiss.persist import load_store
 
@@ -387,7 +387,7 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         allow_dangerous_deserialization: bool = False,
         io_flags: int = 0,
         **kwargs: Any,
-    ) -> FaissStore:
+    ) -> Self:
         """LangChain's name for :meth:`load` (``folder_path`` or its ``index_name`` subfolder).
 
         Nothing is ever unpickled, so ``allow_dangerous_deserialization`` changes nothing and
