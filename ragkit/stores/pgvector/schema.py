@@ -103,6 +103,32 @@ def ident(*names: str) -> Any:
     return _Ident(*names)
 
 
+def create_tables(
+    client: Any,
+    schema: str,
+    statements: list[Any],
+    lock: tuple[int, str],
+    *,
+    what: str,
+    detached: bool = False,
+) -> None:
+    """Create ``schema`` and run ``statements`` (``CREATE ... IF NOT EXISTS``) in one
+    transaction under the advisory lock ``lock`` (class, key): of two processes creating them
+    at once, the second waits, then finds them there. ``what`` names the work in errors;
+    ``detached``: as :meth:`~ragkit.stores.pgvector.client.PGClient.run`'s."""
+    from psycopg import sql
+
+    todo = [sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(ident(schema)), *statements]
+
+    def create(conn: Any) -> None:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", lock)
+            for statement in todo:
+                conn.execute(statement, ())
+
+    client.run(create, what=what, retry=False, detached=detached)
+
+
 def qualified(*names: str) -> str:
     """The quoted name as text, for use as a *value* (e.g. ``%s::regclass``)."""
     return ".".join('"' + n.replace('"', '""') + '"' for n in names)
