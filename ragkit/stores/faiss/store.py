@@ -81,6 +81,10 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     """
 
     returns_fresh_documents = True
+    _NO_MODEL = (
+        "this FaissStore has no embedding model; pass embedding= when creating or loading it, "
+        "or use the *_by_vector methods"
+    )
 
     def __init__(
         self,
@@ -110,10 +114,6 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
 
     # -- properties ---------------------------------------------------------------
     @property
-    def embeddings(self) -> Embeddings | None:
-        return self._embedding
-
-    @property
     def index(self) -> Any:
         """The FAISS index (``None`` until the first vectors arrive)."""
         return self._index
@@ -124,24 +124,12 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         return self._model_id
 
     @property
-    def dimension(self) -> int | None:
-        return self._dimension
-
-    @property
     def ids(self) -> list[str]:
         """All ids in vector order (a copy)."""
         return list(self._docs.ids)
 
     def __len__(self) -> int:
         return len(self._docs)
-
-    def _need_embedding(self) -> Embeddings:
-        if self._embedding is None:
-            raise ConfigurationError(
-                "this FaissStore has no embedding model; pass embedding= when creating or loading "
-                "it, or use the *_by_vector methods"
-            )
-        return self._embedding
 
     # -- adding (add_texts, add_embeddings, add_vectors: VectorAddsMixin's) ---------------
     def _check_new(
