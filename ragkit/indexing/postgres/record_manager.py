@@ -30,7 +30,7 @@ from ragkit.errors import IndexingError, IndexLockedError
 from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.indexing.records import Write
 from ragkit.stores.pgvector.client import PGClient
-from ragkit.stores.pgvector.schema import check_collection_name, create_tables, ident
+from ragkit.stores.pgvector.schema import check_collection_name, creating, ident
 from ragkit.stores.pgvector.write_sql import LOCK_CLASS
 
 #: Second key class of the writer lock of an index (session-level, held for a whole run).
@@ -119,13 +119,10 @@ class PGRecordManager(SQLRecordManager):
         by_time = sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (namespace, updated_at)").format(
             ident("upsertion_record_time"), self._table
         )
-        create_tables(
-            self.client,
-            self.schema,
-            [table, by_group, by_time],
-            (WRITER_LOCK_CLASS + 1, self.schema),
-            what="create the record table",
+        create = creating(
+            self.schema, [table, by_group, by_time], (WRITER_LOCK_CLASS + 1, self.schema)
         )
+        self.client.run(create, what="create the record table", retry=False)
 
     # -- the backend of RecordLoop --------------------------------------------------------------
     def _clock(self) -> tuple[float, float | None]:

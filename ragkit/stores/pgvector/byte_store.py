@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import InputTypeError, InvalidKeyError
 from ragkit.stores.kv import BaseStore
 from ragkit.stores.kv.sql_store import seal, unseal
-from ragkit.stores.pgvector.schema import check_schema_name, create_tables, ident
+from ragkit.stores.pgvector.schema import check_schema_name, creating, ident
 
 if TYPE_CHECKING:
     from ragkit.stores.pgvector.client import PGClient
@@ -145,13 +145,9 @@ class PGByteStore(BaseStore[str, bytes]):
             "CREATE TABLE IF NOT EXISTS {} (namespace text NOT NULL, key_hash bytea NOT NULL, "
             "key text NOT NULL, value bytea NOT NULL, PRIMARY KEY (namespace, key_hash))"
         ).format(self._table)
-        create_tables(
-            self.client,
-            self.schema,
-            [table],
-            (_LOCK_CLASS, f"{self.schema}.{self.table_name}"),
-            what="create the key-value table",
-            detached=self._detached,
+        create = creating(self.schema, [table], (_LOCK_CLASS, f"{self.schema}.{self.table_name}"))
+        self.client.run(
+            create, what="create the key-value table", retry=False, detached=self._detached
         )
         self._ready = True
 

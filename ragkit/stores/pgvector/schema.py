@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,19 +104,11 @@ def ident(*names: str) -> Any:
     return _Ident(*names)
 
 
-def create_tables(
-    client: Any,
-    schema: str,
-    statements: list[Any],
-    lock: tuple[int, str],
-    *,
-    what: str,
-    detached: bool = False,
-) -> None:
-    """Create ``schema`` and run ``statements`` (``CREATE ... IF NOT EXISTS``) in one
-    transaction under the advisory lock ``lock`` (class, key): of two processes creating them
-    at once, the second waits, then finds them there. ``what`` names the work in errors;
-    ``detached``: as :meth:`~ragkit.stores.pgvector.client.PGClient.run`'s."""
+def creating(schema: str, statements: list[Any], lock: tuple[int, str]) -> Callable[[Any], None]:
+    """A function of a connection that creates ``schema`` and runs ``statements`` (``CREATE ...
+    IF NOT EXISTS``) in one transaction under the advisory lock ``lock`` (class, key): of two
+    processes creating them at once, the second waits, then finds them there. Run it with
+    :meth:`~ragkit.stores.pgvector.client.PGClient.run` (``retry=False``)."""
     from psycopg import sql
 
     todo = [sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(ident(schema)), *statements]
@@ -126,7 +119,7 @@ def create_tables(
             for statement in todo:
                 conn.execute(statement, ())
 
-    client.run(create, what=what, retry=False, detached=detached)
+    return create
 
 
 def qualified(*names: str) -> str:
