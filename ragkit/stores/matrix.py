@@ -27,8 +27,10 @@ from ragkit.errors import EmbeddingMismatchError, StoreInputError
 
 
 def squared_norms(matrix: np.ndarray) -> np.ndarray:
-    """The squared L2 norm of each row of a float32 matrix (numpy's, in float32)."""
-    return np.einsum("ij,ij->i", matrix, matrix, dtype=np.float32)
+    """The squared L2 norm of each row of a float32 matrix (numpy's, in float32; an overflow
+    is no warning: :func:`check_matrix` reports it as "too large")."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.einsum("ij,ij->i", matrix, matrix, dtype=np.float32)
 
 
 def check_matrix(
@@ -69,8 +71,7 @@ def check_matrix(
             if unit and norm2 > 0 and abs(norm2 - 1.0) >= 1e-5:
                 return matrix / np.float32(math.sqrt(norm2))
             return matrix
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = norms(matrix)
+    sq = norms(matrix)
     # NaN/inf anywhere in a row makes its squared norm non-finite: one cheap pass finds both.
     if not np.isfinite(sq).all():
         rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))

@@ -22,7 +22,7 @@ from ragkit._lazy import optional_module
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError
 from ragkit.stores.distance import VECTOR_STRATEGIES, DistanceStrategy
 from ragkit.stores.distance import distance_strategy as _parse
-from ragkit.stores.matrix import check_matrix, squared_norms
+from ragkit.stores.matrix import check_matrix
 
 #: The strategies FaissStore computes (a manifest names them as ``STORED_NAMES`` says).
 SUPPORTED = VECTOR_STRATEGIES
@@ -108,7 +108,7 @@ def as_matrix(
 
 def _squared_norms(matrix: np.ndarray) -> np.ndarray:
     if matrix.shape[0] <= 16:
-        return squared_norms(matrix)
+        return np.einsum("ij,ij->i", matrix, matrix)
     faiss = faiss_module()
     out = np.empty(matrix.shape[0], dtype=np.float32)
     faiss.fvec_norms_L2sqr(
