@@ -11,12 +11,16 @@ imports nothing heavy and type checkers still see the concrete classes:
 
 ``tests/test_package_exports.py`` checks that the three lists agree in every package.
 
+:func:`optional_module` imports what an optional extra installs, or says which extra to install.
+
 Example:
     >>> getattr_, dir_ = lazy_exports("ragkit.stores", {"FaissStore": "ragkit.stores.faiss"})
     >>> getattr_("FaissStore").__name__
     'FaissStore'
     >>> "FaissStore" in dir_()
     True
+    >>> optional_module("json", "needs json").__name__
+    'json'
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import importlib
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from ragkit.errors import ConfigurationError
 
 
 def lazy_exports(
@@ -48,3 +54,18 @@ def lazy_exports(
         return sorted({*sys.modules[package].__dict__, *exports})
 
     return __getattr__, __dir__
+
+
+def optional_module(name: str, missing: str, *also: str) -> Any:
+    """The module ``name`` (with the modules ``also`` imported too), or a
+    :class:`~ragkit.errors.ConfigurationError` saying ``missing`` (which extra to install)."""
+    loaded = sys.modules.get(name)
+    if loaded is not None and all(m in sys.modules for m in also):
+        return loaded  # the common case, as cheap as an import statement
+    try:
+        module = importlib.import_module(name)
+        for other in also:
+            importlib.import_module(other)
+    except ImportError as err:
+        raise ConfigurationError(missing) from err
+    return module

@@ -18,6 +18,22 @@ INDEX_RETRIEVERS = ("bm25", "dense", "mmr", "hybrid", "parent")
 CHUNKS_PER_DOCUMENT = 5
 
 
+def retriever_names(names: Sequence[str], choices: Sequence[str], where: str = "") -> list[str]:
+    """``--retrievers``, checked against ``choices`` (``similarity`` is ``dense``).
+
+    Example:
+        >>> retriever_names(["bm25", "similarity"], EVAL_RETRIEVERS)
+        ['bm25', 'dense']
+    """
+    names = ["dense" if n == "similarity" else n for n in names]
+    for name in names:
+        if name not in choices:
+            raise ConfigurationError(
+                f"--retrievers: unknown retriever {name!r}{where}; choose from {', '.join(choices)}"
+            )
+    return names
+
+
 def _build(name: str, docs: list[Any], embedding: Any, depth: int, cache: dict[str, Any]) -> Any:
     def store() -> Any:
         if "store" not in cache:
@@ -70,13 +86,7 @@ def run_eval(
     from ragkit.eval.result import compare
     from ragkit.indexing.embedding_choice import make_embeddings
 
-    names = ["dense" if n == "similarity" else n for n in names]
-    for name in names:
-        if name not in EVAL_RETRIEVERS:
-            raise ConfigurationError(
-                f"--retrievers: unknown retriever {name!r}; choose from "
-                f"{', '.join(EVAL_RETRIEVERS)}"
-            )
+    names = retriever_names(names, EVAL_RETRIEVERS)
     if not Path(dataset_path).exists():
         raise ConfigurationError(
             f"--dataset {dataset_path}: no such folder; pass a BEIR-format dataset "
@@ -136,13 +146,7 @@ def run_index_eval(
     from ragkit.eval.source_ids import match_sources
     from ragkit.indexing.index_dir import Index
 
-    names = ["dense" if n == "similarity" else n for n in names]
-    for name in names:
-        if name not in INDEX_RETRIEVERS:
-            raise ConfigurationError(
-                f"--retrievers: unknown retriever {name!r} for an index; choose from "
-                f"{', '.join(INDEX_RETRIEVERS)}"
-            )
+    names = retriever_names(names, INDEX_RETRIEVERS, " for an index")
     idx = Index.open(index_dir)
     sources = idx.sources()
     judged = {d for grades in data.qrels.values() for d in grades}

@@ -9,7 +9,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,9 @@ from ragkit._cli.command_flags import SearchFlags
 from ragkit._cli.guard import guarded
 from ragkit._cli.settings import index_defaults, parse_filter, resolve
 from ragkit.querying.catalogue import RETRIEVERS
+
+if TYPE_CHECKING:
+    from ragkit.querying.service import Query
 
 RETRIEVER_CHOICE = click.Choice(list(RETRIEVERS))
 FILTER_HELP = (
@@ -101,6 +104,24 @@ def _query_limit(index_dir: str, value: int | None) -> None:
     set_max_query_length(limit)
 
 
+def _question_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``DIR QUESTION``, the retrieval options, ``--filter`` and the chat model's options."""
+    fn = model_options(fn)
+    fn = click.option("--filter", "filters", multiple=True, help=FILTER_HELP)(fn)
+    fn = _retrieval_options(fn)
+    fn = click.argument("question")(fn)
+    return click.argument("index_dir", metavar="DIR")(fn)
+
+
+def _query(index_dir: str, question: str, flags: SearchFlags) -> Query:
+    """The search the flags ask for (``--max-query-length`` applied to every search)."""
+    from ragkit.querying.service import Query
+
+    _query_limit(index_dir, flags.max_query_length)
+    kind, top, cut = _settings(index_dir, flags)
+    return Query(question, kind, top, parse_filter(flags.filters), cut)
+
+
 def _model(index_dir: str, flags: SearchFlags) -> Any:
     """The chat model from the options (``None`` when no API key is set)."""
     from ragkit._cli.chat_model import DEFAULT_MODEL, model_choice
@@ -115,11 +136,7 @@ def _model(index_dir: str, flags: SearchFlags) -> Any:
 
 
 @click.command("query")
-@click.argument("index_dir", metavar="DIR")
-@click.argument("question")
-@_retrieval_options
-@click.option("--filter", "filters", multiple=True, help=FILTER_HELP)
-@model_options
+@_question_options
 @click.option("--embedding", envvar="RAGKIT_EMBEDDING", hidden=True)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON document with the ranked passages."
@@ -142,22 +159,20 @@ def query_cmd(index_dir: str, question: str, as_json: bool, **given: Any) -> Non
       GOOGLE_API_KEY=... ragkit query my-index "reset" --retriever multi-query --model gemini-2.0-flash
     """
     from ragkit._cli.retrieve import retrieve
-    from ragkit.querying.service import Query
 
     flags = SearchFlags(**given)
     rerank = flags.rerank
-    _query_limit(index_dir, flags.max_query_length)
-    kind, top, cut = _settings(index_dir, flags)
+    query = _query(index_dir, question, flags)
+    kind = query.retriever
     llm = _model(index_dir, flags) if kind == "multi-query" else None
-    query = Query(question, kind, top, parse_filter(flags.filters), cut)
     docs, scale = retrieve(index_dir, query, flags.embedding, llm=llm, rerank=rerank)
     if as_json:
         output.emit_json(
             {
                 "query": question,
                 "retriever": kind,
-                "k": top,
-                "dedupe": cut,
+                "k": query.k,
+                "dedupe": query.dedupe,
                 "rerank": rerank,
                 "score_kind": scale.to_dict(),
                 "results": [output.result_json(d, i, scale) for i, d in enumerate(docs, 1)],
@@ -168,11 +183,7 @@ def query_cmd(index_dir: str, question: str, as_json: bool, **given: Any) -> Non
 
 
 @click.command("ask")
-@click.argument("index_dir", metavar="DIR")
-@click.argument("question")
-@_retrieval_options
-@click.option("--filter", "filters", multiple=True, help=FILTER_HELP)
-@model_options
+@_question_options
 @guarded
 def ask_cmd(index_dir: str, question: str, **given: Any) -> None:
     """Answer a question from an index with a chat model, citing the sources.
@@ -192,13 +203,10 @@ def ask_cmd(index_dir: str, question: str, **given: Any) -> None:
     """
     from ragkit._cli.ask import answer
     from ragkit._cli.retrieve import retrieve
-    from ragkit.querying.service import Query
 
     flags = SearchFlags(**given)
-    _query_limit(index_dir, flags.max_query_length)
-    kind, top, cut = _settings(index_dir, flags)
+    query = _query(index_dir, question, flags)
     model = _model(index_dir, flags)
-    query = Query(question, kind, top, parse_filter(flags.filters), cut)
     docs, scale = retrieve(index_dir, query, llm=model, rerank=flags.rerank)
     text = answer(question, docs, model=model) if model is not None else None
     if text is None:
@@ -211,7 +219,7 @@ def ask_cmd(index_dir: str, question: str, **given: Any) -> None:
             f"{wanted.key_help()} is not set, so there is no generated answer. Set it to get "
             "one; the retrieved passages follow."
         )
-        output.print_results(docs, question, scale, kind)
+        output.print_results(docs, question, scale, query.retriever)
         return
     print(text)
     print()

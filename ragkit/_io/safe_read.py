@@ -31,7 +31,9 @@ from ragkit.errors import IndexCorruptedError
 _CHUNK = 1 << 20
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``os.stat`` mode ``mode`` is, when it is not a regular file ("a FIFO
+    (named pipe)", "a device" ...), for messages."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -45,7 +47,7 @@ def _kind(mode: int) -> str:
 
 def not_regular_error(path: Path, mode: int) -> IndexCorruptedError:
     return IndexCorruptedError(
-        f"{path} is {_kind(mode)}, not a regular file: the index was tampered with or damaged"
+        f"{path} is {file_kind(mode)}, not a regular file: the index was tampered with or damaged"
     )
 
 

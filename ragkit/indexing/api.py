@@ -33,12 +33,12 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError, InvalidInputError
-from ragkit.indexing.records import check_text
+from ragkit.indexing.records import RecordManager, check_text
 
 if TYPE_CHECKING:
     from ragkit.stores.base import VectorStore
@@ -56,29 +56,6 @@ class IndexingResult(TypedDict):
     num_updated: int
     num_skipped: int
     num_deleted: int
-
-
-class RecordManager(Protocol):
-    """The record-manager surface ``index()`` uses (``SQLRecordManager`` and LangChain's in-memory one fit)."""
-
-    def get_time(self) -> float: ...
-    def update(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None: ...
-    def exists(self, keys: Sequence[str]) -> list[bool]: ...
-    def list_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]: ...
-    def delete_keys(self, keys: Sequence[str]) -> None: ...
 
 
 def _digest(text: str, algorithm: str) -> str:

@@ -30,7 +30,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ragkit._io.safe_read import file_kind
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
+from ragkit._unicode import encodes_to_utf8
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.loaders.gzip_file import content_extension
@@ -102,25 +104,6 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def utf8_name(path: str) -> bool:
-    """Whether ``path`` is valid UTF-8 on disk (``os.fsdecode`` keeps bad bytes as lone surrogates)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
 @dataclass
 class _Walk:
     root: str
@@ -170,7 +153,7 @@ class _Walk:
 
     def file(self, path: str, rel: str, st: os.stat_result) -> None:
         if not stat.S_ISREG(st.st_mode):
-            self.ignore(path, f"{_kind(st.st_mode)}, not a regular file: not read", "special")
+            self.ignore(path, f"{file_kind(st.st_mode)}, not a regular file: not read", "special")
             return
         kind = loading_type(path, self.known)
         missing = None if kind is None else why_not(path, sniff=lambda _path: kind)
@@ -189,7 +172,7 @@ class _Walk:
                 )
             )
             return
-        if not utf8_name(path):
+        if not encodes_to_utf8(path):
             self.fail(
                 path,
                 "the file name is not valid UTF-8, so it cannot be recorded in the index; rename "

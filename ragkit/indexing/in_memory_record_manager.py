@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from ragkit.errors import IndexingError, InvalidInputError
+from ragkit.indexing.records import RecordTwins
 
 _TICK = 1e-6
+T = TypeVar("T")
 
 
-class InMemoryRecordManager:
+class InMemoryRecordManager(RecordTwins):
     """Keys with their group (source) and update time, in memory, under ``namespace``."""
 
     def __init__(self, namespace: str) -> None:
@@ -36,6 +38,9 @@ class InMemoryRecordManager:
     def create_schema(self) -> None:
         """Nothing to create (LangChain's interface)."""
 
+    async def _twin(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        return fn(*args, **kwargs)  # a dict under a lock: nothing blocks, no worker thread
+
     async def acreate_schema(self) -> None:
         """Nothing to create."""
 
@@ -43,9 +48,6 @@ class InMemoryRecordManager:
         with self._lock:
             self._last = max(time.time(), self._last + _TICK)
             return self._last
-
-    async def aget_time(self) -> float:
-        return self.get_time()
 
     def update(
         self,
@@ -67,21 +69,9 @@ class InMemoryRecordManager:
             for key, group in zip(keys, groups):
                 self.records[key] = {"group_id": group, "updated_at": now}
 
-    async def aupdate(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        self.update(keys, group_ids=group_ids, time_at_least=time_at_least)
-
     def exists(self, keys: Sequence[str]) -> list[bool]:
         with self._lock:
             return [key in self.records for key in keys]
-
-    async def aexists(self, keys: Sequence[str]) -> list[bool]:
-        return self.exists(keys)
 
     def list_keys(
         self,
@@ -107,20 +97,7 @@ class InMemoryRecordManager:
                     break
         return found
 
-    async def alist_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        return self.list_keys(before=before, after=after, group_ids=group_ids, limit=limit)
-
     def delete_keys(self, keys: Sequence[str]) -> None:
         with self._lock:
             for key in keys:
                 self.records.pop(key, None)
-
-    async def adelete_keys(self, keys: Sequence[str]) -> None:
-        self.delete_keys(keys)

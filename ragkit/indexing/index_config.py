@@ -232,6 +232,28 @@ def split_settings(split: dict[str, Any], source: object) -> SplitSettings:
         raise IndexDamagedError(f"{source}: {err}") from err
 
 
+def new_config(
+    embeddings: Embeddings | str, settings: SplitSettings
+) -> tuple[Embeddings, str, IndexConfig]:
+    """What a new index records: its model (``embeddings``, made when a name), the model's
+    name, and the :class:`IndexConfig` with ``settings``."""
+    emb, name = resolve_embeddings(embeddings)
+    return emb, name, IndexConfig.new(emb, name, settings)
+
+
+def opened_with(
+    where: str,
+    config: IndexConfig,
+    embeddings: Embeddings | str | None,
+    **names: str,
+) -> tuple[Embeddings, str, SplitSettings]:
+    """What an existing index at ``where`` that recorded ``config`` is opened with: its model
+    and the model's name (:func:`recorded_model`, ``names`` are its ``home`` and ``arg``), and
+    the recorded splitter settings."""
+    emb, name = recorded_model(where, config, embeddings, **names)
+    return emb, name, split_settings(config.splitter, f"{where} splitter settings")
+
+
 def check_defaults(table: Any, path: object) -> dict[str, Any]:
     """The ``[defaults]`` table of ``path``, checked: a bad value is a ConfigurationError naming it."""
     if not isinstance(table, dict):

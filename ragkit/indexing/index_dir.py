@@ -25,7 +25,6 @@ import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
@@ -36,13 +35,7 @@ from ragkit.indexing.folder import layout as L
 from ragkit.indexing.folder.config_file import read_toml, write_toml
 from ragkit.indexing.folder.manifest import SnapshotManifest, live_splitter
 from ragkit.indexing.folder.view import SnapshotView
-from ragkit.indexing.index_config import (
-    IndexConfig,
-    check_defaults,
-    recorded_model,
-    resolve_embeddings,
-    split_settings,
-)
+from ragkit.indexing.index_config import IndexConfig, check_defaults, new_config, opened_with
 from ragkit.indexing.options import WriteOptions
 from ragkit.indexing.splitting import SplitSettings, make_splitter
 
@@ -160,8 +153,7 @@ class Index:
                 f"{root} is a non-empty directory without {L.CONFIG}; it is not a ragkit "
                 "index. Choose an empty or new directory for the index"
             )
-        emb, name = resolve_embeddings(embeddings)
-        config = IndexConfig.new(emb, name, settings)
+        emb, name, config = new_config(embeddings, settings)
         try:
             root.mkdir(parents=True, exist_ok=True)
             write_toml(root / L.CONFIG, config.to_dict())
@@ -185,8 +177,7 @@ class Index:
                 f"{root} is not a ragkit index (no {L.CONFIG}); build one with "
                 f"`ragkit index PATH --index {root}`"
             )
-        emb, name = recorded_model(str(root), config, embeddings)
-        settings = split_settings(config.splitter, f"{root} splitter settings")
+        emb, name, settings = opened_with(str(root), config, embeddings)
         return cls(root, emb, name, settings, config)
 
     # -- properties ----------------------------------------------------------------------
@@ -340,12 +331,7 @@ class Index:
     def __enter__(self) -> Index:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
@@ -397,9 +383,19 @@ class Index:
             return filtered_retriever(
                 self, kind, k, filter, {**kwargs, "dedupe": dedupe, "rerank": rerank}
             )
+        own = self._own_retriever(kind, k, dedupe, rerank, dict(kwargs))
+        if own is not None:
+            return own
         from ragkit.querying.catalogue import make_retriever
 
         return make_retriever(self, kind, k, dedupe=dedupe, rerank=rerank, **kwargs)
+
+    def _own_retriever(
+        self, kind: str, k: int, dedupe: bool | float, rerank: Any, kwargs: dict[str, Any]
+    ) -> BaseRetriever | None:
+        """A retriever of the index's own for an unfiltered :meth:`retriever` call (a backend
+        that searches some kind its own way), or None: the shared one."""
+        return None
 
     def search(
         self, query: str, k: int = 4, filter: dict[str, Any] | Callable[..., bool] | None = None

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragkit.documents import Document
-from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
 
 if TYPE_CHECKING:
@@ -52,19 +52,15 @@ class Progress:
     stage: str = "scan"
 
 
-class CountingEmbeddings(Embeddings):
+class CountingEmbeddings(WrappedEmbeddings):
     """Passes through to ``inner`` and counts embedded texts (for progress)."""
 
     def __init__(self, inner: Embeddings, progress: Progress, notify: Callable[[], None]) -> None:
         self.inner, self.progress, self.notify = inner, progress, notify
 
     @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.inner.dimension
+    def wrapped(self) -> Embeddings:
+        return self.inner
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed_documents_array(texts).tolist()

@@ -6,7 +6,8 @@ read and write its database (:meth:`~RecordLoop._read`, :meth:`~RecordLoop._writ
 :meth:`~RecordLoop._upsert`), how to read its clock (:meth:`~RecordLoop._clock`) and how a
 list of values is written in SQL (:meth:`~RecordLoop._in`, :attr:`~RecordLoop.PART`).
 Two backends: :class:`~ragkit.indexing.record_manager.SQLRecordManager` (SQLite) and
-:class:`~ragkit.indexing.postgres.record_manager.PGRecordManager` (PostgreSQL).
+:class:`~ragkit.indexing.postgres.record_manager.PGRecordManager` (PostgreSQL). The surface
+``index()`` needs is :class:`RecordManager`; :class:`RecordTwins` adds its async twins.
 
 Example:
     >>> from ragkit.indexing import SQLRecordManager
@@ -23,12 +24,13 @@ import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ragkit.core.base import run_in_executor
 from ragkit.errors import IndexingError, InvalidInputError
 
 _TICK = 1e-6
+T = TypeVar("T")
 Write = Callable[[str, Sequence[Any]], None]
 
 
@@ -82,7 +84,69 @@ def check_text(values: Iterable[str | None], what: str) -> None:
             ) from None
 
 
-class RecordLoop(ABC):
+class RecordManager(Protocol):
+    """The record-manager surface ``index()`` uses (``SQLRecordManager`` and LangChain's in-memory one fit)."""
+
+    def get_time(self) -> float: ...
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None: ...
+    def exists(self, keys: Sequence[str]) -> list[bool]: ...
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]: ...
+    def delete_keys(self, keys: Sequence[str]) -> None: ...
+
+
+class RecordTwins:
+    """The ``a``-prefixed twins of the :class:`RecordManager` methods, each running its sync
+    method through :meth:`_twin`: in the shared worker pool here; a record manager whose
+    methods never block runs them inline."""
+
+    async def _twin(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        return await run_in_executor(fn, *args, **kwargs)
+
+    async def aget_time(self: Any) -> float:
+        return await self._twin(self.get_time)
+
+    async def aupdate(
+        self: Any,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        await self._twin(self.update, keys, group_ids=group_ids, time_at_least=time_at_least)
+
+    async def aexists(self: Any, keys: Sequence[str]) -> list[bool]:
+        return await self._twin(self.exists, keys)
+
+    async def alist_keys(
+        self: Any,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        return await self._twin(
+            self.list_keys, before=before, after=after, group_ids=group_ids, limit=limit
+        )
+
+    async def adelete_keys(self: Any, keys: Sequence[str]) -> None:
+        await self._twin(self.delete_keys, keys)
+
+
+class RecordLoop(RecordTwins, ABC):
     """Timestamped keys grouped by source id, in table ``upsertion_record`` (see the module doc).
 
     A backend sets ``namespace``, ``_records`` (the table, as SQL), ``_mutex`` and
@@ -258,34 +322,3 @@ class RecordLoop(ABC):
                     f"{self._where(f'group_id {among}')}",
                     (now, self.namespace, *params),
                 )
-
-    # -- async twins ---------------------------------------------------------------------
-    async def aget_time(self) -> float:
-        return await run_in_executor(self.get_time)
-
-    async def aupdate(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        await run_in_executor(self.update, keys, group_ids=group_ids, time_at_least=time_at_least)
-
-    async def aexists(self, keys: Sequence[str]) -> list[bool]:
-        return await run_in_executor(self.exists, keys)
-
-    async def alist_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        return await run_in_executor(
-            self.list_keys, before=before, after=after, group_ids=group_ids, limit=limit
-        )
-
-    async def adelete_keys(self, keys: Sequence[str]) -> None:
-        await run_in_executor(self.delete_keys, keys)

@@ -14,7 +14,7 @@ whatever the engine:
   it was or as it is now, and a killed job keeps every batch it committed.
 
 Both give the job a :class:`Session` holding a vector store, a record manager and a file table
-(same methods for both), under the index's writer lock.
+(same methods for both, from :class:`Writes`), under the index's writer lock.
 
 Example:
     >>> # with storage.lock(timeout=30):
@@ -54,17 +54,14 @@ class FileRow:
     fingerprint: str
 
 
-class Session(ABC):
-    """One write job's view of an index: ``store``, ``rm`` (records) and ``files`` (file rows).
-
-    ``needs_commit`` is true when the job must commit even if no file changed (a new index, or
-    other splitter settings than the ones recorded).
-    """
+class Writes:
+    """Writing whole files into an index's tables: ``store``, ``rm`` (records) and ``files``
+    (file rows), each write in one :meth:`transaction` scope. A :class:`Session` writes this
+    way, and so does a worker's :class:`~ragkit.indexing.postgres.batch.BatchWriter`."""
 
     store: Any
     rm: Any
     files: Any
-    needs_commit: bool = False
 
     def transaction(self) -> contextlib.AbstractContextManager[Any]:
         """A scope whose writes readers see all together or not at all (default: no scope)."""
@@ -126,6 +123,16 @@ class Session(ABC):
             self.store.delete(part)
             self.rm.delete_keys(part)
         return len(keys)
+
+
+class Session(Writes, ABC):
+    """One write job's view of an index: ``store``, ``rm`` (records) and ``files`` (file rows).
+
+    ``needs_commit`` is true when the job must commit even if no file changed (a new index, or
+    other splitter settings than the ones recorded).
+    """
+
+    needs_commit: bool = False
 
     @abstractmethod
     def commit(self, report: IndexReport) -> None:

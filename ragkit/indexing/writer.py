@@ -51,10 +51,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ragkit._unicode import encodes_to_utf8
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.indexing.engine import EngineRun, LoadJob, WrittenFile, engine_from
-from ragkit.indexing.files import FoundFile, unsaveable, utf8_name, walk
+from ragkit.indexing.files import FoundFile, unsaveable, walk
 from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
 from ragkit.indexing.options import CLEANUPS, WriteOptions
 from ragkit.indexing.report import IndexReport
@@ -220,7 +221,7 @@ class Writer:
         # that could not be listed
         dark = [f.path for f in found if f.failed and f.is_dir]
         kept = [g for g in self.rm.list_groups() if _inside(g, dark)] if dark else []
-        self.rm.touch_groups([p for p in failed if utf8_name(p)] + kept)
+        self.rm.touch_groups([p for p in failed if encodes_to_utf8(p)] + kept)
         gone: list[str] = []
         if cleanup != "none":
             seen = {f.path for f in found} | {p for p in old if dark and _inside(p, dark)}

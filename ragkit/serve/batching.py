@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 
 _STOP: Any = object()
 
 
-class QueryBatcher(Embeddings):
+class QueryBatcher(WrappedEmbeddings):
     """Wraps ``inner`` so that concurrent ``embed_query`` calls share model calls."""
 
     def __init__(self, inner: Embeddings, max_batch: int = 32) -> None:
@@ -46,12 +46,8 @@ class QueryBatcher(Embeddings):
         """Model calls made so far (each embeds one batch)."""
 
     @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.inner.dimension
+    def wrapped(self) -> Embeddings:
+        return self.inner
 
     def __repr__(self) -> str:
         return f"QueryBatcher({self.inner!r}, max_batch={self.max_batch})"

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -193,31 +193,41 @@ class RunnableRoutes:
 
     # -- streams ----------------------------------------------------------------------------
     async def stream(self, request: Request) -> Response:
-        try:
-            _, value, config = await self._call(request, "/stream")
-        except Exception as err:
-            return error_from(err)
-        head = event("metadata", dumps({"run_id": str(config["run_id"])}))
-        chunks = self.runnable.astream(value, config)
-        return EventStream(self._events(chunks, head, lambda chunk: chunk))
+        return await self._stream(
+            request, "/stream", lambda value, config, _: self.runnable.astream(value, config)
+        )
 
     async def stream_log(self, request: Request) -> Response:
-        try:
-            body, value, config = await self._call(request, "/stream_log")
-            filters = read_filters(body)
-        except Exception as err:
-            return error_from(err)
-        patches = self.runnable.astream_log(value, config, diff=True, **filters)
-        return EventStream(self._events(patches, None, lambda patch: {"ops": patch.ops}))
+        def patches(value: Any, config: Any, filters: dict[str, Any]) -> AsyncIterator[Any]:
+            return self.runnable.astream_log(value, config, diff=True, **filters)
+
+        return await self._stream(request, "/stream_log", patches, lambda patch: {"ops": patch.ops})
 
     async def stream_events(self, request: Request) -> Response:
+        def events(value: Any, config: Any, filters: dict[str, Any]) -> AsyncIterator[Any]:
+            return self.runnable.astream_events(value, config, version="v2", **filters)
+
+        return await self._stream(request, "/stream_events", events, lambda e: e)
+
+    async def _stream(
+        self,
+        request: Request,
+        route: str,
+        source: Callable[[Any, Any, dict[str, Any]], AsyncIterator[Any]],
+        shape: Callable[[Any], Any] | None = None,
+    ) -> Response:
+        """The SSE response of one stream route: ``source(value, config, filters)``'s items as
+        ``shape`` makes them (``/stream``, without ``shape``: the chunks as they are, after a
+        ``metadata`` event naming the run; the others read their filters from the body)."""
         try:
-            body, value, config = await self._call(request, "/stream_events")
-            filters = read_filters(body)
+            body, value, config = await self._call(request, route)
+            filters = read_filters(body) if shape is not None else {}
         except Exception as err:
             return error_from(err)
-        events = self.runnable.astream_events(value, config, version="v2", **filters)
-        return EventStream(self._events(events, None, lambda e: e))
+        if shape is None:
+            head = event("metadata", dumps({"run_id": str(config["run_id"])}))
+            return EventStream(self._events(source(value, config, filters), head, lambda c: c))
+        return EventStream(self._events(source(value, config, filters), None, shape))
 
     async def _events(
         self, source: AsyncIterator[Any], head: bytes | None, shape: Any

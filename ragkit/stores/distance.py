@@ -59,6 +59,25 @@ _ALIASES = {
 #: The strategies whose raw score is a distance (lower is better).
 DISTANCES = frozenset({DistanceStrategy.EUCLIDEAN_DISTANCE, DistanceStrategy.COSINE})
 
+#: The strategies the stores with vectors (FaissStore, PGVectorStore) compute.
+VECTOR_STRATEGIES = (
+    DistanceStrategy.COSINE_SIMILARITY,
+    DistanceStrategy.COSINE,
+    DistanceStrategy.MAX_INNER_PRODUCT,
+    DistanceStrategy.EUCLIDEAN_DISTANCE,
+)
+#: How a saved index names each strategy: a FaissStore manifest and a PGVectorStore collection
+#: row alike (the first three are the names ragkit always wrote; ``"cosine"`` is the old
+#: default, cosine similarity, and keeps that meaning).
+STORED_NAMES = {
+    DistanceStrategy.COSINE_SIMILARITY: "cosine",
+    DistanceStrategy.MAX_INNER_PRODUCT: "max_inner_product",
+    DistanceStrategy.EUCLIDEAN_DISTANCE: "euclidean_distance",
+    DistanceStrategy.COSINE: "cosine_distance",
+}
+#: The strategy each stored name means.
+FROM_STORED_NAME = {name: strategy for strategy, name in STORED_NAMES.items()}
+
 
 def distance_strategy(
     value: object, supported: tuple[DistanceStrategy, ...] | None = None, store: str = "the store"
@@ -106,4 +125,13 @@ def relevance(strategy: DistanceStrategy, score: float) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-__all__ = ["DISTANCES", "DistanceStrategy", "distance_strategy", "higher_is_better", "relevance"]
+__all__ = [
+    "DISTANCES",
+    "FROM_STORED_NAME",
+    "STORED_NAMES",
+    "VECTOR_STRATEGIES",
+    "DistanceStrategy",
+    "distance_strategy",
+    "higher_is_better",
+    "relevance",
+]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Self
 
 from ragkit.core.base import run_in_executor
+from ragkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -28,9 +29,30 @@ if TYPE_CHECKING:
 
 class VectorAddsMixin:
     """``add_texts``, ``add_embeddings``, ``add_vectors`` and ``from_texts``,
-    ``from_embeddings``, ``from_vectors`` over a store's ``_check_new`` and ``_add``."""
+    ``from_embeddings``, ``from_vectors`` over a store's ``_check_new`` and ``_add``; the
+    store keeps its model in ``_embedding`` and the vectors' width in ``_dimension``."""
 
-    _need_embedding: Any
+    _embedding: Embeddings | None
+    _dimension: int | None
+    #: The error when the store has no model to embed texts with.
+    _NO_MODEL = (
+        "this store has no embedding model; pass embedding= when creating it, or use the "
+        "*_by_vector methods"
+    )
+
+    @property
+    def embeddings(self) -> Embeddings | None:
+        return self._embedding
+
+    @property
+    def dimension(self) -> int | None:
+        return self._dimension
+
+    def _need_embedding(self) -> Embeddings:
+        """The model that embeds texts (ConfigurationError when the store has none)."""
+        if self._embedding is None:
+            raise ConfigurationError(self._NO_MODEL)
+        return self._embedding
 
     def _check_new(
         self,

@@ -20,7 +20,6 @@ import stat
 import sys
 import time
 from pathlib import Path
-from types import TracebackType
 
 from ragkit.errors import IndexingError, IndexLockedError
 
@@ -127,10 +126,5 @@ class WriterLock:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()

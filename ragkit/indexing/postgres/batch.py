@@ -19,12 +19,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragkit.documents import Document
 from ragkit.errors import InvalidInputError
 from ragkit.indexing.index_config import NAMESPACE
+from ragkit.indexing.storage import Writes
 
 if TYPE_CHECKING:
     from ragkit.indexing.api import IndexingResult
@@ -67,19 +69,22 @@ def apply_batch(
     idx = index if isinstance(index, PGIndex) else PGIndex.open(index)
     try:
         writer = BatchWriter(idx.client, idx.location.collection, idx.vectorstore)
-        return writer.write(docs, files, force=force_update)
+        return writer.apply(docs, files, force=force_update)
     finally:
         if idx is not index:
             idx.shutdown()
 
 
-class BatchWriter:
+class BatchWriter(Writes):
     """The tables of one PostgreSQL index that a batch of whole files is written to.
 
     ``store`` (the collection's PGVectorStore) embeds with its own embeddings; ``client`` is
     the pool it shares with the record manager and the file table. :func:`apply_batch` and the
     Ray engine's write stage (:mod:`ragkit.indexing.ray.engine`) both write through
-    :meth:`write`.
+    :meth:`~ragkit.indexing.storage.Writes.apply`: ``docs`` and their file rows in one
+    transaction. ``cleanup=False``: a source's old chunks stay (``ragkit index --cleanup
+    none``). A batch is idempotent: written again (a retried worker), its chunks are found
+    unchanged in the record manager and skipped, its file rows upserted.
     """
 
     def __init__(self, client: PGClient, collection: str, store: PGVectorStore) -> None:
@@ -89,33 +94,8 @@ class BatchWriter:
         self.client, self.store = client, store
         self.rm = PGRecordManager(NAMESPACE, client=client, schema=collection)
         self.rm.create_schema()
-        self.table = PGFileTable(client, collection)
-        self.table.create()
+        self.files = PGFileTable(client, collection)
+        self.files.create()
 
-    def write(
-        self,
-        docs: Sequence[Document],
-        files: Sequence[FileRow] = (),
-        *,
-        cleanup: bool = True,
-        force: bool = False,
-    ) -> IndexingResult:
-        """Index ``docs`` and record ``files`` in one transaction (see :func:`apply_batch`).
-
-        ``cleanup=False``: a source's old chunks stay (``ragkit index --cleanup none``).
-        The batch is idempotent: written again (a retried worker), its chunks are found
-        unchanged in the record manager and skipped, its file rows upserted.
-        """
-        from ragkit.indexing.api import index as run_index
-
-        with self.client.transaction():
-            counts = run_index(
-                list(docs),
-                self.rm,
-                self.store,
-                cleanup="incremental" if cleanup else None,
-                batch_size=max(1, len(docs)),
-                force_update=force,
-            )
-            self.table.upsert(files)
-        return counts
+    def transaction(self) -> contextlib.AbstractContextManager[Any]:
+        return self.client.transaction()

@@ -36,9 +36,8 @@ from ragkit.indexing.index_config import (
     NAMESPACE,
     IndexConfig,
     check_defaults,
-    recorded_model,
-    resolve_embeddings,
-    split_settings,
+    new_config,
+    opened_with,
 )
 from ragkit.indexing.index_dir import Index
 from ragkit.indexing.postgres import config as pg_config
@@ -64,7 +63,11 @@ def connect(location: PGLocation, pool_size: int | None = None) -> PGClient:
 
 
 class PGIndex(Index):
-    """An index in a PostgreSQL collection (build with :meth:`create`, use with :meth:`open`)."""
+    """An index in a PostgreSQL collection (build with :meth:`create`, use with :meth:`open`).
+
+    Its ``retriever("hybrid")`` is fused inside the database (with ``rerank=``, the database's
+    fused top ``RERANK_DEPTH`` are reranked here).
+    """
 
     def __init__(
         self,
@@ -103,8 +106,7 @@ class PGIndex(Index):
             idx = cls._open(location, client, embeddings, config)
             idx.settings = settings
             return idx
-        emb, name = resolve_embeddings(embeddings)
-        config = IndexConfig.new(emb, name, settings)
+        emb, name, config = new_config(embeddings, settings)
         from ragkit.indexing.postgres.storage import open_store
 
         open_store(location, client, emb)  # refuses a collection built otherwise
@@ -157,8 +159,7 @@ class PGIndex(Index):
                 f"{where} is not a ragkit index (collection {location.collection!r} has no "
                 f"{pg_config.TABLE} table); build one with `ragkit index PATH --index {where}`"
             )
-        emb, name = recorded_model(where, config, embeddings, home="collection", arg="url")
-        settings = split_settings(config.splitter, f"{where} splitter settings")
+        emb, name, settings = opened_with(where, config, embeddings, home="collection", arg="url")
         return cls(location, client, emb, name, settings, config)
 
     # -- properties ----------------------------------------------------------------------
@@ -266,28 +267,22 @@ class PGIndex(Index):
 
         return PGLexicalRetriever(self.vectorstore, k=k)
 
-    def retriever(
-        self,
-        kind: str = "similarity",
-        k: int = 4,
-        *,
-        dedupe: bool | float = False,
-        rerank: Any = None,
-        **kwargs: Any,
-    ) -> BaseRetriever:
-        """As :meth:`Index.retriever`; ``hybrid`` is fused inside the database (with
-        ``rerank=``, the database's fused top ``RERANK_DEPTH`` are reranked here)."""
-        if kind == "hybrid" and dedupe is False and kwargs.get("filter") is None:
-            from ragkit.stores.search_args import check_k
+    def _own_retriever(
+        self, kind: str, k: int, dedupe: bool | float, rerank: Any, kwargs: dict[str, Any]
+    ) -> BaseRetriever | None:
+        """``hybrid`` is fused inside the database (with ``rerank=``, the database's fused top
+        ``RERANK_DEPTH`` are reranked here)."""
+        if kind != "hybrid" or dedupe is not False:
+            return None
+        from ragkit.stores.search_args import check_k
 
-            if rerank is not None:
-                from ragkit.querying.catalogue import reranked
+        if rerank is not None:
+            from ragkit.querying.catalogue import reranked
 
-                return reranked(self, kind, check_k(k), rerank, kwargs)
-            k = check_k(k)
-            fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
-            return self.vectorstore.as_hybrid_retriever(k=k, fetch_k=fetch_k, **kwargs)
-        return super().retriever(kind, k, dedupe=dedupe, rerank=rerank, **kwargs)
+            return reranked(self, kind, check_k(k), rerank, kwargs)
+        k = check_k(k)
+        fetch_k = check_k(kwargs.pop("fetch_k", max(20, k)), "fetch_k")
+        return self.vectorstore.as_hybrid_retriever(k=k, fetch_k=fetch_k, **kwargs)
 
     def info(self) -> dict[str, Any]:
         """As :meth:`Index.info`; ``size_bytes`` is what the collection's tables take.

@@ -30,7 +30,7 @@ from ragkit.errors import IndexingError, IndexLockedError
 from ragkit.indexing.record_manager import SQLRecordManager
 from ragkit.indexing.records import Write
 from ragkit.stores.pgvector.client import PGClient
-from ragkit.stores.pgvector.schema import check_collection_name, ident
+from ragkit.stores.pgvector.schema import check_collection_name, creating, ident
 from ragkit.stores.pgvector.write_sql import LOCK_CLASS
 
 #: Second key class of the writer lock of an index (session-level, held for a whole run).
@@ -109,29 +109,19 @@ class PGRecordManager(SQLRecordManager):
     def create_schema(self) -> None:
         from psycopg import sql
 
-        statements = [
-            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(ident(self.schema)),
-            sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {} (namespace text NOT NULL, key text NOT NULL, "
-                "group_id text, updated_at double precision NOT NULL, PRIMARY KEY (namespace, key))"
-            ).format(self._table),
-            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (namespace, group_id)").format(
-                ident("upsertion_record_group"), self._table
-            ),
-            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (namespace, updated_at)").format(
-                ident("upsertion_record_time"), self._table
-            ),
-        ]
-
-        def create(conn: Any) -> None:
-            with conn.transaction():
-                conn.execute(
-                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                    (WRITER_LOCK_CLASS + 1, self.schema),
-                )
-                for statement in statements:
-                    conn.execute(statement, ())
-
+        table = sql.SQL(
+            "CREATE TABLE IF NOT EXISTS {} (namespace text NOT NULL, key text NOT NULL, "
+            "group_id text, updated_at double precision NOT NULL, PRIMARY KEY (namespace, key))"
+        ).format(self._table)
+        by_group = sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (namespace, group_id)").format(
+            ident("upsertion_record_group"), self._table
+        )
+        by_time = sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (namespace, updated_at)").format(
+            ident("upsertion_record_time"), self._table
+        )
+        create = creating(
+            self.schema, [table, by_group, by_time], (WRITER_LOCK_CLASS + 1, self.schema)
+        )
         self.client.run(create, what="create the record table", retry=False)
 
     # -- the backend of RecordLoop --------------------------------------------------------------

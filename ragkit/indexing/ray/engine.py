@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragkit._lazy import optional_module
 from ragkit.documents import Document
-from ragkit.embeddings.base import Embeddings
+from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Engine, EngineRun, Loaded, LoadJob
 from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
@@ -67,14 +68,9 @@ is read from the cache or embedded again on the driver, never lost)."""
 
 def import_ray() -> Any:
     """The ``ray`` module, or a clear error naming the extra to install."""
-    try:
-        import ray
-        import ray.data  # noqa: F401
-    except ImportError as err:
-        raise ConfigurationError(
-            "engine 'ray' needs Ray Data: pip install 'ragkit[ray]' (ray[data])"
-        ) from err
-    return ray
+    return optional_module(
+        "ray", "engine 'ray' needs Ray Data: pip install 'ragkit[ray]' (ray[data])", "ray.data"
+    )
 
 
 def _check_reachable(address: str, timeout: float) -> None:
@@ -178,7 +174,7 @@ class RayEngine(Engine):
         return _RayRun(self, target, started)
 
 
-class _Received(Embeddings):
+class _Received(WrappedEmbeddings):
     """The driver's embeddings: vectors the actors sent, else ``fallback`` (the cached model)."""
 
     def __init__(self, fallback: Embeddings) -> None:
@@ -187,12 +183,8 @@ class _Received(Embeddings):
         self.recomputed = 0
 
     @property
-    def model_id(self) -> str:
-        return self.fallback.model_id
-
-    @property
-    def dimension(self) -> int | None:
-        return self.fallback.dimension
+    def wrapped(self) -> Embeddings:
+        return self.fallback
 
     def keep(self, text: str, vector: np.ndarray) -> None:
         self.vectors[text] = vector

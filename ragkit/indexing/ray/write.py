@@ -186,7 +186,7 @@ class _EmbedWrite:
         counts: dict[str, int] = {}
         before = self.counter.embedded
         if docs:
-            result = self.writer.write(docs, rows, cleanup=self.cleanup, force=self.force)
+            result = self.writer.apply(docs, rows, cleanup=self.cleanup, force=self.force)
             counts = {key: int(value) for key, value in result.items() if isinstance(value, int)}
         embedded = self.counter.embedded - before
         return json.dumps({"files": out, "counts": counts, "embedded": embedded})

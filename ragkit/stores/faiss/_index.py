@@ -13,42 +13,25 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigurationError, EmbeddingMismatchError, StoreInputError
-from ragkit.stores.distance import DistanceStrategy
+from ragkit._lazy import optional_module
+from ragkit.errors import ConfigurationError, EmbeddingMismatchError
+from ragkit.stores.distance import VECTOR_STRATEGIES, DistanceStrategy
 from ragkit.stores.distance import distance_strategy as _parse
+from ragkit.stores.matrix import check_matrix
 
-#: The strategies FaissStore computes.
-SUPPORTED = (
-    DistanceStrategy.COSINE_SIMILARITY,
-    DistanceStrategy.COSINE,
-    DistanceStrategy.MAX_INNER_PRODUCT,
-    DistanceStrategy.EUCLIDEAN_DISTANCE,
-)
-#: How a manifest names each strategy (the first three are the names ragkit always wrote;
-#: ``"cosine"`` is the old default, cosine similarity, and keeps that meaning).
-ON_DISK = {
-    DistanceStrategy.COSINE_SIMILARITY: "cosine",
-    DistanceStrategy.MAX_INNER_PRODUCT: "max_inner_product",
-    DistanceStrategy.EUCLIDEAN_DISTANCE: "euclidean_distance",
-    DistanceStrategy.COSINE: "cosine_distance",
-}
-FROM_DISK = {name: strategy for strategy, name in ON_DISK.items()}
+#: The strategies FaissStore computes (a manifest names them as ``STORED_NAMES`` says).
+SUPPORTED = VECTOR_STRATEGIES
 
 
 def faiss_module() -> Any:
-    try:
-        import faiss
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ConfigurationError(
-            "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
-        ) from err
-    return faiss
+    return optional_module(
+        "faiss", "FaissStore needs faiss: pip install 'ragkit[local]' (faiss-cpu)"
+    )
 
 
 def distance_strategy(value: object) -> DistanceStrategy:
@@ -118,59 +101,9 @@ def _faiss_message(err: BaseException) -> str:
 def as_matrix(
     vectors: Any, dimension: int | None, *, what: str = "vectors", unit: bool = False
 ) -> np.ndarray:
-    """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix, checked before FAISS sees it.
-
-    ValueError on ragged input, NaN/inf, overflowing norms or the wrong width. With
-    ``unit=True`` rows are scaled to length 1 (zero rows stay zero); rows that already
-    are unit length are not copied.
-    """
-    try:
-        matrix = np.asarray(vectors, dtype=np.float32)
-    except (ValueError, TypeError) as err:
-        raise StoreInputError(f"{what} must be equal-length lists of numbers: {err}") from None
-    if matrix.ndim == 1 and matrix.size == 0:
-        matrix = matrix.reshape(0, dimension or 0)
-    if matrix.ndim != 2:
-        raise StoreInputError(
-            f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}"
-        )
-    if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
-        raise EmbeddingMismatchError(
-            f"{what} have dimension {matrix.shape[1]}, but the store holds vectors of dimension {dimension}; "
-            "use the embedding model the store was built with"
-        )
-    if matrix.shape[0] == 0:
-        return matrix
-    if matrix.shape[1] == 0:
-        raise StoreInputError(f"{what} are empty (dimension 0)")
-    matrix = np.ascontiguousarray(matrix)
-    if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array calls
-        with np.errstate(over="ignore"):  # an overflow is reported below as "too large"
-            norm2 = float(matrix[0] @ matrix[0])
-        if unit and abs(norm2 - 1.0) < 1e-5:
-            return matrix
-        if math.isfinite(norm2):
-            return matrix / math.sqrt(norm2) if unit and norm2 > 0 else matrix
-    sq = _squared_norms(matrix)
-    if unit and float(np.abs(sq - 1.0).max()) < 1e-5:  # False for NaN: falls through to the checks
-        return matrix
-    # NaN/inf anywhere in a row makes its squared norm non-finite: one cheap pass finds both.
-    if not np.isfinite(sq).all():
-        rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
-        if rows.size:
-            raise StoreInputError(
-                f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
-                f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output"
-            )
-        bad = np.flatnonzero(~np.isfinite(sq))
-        raise StoreInputError(
-            f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)"
-        )
-    if unit:
-        scale = np.zeros_like(sq)
-        np.divide(1.0, np.sqrt(sq), out=scale, where=sq > 0)
-        matrix = matrix * scale[:, None]
-    return matrix
+    """``vectors`` checked before FAISS sees them (:func:`ragkit.stores.matrix.check_matrix`,
+    with FAISS's own squared norms for many rows)."""
+    return check_matrix(vectors, dimension, what=what, unit=unit, norms=_squared_norms)
 
 
 def _squared_norms(matrix: np.ndarray) -> np.ndarray:

@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -224,22 +223,6 @@ class FAISS(FaissStore):
     def index_to_docstore_id(self) -> dict[int, str]:
         """Vector position -> document id (a fresh dict on each access)."""
         return dict(enumerate(self._docs.ids))
-
-    @classmethod
-    def load_local(
-        cls,
-        folder_path: str | os.PathLike[str],
-        embeddings: Embeddings | None = None,
-        index_name: str = "index",
-        *,
-        allow_dangerous_deserialization: bool = False,
-        io_flags: int = 0,
-        **kwargs: Any,
-    ) -> FAISS:
-        """LangChain's loader; ``allow_dangerous_deserialization`` and ``io_flags`` are ignored."""
-        store = super().load_local(folder_path, embeddings, index_name, **kwargs)
-        assert isinstance(store, FAISS)
-        return store
 
 
 __all__ = ["FAISS", "InMemoryDocstore"]

@@ -56,6 +56,7 @@ from ragkit.errors import (
     StoreError,
 )
 from ragkit.stores._docstore import DocColumns
+from ragkit.stores.distance import FROM_STORED_NAME, STORED_NAMES
 from ragkit.stores.faiss import _index as fx
 from ragkit.stores.faiss._check import check_faiss_file
 
@@ -97,7 +98,7 @@ def save_store(store: FaissStore, path: str | os.PathLike[str]) -> None:
         "model_id": store.model_id,
         "dimension": store.dimension,
         "count": len(store),
-        "distance_strategy": fx.ON_DISK[store.distance_strategy],
+        "distance_strategy": STORED_NAMES[store.distance_strategy],
         "normalize_L2": store._normalize_L2,
         "index_factory": store.index_factory,
         "files": files,
@@ -235,7 +236,7 @@ def load_store(
             ) from None
         index_file = index_check.result() if index_check is not None else None
     index = _read_index(index_file, manifest) if index_file is not None else None
-    saved = fx.FROM_DISK[manifest["distance_strategy"]]
+    saved = FROM_STORED_NAME[manifest["distance_strategy"]]
     if (
         "distance_strategy" in kwargs
         and fx.distance_strategy(kwargs.pop("distance_strategy")) != saved
@@ -282,7 +283,7 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         "dimension": lambda v: v is None or (isinstance(v, int) and v > 0),
         "model_id": lambda v: v is None or isinstance(v, str),
         "index_factory": lambda v: v is None or isinstance(v, str),
-        "distance_strategy": lambda v: isinstance(v, str) and v in fx.FROM_DISK,
+        "distance_strategy": lambda v: isinstance(v, str) and v in FROM_STORED_NAME,
         "files": lambda v: isinstance(v, dict) and isinstance(v.get("docstore"), dict),
     }
     for field, ok in checks.items():
@@ -368,7 +369,7 @@ def _read_index(path: Path, manifest: dict[str, Any]) -> Any:
     faiss = fx.faiss_module()
     expected = (
         faiss.METRIC_L2
-        if fx.uses_l2(fx.FROM_DISK[manifest["distance_strategy"]])
+        if fx.uses_l2(FROM_STORED_NAME[manifest["distance_strategy"]])
         else faiss.METRIC_INNER_PRODUCT
     )
     # Every length, id and link is checked before FAISS reads the file: FAISS trusts them and

@@ -81,6 +81,10 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     """
 
     returns_fresh_documents = True
+    _NO_MODEL = (
+        "this FaissStore has no embedding model; pass embedding= when creating or loading it, "
+        "or use the *_by_vector methods"
+    )
 
     def __init__(
         self,
@@ -110,10 +114,6 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
 
     # -- properties ---------------------------------------------------------------
     @property
-    def embeddings(self) -> Embeddings | None:
-        return self._embedding
-
-    @property
     def index(self) -> Any:
         """The FAISS index (``None`` until the first vectors arrive)."""
         return self._index
@@ -124,24 +124,12 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         return self._model_id
 
     @property
-    def dimension(self) -> int | None:
-        return self._dimension
-
-    @property
     def ids(self) -> list[str]:
         """All ids in vector order (a copy)."""
         return list(self._docs.ids)
 
     def __len__(self) -> int:
         return len(self._docs)
-
-    def _need_embedding(self) -> Embeddings:
-        if self._embedding is None:
-            raise ConfigurationError(
-                "this FaissStore has no embedding model; pass embedding= when creating or loading "
-                "it, or use the *_by_vector methods"
-            )
-        return self._embedding
 
     # -- adding (add_texts, add_embeddings, add_vectors: VectorAddsMixin's) ---------------
     def _check_new(
@@ -363,7 +351,7 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     @classmethod
     def load(
         cls, path: str | os.PathLike[str], embeddings: Embeddings | None = None, **kwargs: Any
-    ) -> FaissStore:
+    ) -> Self:
         """Load a store saved by :meth:`save`; refuses indexes built by another model."""
         from ragkit.stores.faiss.persist import load_store
 
@@ -387,7 +375,7 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         allow_dangerous_deserialization: bool = False,
         io_flags: int = 0,
         **kwargs: Any,
-    ) -> FaissStore:
+    ) -> Self:
         """LangChain's name for :meth:`load` (``folder_path`` or its ``index_name`` subfolder).
 
         Nothing is ever unpickled, so ``allow_dangerous_deserialization`` changes nothing and

@@ -17,25 +17,12 @@ from typing import Any
 
 from ragkit.errors import ConfigurationError
 from ragkit.stores.pgvector import schema as sc
+from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.schema import ident as schema_ident
 
 
-class PGAdminMixin:
+class PGAdminMixin(PGStoreState):
     """Indexes, collection metadata and dropping for PGVectorStore."""
-
-    client: Any
-    layout: Any
-    metric: Any
-    vector_type: str
-    index_type: str | None
-    index_params: dict[str, Any]
-    ef_search: int | None
-    probes: int | None
-    _ann: str | None
-    _info: Any
-    _collection_metadata: dict[str, Any] | None
-    _check_options: Any
-    _need_collection: Any
 
     def _find_ann_index(self) -> str | None:
         def find(conn: Any) -> str | None:

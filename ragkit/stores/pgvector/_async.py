@@ -23,37 +23,23 @@ from ragkit.stores.mmr import mmr_picks
 from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector import write_sql
 from ragkit.stores.pgvector._search_methods import Request, arun_steps
+from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.client_async import afetch_rows
 from ragkit.stores.pgvector.codec import document, scored_documents
 
 Hit = tuple[Document, float]
 
 
-class PGAsyncMixin:
+class PGAsyncMixin(PGStoreState):
     """``a``-prefixed twins of PGVectorStore's methods."""
 
-    client: Any
-    layout: Any
-    metric: Any
-    vector_type: str
-    lexical: str | None
-    _info: Any
-    _settings: Any
-
-    async def _arows(
-        self: Any,
-        query: Any,
-        params: list[Any],
-        filtered: bool = False,
-        prepare: bool | None = None,
-    ) -> list[tuple[Any, ...]]:
+    async def _afetch(self: Any, request: Request) -> list[tuple[Any, ...]]:
+        """The rows of one statement (:meth:`_rows`'s arguments) on the async pool."""
+        query, params, filtered, prepare = request
         settings = self._settings(filtered)
         return await self.client.arun(
             lambda conn: afetch_rows(conn, settings, query, params, prepare), what="search"
         )
-
-    async def _afetch(self: Any, request: Request) -> list[tuple[Any, ...]]:
-        return await self._arows(*request)
 
     # -- searches (the statements of the sync searches, on the async pool) -------------------
     async def asimilarity_search_with_score_by_vector(
@@ -108,7 +94,7 @@ class PGAsyncMixin:
         plan = await run_in_executor(self._hybrid_plan, query, k, **kwargs)
         if plan is None:
             return []
-        rows = await self._arows(*plan)
+        rows = await self._afetch(plan)
         return scored_documents(rows)
 
     async def ahybrid_search(self: Any, query: str, k: int = 4, **kwargs: Any) -> list[Document]:

@@ -19,6 +19,8 @@ from ragkit.errors import ConfigurationError
 from ragkit.stores.filters import MetadataFilter
 from ragkit.stores.pgvector import lexical as lx
 from ragkit.stores.pgvector import search_sql as q
+from ragkit.stores.pgvector._search_methods import Request
+from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.codec import scored_documents
 from ragkit.stores.pgvector.filters import Where, compile_sql
 from ragkit.stores.pgvector.vectors import query_param
@@ -30,19 +32,8 @@ HYBRID_FETCH_K = 50
 HYBRID_C = 10
 
 
-class PGHybridMixin:
+class PGHybridMixin(PGStoreState):
     """Keyword and hybrid search for PGVectorStore."""
-
-    layout: Any
-    metric: Any
-    vector_type: str
-    lexical: str | None
-    _info: Any
-    _ann: str | None
-    _analyzer: Any
-    _rows: Any
-    _embed_queries: Any
-    _query_matrix: Any
 
     # -- lexical and hybrid -------------------------------------------------------------------
     def _lexical_top(
@@ -113,7 +104,7 @@ class PGHybridMixin:
         weights: Sequence[float] = (0.5, 0.5),
         c: float = HYBRID_C,
         filter: MetadataFilter | None = None,
-    ) -> tuple[Any, list[Any], bool] | None:
+    ) -> Request | None:
         """The fused statement and its parameters (None when there is nothing to search)."""
         check_k(k)
         check_k(fetch_k, "fetch_k")
@@ -137,7 +128,7 @@ class PGHybridMixin:
             self.layout, self.metric, self.vector_type, top, where.sql, exact=self._ann is None
         )
         params = [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
-        return sql, params, filter is not None
+        return sql, params, filter is not None, None
 
     def hybrid_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         """:meth:`hybrid_search_with_score` without the scores."""

@@ -26,6 +26,7 @@ from ragkit.documents import Document
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import Candidates
 from ragkit.stores.pgvector import search_sql as q
+from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.client_async import fetch_rows
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
@@ -51,22 +52,8 @@ def as_numpy(value: Any) -> np.ndarray:
     return np.asarray(value.to_numpy(), dtype=np.float32)
 
 
-class PGSearchMixin:
+class PGSearchMixin(PGStoreState):
     """The read side of :class:`~ragkit.stores.pgvector.store.PGVectorStore`."""
-
-    # provided by the store
-    client: Any
-    layout: Any
-    metric: Any
-    vector_type: str
-    lexical: str | None
-    _info: Any
-    _ann: str | None
-    _dimension: int | None
-    _analyzer: Any
-    _embed_queries: Any
-    _settings: Any
-    _relevance_score: Any
 
     # -- plumbing ---------------------------------------------------------------------------
     def _query_matrix(self, vectors: Any) -> np.ndarray:

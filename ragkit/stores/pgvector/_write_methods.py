@@ -21,31 +21,15 @@ from typing import Any, cast
 from ragkit.errors import StoreInputError
 from ragkit.stores._docstore import ids_to_delete, new_ids
 from ragkit.stores.pgvector import write_sql
+from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.codec import encode_metadatas, encode_text
 from ragkit.stores.pgvector.lexical import Terms, default_analyzer
 from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
 from ragkit.stores.vector_adds import VectorAddsMixin
 
 
-class PGWriteMixin(VectorAddsMixin):
+class PGWriteMixin(VectorAddsMixin, PGStoreState):
     """``add_texts``, ``add_embeddings``, ``add_vectors`` and ``delete`` of PGVectorStore."""
-
-    client: Any
-    layout: Any
-    metric: Any
-    vector_type: str
-    lexical: str | None
-    index_type: str | None
-    index_params: dict[str, Any]
-    _ann: str | None
-    _info: Any
-    _dimension: int | None
-    _analyzer: Any
-    _pending_dim: int
-    _need_embedding: Any
-    _need_collection: Any
-    _create: Any
-    create_index: Any
 
     # -- adding (add_texts, add_vectors and from_*: VectorAddsMixin's; an id that exists is
     # replaced) ----------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import InputTypeError, InvalidKeyError
 from ragkit.stores.kv import BaseStore
 from ragkit.stores.kv.sql_store import seal, unseal
-from ragkit.stores.pgvector.schema import check_schema_name, ident
+from ragkit.stores.pgvector.schema import check_schema_name, creating, ident
 
 if TYPE_CHECKING:
     from ragkit.stores.pgvector.client import PGClient
@@ -141,24 +141,11 @@ class PGByteStore(BaseStore[str, bytes]):
         """Create the schema and the table if they do not exist yet (done on first use anyway)."""
         from psycopg import sql
 
-        statements = [
-            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(ident(self.schema)),
-            sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {} (namespace text NOT NULL, key_hash bytea NOT NULL, "
-                "key text NOT NULL, value bytea NOT NULL, PRIMARY KEY (namespace, key_hash))"
-            ).format(self._table),
-        ]
-
-        def create(conn: Any) -> None:
-            with conn.transaction():
-                # two processes creating it at once: the second waits, then finds it there
-                conn.execute(
-                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                    (_LOCK_CLASS, f"{self.schema}.{self.table_name}"),
-                )
-                for statement in statements:
-                    conn.execute(statement, ())
-
+        table = sql.SQL(
+            "CREATE TABLE IF NOT EXISTS {} (namespace text NOT NULL, key_hash bytea NOT NULL, "
+            "key text NOT NULL, value bytea NOT NULL, PRIMARY KEY (namespace, key_hash))"
+        ).format(self._table)
+        create = creating(self.schema, [table], (_LOCK_CLASS, f"{self.schema}.{self.table_name}"))
         self.client.run(
             create, what="create the key-value table", retry=False, detached=self._detached
         )

@@ -220,20 +220,27 @@ class PGClient(PGAsyncClientMixin):
         return f"PGClient({self.dsn.display!r})"
 
     @contextlib.contextmanager
-    def connection(self) -> Iterator[Any]:
-        """A connection: the pinned one inside :meth:`transaction`, else one from the pool."""
+    def _pooled(self, what: str) -> Iterator[tuple[Any, bool]]:
+        """The pinned connection and True inside :meth:`transaction`, else one from the pool
+        and False; the driver's and the pool's errors become ragkit errors naming ``what``."""
         pinned = self._pinned.get()
         if pinned is not None:
-            yield pinned
+            yield pinned, True
             return
         psycopg = _driver()
         try:
             with self.pool.connection() as conn:
-                yield conn
+                yield conn, False
         except psycopg.Error as err:
-            raise self.translate(err, "query") from None
+            raise self.translate(err, what) from None
         except _pool_timeout() as err:
             raise self._pool_timeout_error(err) from None
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A connection: the pinned one inside :meth:`transaction`, else one from the pool."""
+        with self._pooled("query") as (conn, _):
+            yield conn
 
     def run(
         self,
@@ -289,27 +296,20 @@ class PGClient(PGAsyncClientMixin):
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Any]:
         """Pin one connection to this thread inside a transaction; nested calls reuse it."""
-        pinned = self._pinned.get()
-        if pinned is not None:
-            yield pinned
-            return
-        psycopg = _driver()
-        try:
-            with self.pool.connection() as conn:
-                try:
-                    with conn.transaction():
-                        token = self._pinned.set(conn)
-                        try:
-                            yield conn
-                        finally:
-                            self._pinned.reset(token)
-                except BaseException:
-                    conn.info_settings = {}  # settings made in the transaction were rolled back
-                    raise
-        except psycopg.Error as err:
-            raise self.translate(err, "transaction") from None
-        except _pool_timeout() as err:
-            raise self._pool_timeout_error(err) from None
+        with self._pooled("transaction") as (conn, pinned):
+            if pinned:
+                yield conn
+                return
+            try:
+                with conn.transaction():
+                    token = self._pinned.set(conn)
+                    try:
+                        yield conn
+                    finally:
+                        self._pinned.reset(token)
+            except BaseException:
+                conn.info_settings = {}  # settings made in the transaction were rolled back
+                raise
 
     @property
     def in_transaction(self) -> bool:

@@ -19,7 +19,8 @@ import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from ragkit.errors import ConfigurationError, DatabaseError
+from ragkit._lazy import optional_module
+from ragkit.errors import DatabaseError
 
 T = TypeVar("T")
 
@@ -38,14 +39,11 @@ _LOST_MARKERS = (
 
 
 def _driver() -> Any:
-    try:
-        import psycopg
-        import psycopg_pool  # noqa: F401
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ConfigurationError(
-            "the PostgreSQL stores need psycopg 3 and psycopg-pool: pip install 'ragkit[postgres]'"
-        ) from err
-    return psycopg
+    return optional_module(
+        "psycopg",
+        "the PostgreSQL stores need psycopg 3 and psycopg-pool: pip install 'ragkit[postgres]'",
+        "psycopg_pool",
+    )
 
 
 def is_connection_lost(err: BaseException) -> bool:

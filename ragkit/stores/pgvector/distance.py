@@ -32,25 +32,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragkit.stores.distance import DistanceStrategy, distance_strategy, higher_is_better
+from ragkit.stores.distance import (
+    FROM_STORED_NAME,
+    STORED_NAMES,
+    VECTOR_STRATEGIES,
+    DistanceStrategy,
+    distance_strategy,
+    higher_is_better,
+)
 
 #: The strategies PGVectorStore computes (DOT_PRODUCT and JACCARD are refused by name).
-SUPPORTED = (
-    DistanceStrategy.COSINE_SIMILARITY,
-    DistanceStrategy.COSINE,
-    DistanceStrategy.MAX_INNER_PRODUCT,
-    DistanceStrategy.EUCLIDEAN_DISTANCE,
-)
+SUPPORTED = VECTOR_STRATEGIES
 DEFAULT = DistanceStrategy.COSINE_SIMILARITY
-
-#: How the collection row names each strategy (the same names as FaissStore's manifest).
-STORED = {
-    DistanceStrategy.COSINE_SIMILARITY: "cosine",
-    DistanceStrategy.MAX_INNER_PRODUCT: "max_inner_product",
-    DistanceStrategy.EUCLIDEAN_DISTANCE: "euclidean_distance",
-    DistanceStrategy.COSINE: "cosine_distance",
-}
-FROM_STORED = {name: strategy for strategy, name in STORED.items()}
 
 
 @dataclass(frozen=True)
@@ -66,7 +59,7 @@ class Metric:
     @property
     def stored(self) -> str:
         """The strategy's name in the collection row."""
-        return STORED[self.strategy]
+        return STORED_NAMES[self.strategy]
 
     @property
     def higher_is_better(self) -> bool:
@@ -109,5 +102,5 @@ def metric(strategy: object) -> Metric:
 
 
 def stored_metric(name: str) -> Metric:
-    """The :class:`Metric` a collection row names (see ``STORED``)."""
-    return _METRICS[FROM_STORED[name]]
+    """The :class:`Metric` a collection row names (see :data:`~ragkit.stores.distance.STORED_NAMES`)."""
+    return _METRICS[FROM_STORED_NAME[name]]

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from ragkit._unicode import encodes_to_utf8
 from ragkit.stores.filters import MetadataFilter, compile_filter
 
 _EXACT_INT = 2**53
@@ -168,7 +169,7 @@ def _eq(key: str, value: Any) -> Where:
             return _false()  # NaN equals nothing; infinities are never stored
         return _x("coalesce(" + _NUM + " = {v}::numeric, false)", key, number)
     if isinstance(value, str):
-        if "\x00" in value or not _encodable(value):
+        if "\x00" in value or not encodes_to_utf8(value):
             return _false()  # such strings cannot be stored, so nothing equals them
         # containment can use the GIN index on metadata; for a string value it is exact equality
         from psycopg.types.json import Jsonb
@@ -206,15 +207,7 @@ def _op(key: str, op: str, value: Any) -> Where:
             number = found
         return _x("coalesce(" + _NUM + " " + symbol + " {v}::numeric, false)", key, number)
     if isinstance(value, str):
-        if not _encodable(value) or "\x00" in value:
+        if not encodes_to_utf8(value) or "\x00" in value:
             raise _NotCompilable
         return _x("coalesce(" + _STR + ' COLLATE "C" ' + symbol + " {v}::text, false)", key, value)
     raise _NotCompilable
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

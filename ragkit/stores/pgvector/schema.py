@@ -22,11 +22,12 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ragkit.errors import ConfigurationError, EmbeddingMismatchError, StoreError
-from ragkit.stores.pgvector.distance import FROM_STORED
+from ragkit.stores.distance import FROM_STORED_NAME
 from ragkit.stores.pgvector.guard import claim_schema
 
 FORMAT_VERSION = 1
@@ -103,6 +104,24 @@ def ident(*names: str) -> Any:
     return _Ident(*names)
 
 
+def creating(schema: str, statements: list[Any], lock: tuple[int, str]) -> Callable[[Any], None]:
+    """A function of a connection that creates ``schema`` and runs ``statements`` (``CREATE ...
+    IF NOT EXISTS``) in one transaction under the advisory lock ``lock`` (class, key): of two
+    processes creating them at once, the second waits, then finds them there. Run it with
+    :meth:`~ragkit.stores.pgvector.client.PGClient.run` (``retry=False``)."""
+    from psycopg import sql
+
+    todo = [sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(ident(schema)), *statements]
+
+    def create(conn: Any) -> None:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", lock)
+            for statement in todo:
+                conn.execute(statement, ())
+
+    return create
+
+
 def qualified(*names: str) -> str:
     """The quoted name as text, for use as a *value* (e.g. ``%s::regclass``)."""
     return ".".join('"' + n.replace('"', '""') + '"' for n in names)
@@ -172,10 +191,10 @@ def read_info(conn: Any, layout: Layout) -> CollectionInfo | None:
             f"collection {layout.schema_name!r} has format {row[1]}, this ragkit reads format "
             f"{FORMAT_VERSION}; upgrade ragkit or rebuild the collection"
         )
-    if row[4] not in FROM_STORED:
+    if row[4] not in FROM_STORED_NAME:
         raise StoreError(
             f"collection {layout.schema_name!r} names an unknown distance {row[4]!r} (one of "
-            f"{sorted(FROM_STORED)} expected); rebuild the collection"
+            f"{sorted(FROM_STORED_NAME)} expected); rebuild the collection"
         )
     return CollectionInfo(
         name=row[0],
@@ -319,7 +338,10 @@ def check_compatible(stored: CollectionInfo, requested: Requested) -> None:
     ):
         if name in explicit and wanted != have:
             if name == "distance_strategy":  # stored names -> DistanceStrategy names
-                wanted, have = FROM_STORED[distance].value, FROM_STORED[stored.distance].value
+                wanted, have = (
+                    FROM_STORED_NAME[distance].value,
+                    FROM_STORED_NAME[stored.distance].value,
+                )
             raise ConfigurationError(
                 f"{where} was created with {name}={have!r}, not {wanted!r}; omit {name} to use "
                 f"the stored setting, or use another collection_name"

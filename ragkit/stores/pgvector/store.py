@@ -90,6 +90,10 @@ class PGVectorStore(
     """
 
     returns_fresh_documents = True
+    _NO_MODEL = (
+        "this PGVectorStore has no embedding model; pass embeddings= when creating it, or use "
+        "the *_by_vector methods"
+    )
 
     def __init__(
         self,
@@ -270,14 +274,6 @@ class PGVectorStore(
 
     # -- properties -----------------------------------------------------------------------
     @property
-    def embeddings(self) -> Embeddings | None:
-        return self._embedding
-
-    @property
-    def dimension(self) -> int | None:
-        return self._dimension
-
-    @property
     def model_id(self) -> str | None:
         if self._info is not None and self._info.model_id:
             return self._info.model_id
@@ -297,14 +293,6 @@ class PGVectorStore(
             f"connection={self.client.dsn.display!r}, distance_strategy={self.metric.strategy.value!r}, "
             f"index_type={self._ann!r})"
         )
-
-    def _need_embedding(self) -> Embeddings:
-        if self._embedding is None:
-            raise ConfigurationError(
-                "this PGVectorStore has no embedding model; pass embeddings= when creating it, "
-                "or use the *_by_vector methods"
-            )
-        return self._embedding
 
     def _need_collection(self, action: str) -> None:
         if self._info is None:

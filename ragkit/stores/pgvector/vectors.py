@@ -16,64 +16,20 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from ragkit.errors import EmbeddingMismatchError, StoreInputError
+from ragkit.errors import StoreInputError
+from ragkit.stores.matrix import check_matrix as _check
 
 
 def check_matrix(
     vectors: Any, dimension: int | None, *, what: str = "embeddings", unit: bool = False
 ) -> np.ndarray:
-    """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix; ValueError naming what is wrong."""
-    try:
-        matrix = np.asarray(vectors, dtype=np.float32)
-    except (ValueError, TypeError) as err:
-        raise StoreInputError(f"{what} must be equal-length lists of numbers: {err}") from None
-    if matrix.ndim == 1 and matrix.size == 0:
-        matrix = matrix.reshape(0, dimension or 0)
-    if matrix.ndim != 2:
-        raise StoreInputError(
-            f"{what} must be a 2-D array (one row per vector), got shape {matrix.shape}"
-        )
-    if dimension is not None and matrix.shape[0] and matrix.shape[1] != dimension:
-        raise EmbeddingMismatchError(
-            f"{what} have dimension {matrix.shape[1]}, but the store holds vectors of dimension "
-            f"{dimension}; use the embedding model the store was built with"
-        )
-    if matrix.shape[0] == 0:
-        return matrix
-    if matrix.shape[1] == 0:
-        raise StoreInputError(f"{what} are empty (dimension 0)")
-    if matrix.shape[0] == 1:  # one query: plain floats are cheaper than array passes
-        with np.errstate(over="ignore", invalid="ignore"):
-            norm2 = float(matrix[0] @ matrix[0])
-        if math.isfinite(norm2):
-            matrix = np.ascontiguousarray(matrix)
-            if unit and norm2 > 0 and abs(norm2 - 1.0) >= 1e-5:
-                return matrix / np.float32(math.sqrt(norm2))
-            return matrix
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = np.einsum("ij,ij->i", matrix, matrix, dtype=np.float32)
-    if not np.isfinite(sq).all():
-        rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
-        if rows.size:
-            raise StoreInputError(
-                f"{what} contain NaN or infinite values at rows {rows[:10].tolist()}"
-                f"{' ...' if rows.size > 10 else ''}; the embedding model produced invalid output"
-            )
-        bad = np.flatnonzero(~np.isfinite(sq))
-        raise StoreInputError(
-            f"{what} at rows {bad[:10].tolist()} are too large (their norm overflows float32)"
-        )
-    matrix = np.ascontiguousarray(matrix)
-    if unit and float(np.abs(sq - 1.0).max()) >= 1e-5:
-        scale = np.zeros_like(sq)
-        np.divide(1.0, np.sqrt(sq), out=scale, where=sq > 0)
-        matrix = matrix * scale[:, None]
-    return matrix
+    """``vectors`` as a C-contiguous float32 ``(n, d)`` matrix; StoreInputError naming what is
+    wrong (:func:`ragkit.stores.matrix.check_matrix`)."""
+    return _check(vectors, dimension, what=what, unit=unit)
 
 
 def binary_rows(matrix: np.ndarray, vector_type: str) -> list[memoryview]:
