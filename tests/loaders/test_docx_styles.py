@@ -18,7 +18,7 @@ from docx.enum.style import WD_STYLE_TYPE
 from docx.parts.document import DocumentPart
 
 from ragkit.loaders import DocxLoader
-from ragkit.loaders.docx_loader import _StyleTable
+from ragkit.loaders.docx_loader import _body_blocks, _StyleTable
 
 
 def reference_level(paragraph: Any) -> int:
@@ -86,3 +86,18 @@ def test_output_and_one_lookup_per_style(tmp_path: Path, monkeypatch: pytest.Mon
     assert "## Custom sub 0\n\n- check cables 0\n   - nested 0\n1. first step 0\n\n" in text
     assert text.endswith("Unknown style 39")
     assert text.count("## Custom head") == 40
+
+
+def test_body_blocks_are_python_docx_inner_content(tmp_path: Path) -> None:
+    path = styled_document(tmp_path / "blocks.docx")
+    d = docx.Document(str(path))
+    table = d.add_table(rows=2, cols=2)
+    table.cell(0, 0).text = "part"
+    d.add_paragraph("after the table")
+    d.save(str(path))
+    d = docx.Document(str(path))
+    ours = list(_body_blocks(d))
+    theirs = list(d.iter_inner_content())
+    assert [type(b).__name__ for b in ours] == [type(b).__name__ for b in theirs]
+    assert [b._element for b in ours] == [b._element for b in theirs]
+    assert type(ours[-2]).__name__ == "Table" and ours[-1].text == "after the table"
