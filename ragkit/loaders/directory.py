@@ -235,7 +235,7 @@ class DirectoryLoader(BaseLoader):
         if ext == ".gz":
             return False
         entry = loader_entry(ext) if ext else None
-        return entry is None or (entry.text_fallback and bool(entry.missing()))
+        return entry is None or entry.plain_text or (entry.text_fallback and bool(entry.missing()))
 
     def _read_plain(self, path: str) -> list[Document] | BaseLoader:
         """A text file's Document, or the loader its first bytes call for (one read either way)."""
@@ -311,7 +311,7 @@ class DirectoryLoader(BaseLoader):
         if isinstance(result, BaseException):
             self._fail(name, f"{type(result).__name__}: {result}", result)
             return []
-        if len(self.errors) == before and not any(d.page_content.strip() for d in result):
+        if len(self.errors) == before and not any(_has_text(d.page_content) for d in result):
             # returned as loaded (LangChain's DirectoryLoader does too), and said
             self._fail(name, _NO_TEXT if result else _NOTHING)
         return result
@@ -323,6 +323,11 @@ class DirectoryLoader(BaseLoader):
         # use_multithreading is accepted but loads in this thread: see the class docstring
         for path in paths:
             yield from self.load_file(path)
+
+
+def _has_text(text: str) -> bool:
+    """``bool(text.strip())`` without copying the text (stops at the first non-space)."""
+    return bool(text) and not text.isspace()
 
 
 _NO_TEXT = "no text found in it (an empty file, or pages and pictures without text)"
@@ -342,8 +347,17 @@ class _Redirect(Exception):
 
 def known_extensions() -> frozenset[str]:
     """Every extension some loader reads as what it names: the registry's, the text and code
-    types, ``.gz`` and the types sniffing recognises."""
-    return frozenset(registered_extensions()) | TEXT_EXTENSIONS | _FAMILY_EXTS | {".gz"}
+    types, ``.gz`` and the types sniffing recognises (made again when the registry changes)."""
+    version = registry.table_version()
+    cached = _KNOWN.get(version)
+    if cached is None:
+        cached = frozenset(registered_extensions()) | TEXT_EXTENSIONS | _FAMILY_EXTS | {".gz"}
+        _KNOWN.clear()
+        _KNOWN[version] = cached
+    return cached
+
+
+_KNOWN: dict[tuple[int, int, int], frozenset[str]] = {}
 
 
 # The registered types when this module was imported (kept for older imports; the registry

@@ -91,3 +91,37 @@ def test_load_file_equals_the_walk_on_one_file_of_each_format_of_the_mixed_folde
     for name in first.values():
         walked, loaded = both_ways(folder, folder / name, silent_errors=True)
         assert loaded == walked, name
+
+
+def test_markdown_read_in_one_pass_equals_markdown_loader(tmp_path: Path) -> None:
+    from ragkit.loaders import MarkdownLoader, registry
+
+    files = {
+        "crlf.md": b"# Brakes\r\n\r\nPads wear.\r\n",
+        "utf16.md": "# Sattel\n\nH\u00f6he 74 cm\n".encode("utf-16"),
+        "legacy.markdown": "# Caf\u00e9\n\ncr\u00e8me".encode("cp1252"),
+        "blank.md": b"  \n\t\n",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    loader = DirectoryLoader(tmp_path, silent_errors=True)
+    for name in files:
+        ours = [(d.page_content, d.metadata) for d in loader.load_file(tmp_path / name)]
+        theirs = [(d.page_content, d.metadata) for d in MarkdownLoader(tmp_path / name).load()]
+        assert ours == theirs, name
+    assert [e.path.rsplit("/", 1)[-1] for e in loader.errors] == ["blank.md"]
+    assert registry.loader_entry(".md").plain_text  # type: ignore[union-attr]
+
+    class Shout(TextLoader):
+        def lazy_load(self):  # type: ignore[no-untyped-def]
+            for doc in super().lazy_load():
+                doc.page_content = doc.page_content.upper()
+                yield doc
+
+    saved = registry.loader_entry(".md")
+    registry.register_loader(".md", lambda p, max_file_size=None: Shout(p), name="shout")
+    try:  # a loader registered for .md is used, not the one-pass text read
+        [doc] = DirectoryLoader(tmp_path).load_file(tmp_path / "crlf.md")
+        assert doc.page_content.startswith("# BRAKES")
+    finally:
+        registry._TABLE[".md"] = saved  # type: ignore[assignment]
