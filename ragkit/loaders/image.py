@@ -134,7 +134,7 @@ class ImageLoader(FileLoader):
         name = os.fspath(self.file_path)
         check_regular(name, self.max_file_size)
         if self.ocr == "never" or ocr_switched_off():
-            why = "ocr='never' (pass ocr='auto' to read it)" if self.ocr == "never" else OCR_OFF
+            why = "OCR is off (ocr='never')" if self.ocr == "never" else OCR_OFF
             raise LoaderError(f"{name} is an image: its text is read by OCR, and {why}", name)
         if not ocr_available():
             raise LoaderError(
