@@ -9,10 +9,12 @@ For each tool and format: files read with readable text (the coverage test's rul
 tests/loaders/mixed_folder.py), throughput in files/s and MB/s (time spent reading the
 files, one after another, imports and start-up excluded), and over the whole folder the
 peak memory: each tool runs in a fresh subprocess and the peak RSS of that process
-(``ru_maxrss``, imports included) is reported. OCR is off in the main table: the
-``image`` format is left out of it (``--ocr-formats``); a separate line gives ragkit's OCR
-pages/s over those files when ragkit has OCR (``rapidocr`` importable and ragkit loading
-images), else "not available".
+(``ru_maxrss``, imports included) is reported. OCR is off in the main table: every worker
+runs with ``RAGKIT_OCR=never`` (so ragkit reads no image, attachment or archive member and
+no PDF page without a text layer by OCR, and says so per file), and the ``image`` format is
+left out of it (``--ocr-formats``); a separate line gives ragkit's OCR pages/s over those
+files, in a worker of its own with OCR on, when ragkit has OCR (``rapidocr`` importable and
+ragkit loading images), else "not available".
 
 LangChain's loaders, per format, where they install without PyTorch: PyPDFLoader (pdf),
 Docx2txtLoader (docx), OutlookMessageLoader (msg), BSHTMLLoader (html), CSVLoader (csv),
@@ -131,7 +133,11 @@ def worker(tool: str, folder: Path, files: list[tuple[str, str]]) -> dict[str, A
 
 
 # -- the parent: one subprocess per tool, then the table ---------------------------------
-def run_tool(tool: str, folder: Path, files: list[tuple[str, str]]) -> dict[str, Any]:
+def run_tool(
+    tool: str, folder: Path, files: list[tuple[str, str]], ocr: bool = False
+) -> dict[str, Any]:
+    """``worker(tool, ...)`` in a fresh subprocess; OCR off (``RAGKIT_OCR=never``) unless ``ocr``."""
+    env = {**os.environ, "RAGKIT_OCR": "auto" if ocr else "never"}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"folder": str(folder), "files": files}, f)
     try:
@@ -140,6 +146,7 @@ def run_tool(tool: str, folder: Path, files: list[tuple[str, str]]) -> dict[str,
             capture_output=True,
             text=True,
             cwd=ROOT,
+            env=env,
         )
     finally:
         os.unlink(f.name)
@@ -201,7 +208,7 @@ def ocr_line(folder: Path, files: list[tuple[str, str]]) -> str:
         return "OCR pages/s (ragkit): no image files selected"
     if importlib.util.find_spec("rapidocr") is None:
         return "OCR pages/s (ragkit): not available (rapidocr is not installed)"
-    run = run_tool("ragkit", folder, files)
+    run = run_tool("ragkit", folder, files, ocr=True)
     read = [r for r in run["files"] if r["text"]]
     if not read:
         return "OCR pages/s (ragkit): not available (ragkit read no text from the images)"

@@ -8,7 +8,8 @@ index's ``defaults``, else the built-in default (:meth:`IndexFlags.write_options
 :func:`reading_options` adds the options of how documents are read
 (:class:`~ragkit.loaders.ReadOptions`): ``--password-file`` (the password of encrypted PDF and
 Office files; else the ``RAGKIT_DOCUMENT_PASSWORD`` environment variable; never an argument,
-never shown), ``--max-ocr-pages``, ``--ocr-time-limit`` and ``--max-image-pixels``.
+never shown), ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels`` and ``--ocr
+never`` (also ``RAGKIT_OCR=never``: no OCR at all, each image and scanned page listed instead).
 
 Example:
     >>> flags = IndexFlags(workers=4)
@@ -34,7 +35,14 @@ if TYPE_CHECKING:
 
 
 def reading_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Adds ``--password-file``, ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels``."""
+    """Adds ``--password-file``, ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels``
+    and ``--ocr``."""
+    fn = click.option(
+        "--ocr",
+        type=click.Choice(["auto", "never"], case_sensitive=False),
+        envvar="RAGKIT_OCR",
+        help="never: no OCR (images and PDF pages without text are listed, not read) [auto].",
+    )(fn)
     fn = click.option(
         "--max-image-pixels",
         type=click.IntRange(min=1),
@@ -93,6 +101,7 @@ class IndexFlags:
     max_ocr_pages: int | None = None
     ocr_time_limit: float | None = None
     max_image_pixels: int | None = None
+    ocr: str | None = None
 
     def reading(self) -> ReadOptions | None:
         """The password (read from ``--password-file``, else ``RAGKIT_DOCUMENT_PASSWORD``) and
@@ -108,9 +117,10 @@ class IndexFlags:
         else:
             password = os.environ.get(PASSWORD_VARIABLE) or None
         bounds = (self.max_ocr_pages, self.ocr_time_limit, self.max_image_pixels)
-        if password is None and bounds == (None, None, None):
+        never = (self.ocr or "").lower() == "never"
+        if password is None and bounds == (None, None, None) and not never:
             return None
-        return ReadOptions(password, *bounds)
+        return ReadOptions(password, *bounds, ocr="never" if never else None)
 
     def engine_choice(self) -> Any:
         """``"local"``, or a :class:`~ragkit.indexing.RayEngine` made from the Ray flags."""

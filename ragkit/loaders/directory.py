@@ -235,7 +235,7 @@ class DirectoryLoader(BaseLoader):
         if ext == ".gz":
             return False
         entry = loader_entry(ext) if ext else None
-        return entry is None or (entry.text_fallback and bool(entry.missing()))
+        return entry is None or entry.plain_text or (entry.text_fallback and bool(entry.missing()))
 
     def _read_plain(self, path: str) -> list[Document] | BaseLoader:
         """A text file's Document, or the loader its first bytes call for (one read either way)."""
@@ -284,21 +284,50 @@ class DirectoryLoader(BaseLoader):
         except Exception as e:  # one bad file never stops the folder
             return e
 
+    def load_file(self, path: str | os.PathLike[str]) -> list[Document]:
+        """The Documents of one file, loaded exactly as :meth:`lazy_load` loads each file it finds.
+
+        The loader is chosen the same way (``loader_cls``, else the registry, with content
+        sniffing), and a failure is recorded on ``errors`` (and logged unless
+        ``silent_errors``), never raised: a file that cannot be loaded gives ``[]``, one that
+        loads without any text gives its empty Documents and a recorded reason. No folder is
+        walked: ``glob``, ``exclude``, hidden-file and symlink rules are not applied to
+        ``path`` (the caller chose it), and ``path`` need not be under ``self.path``.
+        ``source`` is ``path`` as given.
+
+        Example:
+            >>> import tempfile, os
+            >>> root = tempfile.mkdtemp()
+            >>> _ = open(os.path.join(root, "a.md"), "w").write("# Title")
+            >>> loader = DirectoryLoader(root)
+            >>> [d.page_content for d in loader.load_file(os.path.join(root, "a.md"))]
+            ['# Title']
+            >>> loader.load_file(os.path.join(root, "missing.txt")), len(loader.errors)
+            ([], 1)
+        """
+        name = os.fspath(path)
+        before = len(self.errors)
+        result = self._load_file(name)
+        if isinstance(result, BaseException):
+            self._fail(name, f"{type(result).__name__}: {result}", result)
+            return []
+        if len(self.errors) == before and not any(_has_text(d.page_content) for d in result):
+            # returned as loaded (LangChain's DirectoryLoader does too), and said
+            self._fail(name, _NO_TEXT if result else _NOTHING)
+        return result
+
     def lazy_load(self) -> Iterator[Document]:
         paths = self.iter_paths()
         if self.show_progress:
             paths = _with_progress(paths)
         # use_multithreading is accepted but loads in this thread: see the class docstring
         for path in paths:
-            before = len(self.errors)
-            result = self._load_file(path)
-            if isinstance(result, BaseException):
-                self._fail(path, f"{type(result).__name__}: {result}", result)
-                continue
-            if len(self.errors) == before and not any(d.page_content.strip() for d in result):
-                # returned as loaded (LangChain's DirectoryLoader does too), and said
-                self._fail(path, _NO_TEXT if result else _NOTHING)
-            yield from result
+            yield from self.load_file(path)
+
+
+def _has_text(text: str) -> bool:
+    """``bool(text.strip())`` without copying the text (stops at the first non-space)."""
+    return bool(text) and not text.isspace()
 
 
 _NO_TEXT = "no text found in it (an empty file, or pages and pictures without text)"
@@ -318,8 +347,17 @@ class _Redirect(Exception):
 
 def known_extensions() -> frozenset[str]:
     """Every extension some loader reads as what it names: the registry's, the text and code
-    types, ``.gz`` and the types sniffing recognises."""
-    return frozenset(registered_extensions()) | TEXT_EXTENSIONS | _FAMILY_EXTS | {".gz"}
+    types, ``.gz`` and the types sniffing recognises (made again when the registry changes)."""
+    version = registry.table_version()
+    cached = _KNOWN.get(version)
+    if cached is None:
+        cached = frozenset(registered_extensions()) | TEXT_EXTENSIONS | _FAMILY_EXTS | {".gz"}
+        _KNOWN.clear()
+        _KNOWN[version] = cached
+    return cached
+
+
+_KNOWN: dict[tuple[int, int, int], frozenset[str]] = {}
 
 
 # The registered types when this module was imported (kept for older imports; the registry

@@ -91,18 +91,19 @@ class DocxLoader(FileLoader):
         from docx.table import Table
 
         builder = SectionBuilder()
-        numbering = _Numbering(doc)
+        styles = _StyleTable(doc)
+        numbering = _Numbering(doc, styles)
         if self.include_headers_footers:
             for text in _header_footer_texts(doc, "header"):
                 builder.add(text)
-        for block in doc.iter_inner_content():
+        for block in _body_blocks(doc):
             if isinstance(block, Table):
                 builder.add(markdown_table(_table_rows(block)))
                 continue
             text = block.text.strip()
             if not text:
                 continue
-            level = _heading_level(block)
+            level = styles.heading_level(block)
             if level:
                 builder.add_heading(text, level)
                 continue
@@ -165,8 +166,55 @@ def _open_word(path: str) -> Any:
     return part.document
 
 
-def _heading_level(paragraph: Any) -> int:
-    style = paragraph.style
+def _body_blocks(doc: Any) -> Iterator[Any]:
+    """``doc.iter_inner_content()``: the body's paragraphs and tables in order, found by one
+    pass over the body's children (python-docx's XPath union takes seconds on a long body)."""
+    from docx.oxml.table import CT_Tbl
+    from docx.oxml.text.paragraph import CT_P
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    body = doc._body
+    for element in body._element.iterchildren():
+        if isinstance(element, CT_P):
+            yield Paragraph(element, body)
+        elif isinstance(element, CT_Tbl):
+            yield Table(element, body)
+
+
+class _StyleTable:
+    """Each paragraph style's heading level and lower-case name, looked up once per document.
+
+    python-docx finds a paragraph's style anew at each ``paragraph.style`` (the styles part
+    through the relationships, then a scan of every style for the default one): thousands of
+    paragraphs cost seconds. Here each style id is resolved once, with the same rule.
+    """
+
+    def __init__(self, doc: Any) -> None:
+        self._part = doc.part
+        self._table: dict[str | None, tuple[int, str]] = {}
+
+    def _entry(self, paragraph: Any) -> tuple[int, str]:
+        style_id = paragraph._p.style  # None: the document's default paragraph style
+        entry = self._table.get(style_id)
+        if entry is None:
+            from docx.enum.style import WD_STYLE_TYPE
+
+            style = self._part.get_style(style_id, WD_STYLE_TYPE.PARAGRAPH)
+            name = (style.name or "").lower() if style is not None else ""
+            entry = self._table[style_id] = (_heading_level(style), name)
+        return entry
+
+    def heading_level(self, paragraph: Any) -> int:
+        """The paragraph's heading level (1-9; ``Title`` is 1), 0 when it is not a heading."""
+        return self._entry(paragraph)[0]
+
+    def name(self, paragraph: Any) -> str:
+        """The lower-case name of the paragraph's style (``"list bullet 2"``)."""
+        return self._entry(paragraph)[1]
+
+
+def _heading_level(style: Any) -> int:
     for _ in range(10):  # a custom style based on "Heading 2" is a level-2 heading
         if style is None:
             return 0
@@ -183,7 +231,8 @@ def _heading_level(paragraph: Any) -> int:
 class _Numbering:
     """Tells a list paragraph's marker (``- `` or ``1. ``, indented by level) from numbering.xml."""
 
-    def __init__(self, doc: Any) -> None:
+    def __init__(self, doc: Any, styles: _StyleTable) -> None:
+        self.styles = styles
         self.formats: dict[tuple[str, str], str] = {}
         try:
             root = doc.part.numbering_part.element
@@ -208,8 +257,7 @@ class _Numbering:
         ppr = paragraph._p.pPr
         num_pr = ppr.numPr if ppr is not None else None
         if num_pr is None or num_pr.numId is None:
-            name = (paragraph.style.name or "").lower() if paragraph.style is not None else ""
-            m = _LIST_STYLE.match(name)
+            m = _LIST_STYLE.match(self.styles.name(paragraph))
             if not m:
                 return ""
             indent = "   " * (int(m.group(2)) - 1 if m.group(2) else 0)

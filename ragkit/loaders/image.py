@@ -19,6 +19,10 @@ own limit, 89,478,485, e.g. 9,459 x 9,459) is refused with a
 :class:`~ragkit.errors.LoaderError` before it is decoded, so a 20,000 x 20,000
 image costs nothing; Pillow's decompression-bomb warning never passes silently.
 
+OCR off (``ocr="never"``, or ``RAGKIT_OCR=never`` in the environment for the whole
+process): the image is not opened and loading raises a :class:`~ragkit.errors.LoaderError`
+that says so (:class:`~ragkit.loaders.DirectoryLoader` records it as the file's reason).
+
 ``UnstructuredImageLoader`` is the same loader under LangChain's name and
 defaults (``mode="single"``: one Document per file; ``"paged"``; ``"elements"``:
 one Document per line of text, with its ``box`` and ``confidence``).
@@ -47,13 +51,15 @@ from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import check_regular
 from ragkit.loaders._image_text import fields_text, image_fields
-from ragkit.loaders._modes import check_at_least, check_mode
+from ragkit.loaders._modes import check_at_least, check_choice, check_mode
 from ragkit.loaders.ocr import (
     INSTALL_HINT,
+    OCR_OFF,
     OcrEngine,
     join_lines,
     mean_confidence,
     ocr_available,
+    ocr_switched_off,
     shared_engine,
 )
 
@@ -76,10 +82,13 @@ class ImageLoader(FileLoader):
         pages_delimiter: str = "\n\f",
         ocr_engine: OcrEngine | None = None,
         ocr_threads: int | None = None,
+        ocr: Literal["auto", "never"] = "auto",
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         super().__init__(file_path, max_file_size=max_file_size)
         check_mode("ImageLoader", mode, ("page", "single", "elements"))
+        check_choice("ImageLoader ocr", ocr, ("auto", "never"))
+        self.ocr = ocr
         check_at_least("max_pixels", max_pixels, 1)
         check_at_least("max_pages", max_pages, 1)
         self.mode = mode
@@ -124,6 +133,9 @@ class ImageLoader(FileLoader):
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         check_regular(name, self.max_file_size)
+        if self.ocr == "never" or ocr_switched_off():
+            why = "OCR is off (ocr='never')" if self.ocr == "never" else OCR_OFF
+            raise LoaderError(f"{name} is an image: its text is read by OCR, and {why}", name)
         if not ocr_available():
             raise LoaderError(
                 f"{name} is an image: reading its text needs OCR: {INSTALL_HINT}", name
@@ -216,7 +228,7 @@ class UnstructuredImageLoader(ImageLoader):
             raise ConfigurationError(
                 f"UnstructuredImageLoader mode must be 'single', 'paged' or 'elements', got {mode!r}"
             )
-        allowed = {"max_pixels", "max_pages", "pages_delimiter", "ocr_engine", "ocr_threads"}
+        allowed = {"max_pixels", "max_pages", "pages_delimiter", "ocr_engine", "ocr_threads", "ocr"}
         unknown = sorted(set(kwargs) - allowed - {"max_file_size"})
         if unknown:
             raise ConfigurationError(

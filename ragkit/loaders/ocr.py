@@ -17,6 +17,13 @@ on one engine run one at a time (a lock), each using ``intra_op_num_threads``
 onnxruntime threads (``None``: onnxruntime's default, one per core). For more
 throughput, use processes, one engine each, with ``intra_op_num_threads=1``.
 
+**Switching OCR off for a whole process.** ``RAGKIT_OCR=never`` (:data:`OCR_VARIABLE`) turns OCR off
+everywhere, whatever a loader was given: images
+(:class:`~ragkit.loaders.ImageLoader`, archive members, e-mail attachments) and PDF pages
+without a text layer are then not read, each with a reason on ``loader.errors`` that says
+OCR is off, and no model is loaded. ``auto`` or unset: OCR where a loader would use it.
+:func:`ocr_switched_off` reads the variable at each call.
+
 Example:
     >>> engine = OcrEngine(intra_op_num_threads=1)
     >>> engine.intra_op_num_threads, engine.loaded
@@ -98,6 +105,38 @@ def mean_confidence(lines: list[OcrLine]) -> float | None:
     if not lines:
         return None
     return round(sum(x.confidence for x in lines) / len(lines), 4)
+
+
+OCR_VARIABLE = "RAGKIT_OCR"
+"""The environment variable that switches OCR off for the whole process (``never``)."""
+
+OCR_OFF = f"OCR is off ({OCR_VARIABLE}=never; unset it to read it by OCR)"
+"""The reason given for an image or a page not read because OCR is switched off."""
+
+_ON = frozenset({"", "auto"})
+
+
+def ocr_switched_off() -> bool:
+    """Whether ``RAGKIT_OCR`` switches OCR off in this process (``never``, in any case).
+
+    Raises:
+        ConfigurationError: the variable holds another value (``auto`` and unset leave OCR on).
+
+    Example:
+        >>> import os
+        >>> os.environ["RAGKIT_OCR"] = "never"; ocr_switched_off()
+        True
+        >>> del os.environ["RAGKIT_OCR"]; ocr_switched_off()
+        False
+    """
+    value = os.environ.get(OCR_VARIABLE, "").strip().lower()
+    if value == "never":
+        return True
+    if value in _ON:
+        return False
+    raise ConfigurationError(
+        f"{OCR_VARIABLE}={os.environ[OCR_VARIABLE]!r}: expected 'never' (OCR off) or 'auto'"
+    )
 
 
 def ocr_available() -> bool:

@@ -6,8 +6,9 @@ page by OCR, ``"never"`` none): the page is rendered with pypdfium2 at
 ``ocr_dpi`` and read by :class:`~ragkit.loaders.ocr.OcrEngine`, and its Document
 gets ``ocr: True`` and ``ocr_confidence``. OCR costs about 1-4 s a page, so it is
 bounded per file: ``max_ocr_pages`` pages (100) and ``ocr_time_limit`` seconds
-(600); the pages left unread are listed on ``loader.errors``. Without the extra
-(or with ``ocr="never"``), each page with images and no text is recorded on
+(600); the pages left unread are listed on ``loader.errors``. ``RAGKIT_OCR=never`` in the
+environment turns OCR off whatever ``ocr`` says (see :mod:`ragkit.loaders.ocr`). Without
+the extra (or with OCR off), each page with images and no text is recorded on
 ``loader.errors`` with how to read it, and the rest loads. An encrypted PDF needs ``password`` (one encrypted with an
 empty password opens without); a wrong or missing password raises
 :class:`~ragkit.errors.EncryptedFileError`. A page whose text cannot be
@@ -41,7 +42,14 @@ from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import check_regular
 from ragkit.loaders._modes import check_choice, check_mode
 from ragkit.loaders._pdf_ocr import OcrBounds, PdfOcr
-from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, ocr_available, shared_engine
+from ragkit.loaders.ocr import (
+    INSTALL_HINT,
+    OCR_OFF,
+    OcrEngine,
+    ocr_available,
+    ocr_switched_off,
+    shared_engine,
+)
 
 
 class PDFLoader(FileLoader):
@@ -111,7 +119,9 @@ class PDFLoader(FileLoader):
         """Each page's text and its own metadata (``ocr``, ``ocr_confidence`` when OCR read it)."""
         total = len(reader.pages)
         ocr: PdfOcr | None = None
-        can_ocr = self.ocr != "never" and ocr_available()
+        switched_off = ocr_switched_off()
+        can_ocr = self.ocr != "never" and not switched_off and ocr_available()
+        no_ocr = f"not read: {OCR_OFF}" if switched_off and self.ocr != "never" else self._no_ocr
         try:
             for i in range(total):
                 always = self.ocr == "always" and can_ocr
@@ -134,7 +144,7 @@ class PDFLoader(FileLoader):
                             if confidence is not None:
                                 meta["ocr_confidence"] = confidence
                     elif _has_images(reader, i):
-                        self._record(name, f"page {i} has no text layer (a scan?); {self._no_ocr}")
+                        self._record(name, f"page {i} has no text layer (a scan?); {no_ocr}")
                 yield text, meta
         finally:
             if ocr is not None:

@@ -33,7 +33,15 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, EncryptedFileError, LoaderError
 from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._files import check_regular
-from ragkit.loaders.ocr import INSTALL_HINT, OcrEngine, join_lines, ocr_available, shared_engine
+from ragkit.loaders.ocr import (
+    INSTALL_HINT,
+    OCR_OFF,
+    OcrEngine,
+    join_lines,
+    ocr_available,
+    ocr_switched_off,
+    shared_engine,
+)
 
 
 def _cell(value: Any) -> str:
@@ -186,6 +194,9 @@ class PDFPlumberLoader(FileLoader):
 
     def _images_text(self, page: Any, name: str, index: int) -> str:
         if not page.images:
+            return ""
+        if ocr_switched_off():
+            self._record(name, f"page {index}: images not read: {OCR_OFF}")
             return ""
         if not ocr_available():
             self._record(

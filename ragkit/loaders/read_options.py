@@ -12,6 +12,10 @@ chose and returns it with these options:
   read by OCR, and for how many seconds per file (the pages beyond are listed in the
   report); ``max_ocr_pages`` also bounds the pages of a multi-page TIFF.
 - ``max_pixels``: an image over this many pixels is refused before it is decoded.
+- ``ocr``: ``"never"`` reads no image and no PDF page by OCR (each is listed with the reason
+  instead); ``"auto"`` or ``None`` leaves it to the loaders. ``RAGKIT_OCR=never`` in the
+  environment (:data:`~ragkit.loaders.ocr.OCR_VARIABLE`) does the same for every loader of
+  the process, archive members and e-mail attachments included, whatever is set here.
 
 ``None`` leaves a loader's own default (100 pages, 600 s, Pillow's 89,478,485 pixels).
 Archive members and e-mail attachments are read with the defaults.
@@ -19,7 +23,7 @@ Archive members and e-mail attachments are read with the defaults.
 Example:
     >>> options = ReadOptions(password="s3cret", max_ocr_pages=5)
     >>> options
-    ReadOptions(password=***, max_ocr_pages=5, ocr_time_limit=None, max_pixels=None)
+    ReadOptions(password=***, max_ocr_pages=5, ocr_time_limit=None, max_pixels=None, ocr=None)
     >>> from ragkit.loaders.pdf import PDFLoader
     >>> loader = options.apply(PDFLoader("scan.pdf"))
     >>> loader.ocr_bounds.max_pages, loader.password == "s3cret"
@@ -31,9 +35,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from ragkit.errors import ConfigurationError
-from ragkit.loaders._modes import check_at_least
+from ragkit.loaders._modes import check_at_least, check_choice
 from ragkit.loaders.base import BaseLoader
 
 PASSWORD_VARIABLE = "RAGKIT_DOCUMENT_PASSWORD"
@@ -61,8 +66,11 @@ class ReadOptions:
     max_ocr_pages: int | None = None
     ocr_time_limit: float | None = None
     max_pixels: int | None = None
+    ocr: Literal["auto", "never"] | None = None
 
     def __post_init__(self) -> None:
+        if self.ocr is not None:
+            check_choice("ReadOptions ocr", self.ocr, ("auto", "never"))
         check_at_least("max_ocr_pages", self.max_ocr_pages, 1)
         check_at_least("max_pixels", self.max_pixels, 1)
         if self.ocr_time_limit is not None and not self.ocr_time_limit > 0:
@@ -72,7 +80,8 @@ class ReadOptions:
         shown = "***" if self.password is not None else "None"
         return (
             f"ReadOptions(password={shown}, max_ocr_pages={self.max_ocr_pages}, "
-            f"ocr_time_limit={self.ocr_time_limit}, max_pixels={self.max_pixels})"
+            f"ocr_time_limit={self.ocr_time_limit}, max_pixels={self.max_pixels}, "
+            f"ocr={self.ocr!r})"
         )
 
     def apply(self, loader: BaseLoader) -> BaseLoader:
@@ -89,9 +98,13 @@ class ReadOptions:
                 max_pages=self.max_ocr_pages or bounds.max_pages,
                 time_limit=self.ocr_time_limit or bounds.time_limit,
             )
+            if self.ocr == "never":
+                loader.ocr = "never"
         elif isinstance(loader, ImageLoader):
             loader.max_pixels = self.max_pixels or loader.max_pixels
             loader.max_pages = self.max_ocr_pages or loader.max_pages
+            if self.ocr == "never":
+                loader.ocr = "never"
         elif self.password is not None:
             return self._office(loader)
         return loader

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
@@ -54,13 +55,36 @@ class LoaderEntry:
     modules: tuple[str, ...] = ()
     text_fallback: bool = False
     """Read the file as plain text when the extra is missing (``.xml`` was text before)."""
+    plain_text: bool = False
+    """The loader gives the decoded text as one Document with only ``source`` in metadata
+    (Markdown): ``DirectoryLoader`` then reads such a file as text, in one read."""
 
     def missing(self) -> list[str]:
-        """The modules of ``extra`` that are not installed."""
-        return [m for m in self.modules if importlib.util.find_spec(m) is None]
+        """The modules of ``extra`` that are not installed (found once per process: see
+        :func:`module_installed`)."""
+        return [m for m in self.modules if not module_installed(m)]
+
+
+_FOUND: dict[str, bool] = {}
+
+
+def module_installed(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it.
+
+    Python's mark for a module that must not import (``sys.modules[name] = None``) is
+    honoured at each call; otherwise the answer of ``importlib.util.find_spec`` is kept for
+    the process, so loading many files does not search ``sys.path`` for each one.
+    """
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    found = _FOUND.get(module)
+    if found is None:
+        found = _FOUND[module] = importlib.util.find_spec(module) is not None
+    return found
 
 
 _TABLE: dict[str, LoaderEntry] = {}
+_CHANGES = [0]  # bumped by register_loader: see table_version()
 _TAR_COMPRESSIONS = (".gz", ".bz2", ".xz")
 
 
@@ -112,6 +136,12 @@ def register_loader(
     entry = LoaderEntry(factory, name, extra, tuple(modules), text_fallback)
     for e in exts:
         _TABLE[e] = entry
+    _CHANGES[0] += 1
+
+
+def table_version() -> tuple[int, int, int]:
+    """Changes whenever the registered extensions may have changed (for caches of them)."""
+    return (id(_TABLE), len(_TABLE), _CHANGES[0])
 
 
 def registered_extensions() -> list[str]:
@@ -238,6 +268,8 @@ def _register_builtin(
 def _builtin() -> None:
     for extensions, where, name in _CORE:
         _register_builtin(extensions, where, name, None, ())
+    for ext in (".md", ".markdown"):  # MarkdownLoader's default mode: the text as it is
+        _TABLE[ext] = replace(_TABLE[ext], plain_text=True)
     for extensions, where, name, modules in _DOCUMENTS:
         _register_builtin(extensions, where, name, "documents", modules)
     _register_builtin(_IMAGES, "image:ImageLoader", "image (OCR)", "ocr", ("PIL", "rapidocr"))

@@ -1,9 +1,10 @@
 """The real mixed folder (datasets/mixed-docs) and how ragkit does on each of its files.
 
 Used by tests/loaders/test_mixed_folder.py and benchmarks/documents.py. ragkit is driven
-only through its public entry point, :class:`ragkit.loaders.DirectoryLoader` (one call per
-file, so every Document and every recorded failure belongs to that file): whichever loader
-the registry picks for a type is what gets measured.
+only through its public entry point, :class:`ragkit.loaders.DirectoryLoader`, one file at a
+time with :meth:`~ragkit.loaders.DirectoryLoader.load_file` (the same loading as a folder
+walk, without walking the folder for each file; every Document and every recorded failure
+belongs to that file): whichever loader the registry picks for a type is what gets measured.
 
 Example:
     >>> outcome = Outcome("a.pdf", "pdf", text="", reasons=["a.pdf is encrypted: pass password="])
@@ -108,13 +109,13 @@ class Outcome:
 
 
 def load_with_ragkit(folder: Path, name: str, fmt: str) -> Outcome:
-    """Load one file of ``folder`` the way ``DirectoryLoader`` loads a folder."""
+    """Load one file of ``folder`` the way ``DirectoryLoader`` loads a folder (``load_file``)."""
     from ragkit.loaders import DirectoryLoader
 
     outcome = Outcome(name, fmt)
-    loader = DirectoryLoader(folder, glob=glob_escape(name), silent_errors=True)
+    loader = DirectoryLoader(folder, silent_errors=True)
     try:
-        docs = loader.load()
+        docs = loader.load_file(Path(folder) / name)
     except Exception as e:  # the folder loader itself must never raise for one file
         outcome.crash = f"{type(e).__name__}: {e}"
         return outcome
