@@ -6,11 +6,13 @@ In order, for each HTTP request:
    assets, ``/healthz``, the API docs) needs ``Authorization: Bearer KEY`` or
    ``X-API-Key: KEY``; anything else is 401. Keys are compared in constant time and
    never logged.
-2. Load: at most ``max_concurrency`` requests at once per worker; one more is answered
+2. Body: a request that declares a body has it read whole first, bounded in size (413) and
+   time (408), before it counts against the load (:mod:`~ragkit.serve.bodies`).
+3. Load: at most ``max_concurrency`` requests at once per worker; one more is answered
    429 with ``Retry-After`` straight away instead of queueing.
-3. Time: a request still running after ``request_timeout`` (plus a grace for streams to
+4. Time: a request still running after ``request_timeout`` (plus a grace for streams to
    send their own error event) is cancelled: 504 if nothing was sent yet.
-4. Crashes: an exception that reaches here becomes a JSON 500 without any detail.
+5. Crashes: an exception that reaches here becomes a JSON 500 without any detail.
 
 Example:
     >>> gate = Gate(max_concurrency=2)
@@ -25,7 +27,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.serve.responses import error_body, within
+from ragkit.errors import RequestError
+from ragkit.serve.bodies import Disconnected, declares_body, read_early, replay
+from ragkit.serve.responses import error_body, error_from, within
 from ragkit.serve.settings import ServeSettings
 from ragkit.serve.wire import dumps
 
@@ -96,6 +100,21 @@ class Guard:
         if path == "/healthz":
             await self._run(scope, receive, send)
             return
+        if declares_body(scope.get("headers", [])):
+            # read before taking a slot: a client trickling its body must not hold one
+            try:
+                body = await read_early(
+                    scope,
+                    receive,
+                    max_bytes=self.settings.max_body_bytes,
+                    timeout=self.settings.body_timeout,
+                )
+            except Disconnected:
+                return
+            except RequestError as err:
+                await error_from(err)(scope, receive, send)
+                return
+            receive = replay(body, receive)
         if gate.active >= gate.max_concurrency:
             gate.rejected += 1
             await _reply(
