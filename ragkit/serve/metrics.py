@@ -127,6 +127,7 @@ class ServeMetrics:
         self.callback = ModelCallback(self)
         self._sampled_at = 0.0
         self._samplers: list[Callable[[], None]] = []
+        self._series: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     # -- recording --------------------------------------------------------------------------
     def route_of(self, path: str) -> str:
@@ -139,8 +140,15 @@ class ServeMetrics:
 
     def observe(self, route: str, retriever: str, status: int, seconds: float) -> None:
         """Count one answered request."""
-        self.requests.labels(route, retriever, str(status)).inc()
-        self.latency.labels(route, retriever).observe(seconds)
+        key = (route, retriever, status)
+        series = self._series.get(key)
+        if series is None:  # the labelled children, looked up once per combination
+            series = self._series[key] = (
+                self.requests.labels(route, retriever, str(status)),
+                self.latency.labels(route, retriever),
+            )
+        series[0].inc()
+        series[1].observe(seconds)
         if status == 429:
             self.rejected.inc()
 
