@@ -344,6 +344,31 @@ def actor_pool(ray: Any, engine: RayEngine) -> tuple[dict[str, Any], int]:
     return pool, max(1, int(cpus))
 
 
+def read_stage(
+    ray: Any,
+    engine: RayEngine,
+    items: list[dict[str, Any]],
+    read: Callable[[dict[str, Any]], Any],
+    *,
+    files_per_item: int,
+    flat: bool,
+) -> Any:
+    """The read + split stage: ``items`` in up to 64 blocks, ``read`` over each (``flat_map``
+    when ``flat``), its tasks retried only as often as :func:`task_retries` allows."""
+    blocks = max(1, min(len(items), 64))
+    ds = ray.data.from_items(items, override_num_blocks=blocks)
+    # a task's block holds at most ceil(items / blocks) + 1 items
+    retries = task_retries((-(-len(items) // blocks) + 1) * files_per_item)
+    # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
+    # would wait for ever on a cluster the actors fill; at most 2 per actor run at once
+    return (ds.flat_map if flat else ds.map)(
+        read,
+        compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
+        num_cpus=0,
+        max_retries=retries,
+    )
+
+
 def cluster_cpus(ray: Any) -> list[float]:
     """The CPUs of each live node of the cluster ``ray`` is connected to."""
     nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
@@ -414,16 +439,7 @@ class _RayRun(EngineRun):
         read_split = _ReadSplit(
             target.settings, job.max_file_size, job.pack_to, model, job.reading, self.deaths()
         )
-        blocks = max(1, min(len(items), 64))
-        ds = ray.data.from_items(items, override_num_blocks=blocks)
-        # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
-        # would wait for ever on a cluster the actors fill; at most 2 per actor run at once
-        ds = ds.flat_map(
-            read_split,
-            compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
-            num_cpus=0,
-            max_retries=task_retries(-(-len(items) // blocks) + 1),
-        )
+        ds = read_stage(ray, engine, items, read_split, files_per_item=1, flat=True)
         return ds.map_batches(
             _Embed,
             fn_constructor_kwargs={

@@ -39,7 +39,6 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Loaded, LoadJob, WrittenFile
 from ragkit.indexing.loading import describe
-from ragkit.indexing.ray.deaths import task_retries
 from ragkit.indexing.ray.engine import (
     _fit_threads,
     _model_factory,
@@ -47,6 +46,7 @@ from ragkit.indexing.ray.engine import (
     _use_cuda,
     actor_pool,
     ordered_ray_data,
+    read_stage,
 )
 
 if TYPE_CHECKING:
@@ -222,16 +222,7 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
     read_split = _ReadSplitBatch(
         _ReadSplit(settings, job.max_file_size, job.pack_to, model, job.reading, run.deaths())
     )
-    blocks = max(1, min(len(items), 64))
-    ds = ray.data.from_items(items, override_num_blocks=blocks)
-    # read + split reserve no CPU (see RayEngine): at most 2 per actor run at once
-    ds = ds.map(
-        read_split,
-        compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
-        num_cpus=0,
-        # a task's block holds at most ceil(rows / blocks) + 1 rows of at most `widest` files
-        max_retries=task_retries((-(-len(items) // blocks) + 1) * widest),
-    )
+    ds = read_stage(ray, engine, items, read_split, files_per_item=widest, flat=False)
     pool, threads = actor_pool(ray, engine)
     return ds.map_batches(
         _EmbedWrite,
