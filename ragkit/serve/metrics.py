@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -41,6 +42,7 @@ from prometheus_client.core import GaugeMetricFamily
 
 from ragkit.core.callbacks import BaseCallbackHandler
 
+log = logging.getLogger("ragkit.serve")
 #: Where prometheus-client keeps the values of several worker processes.
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 #: Seconds: from 1 ms (a BM25 query) to a minute (an answer stream at the default timeout).
@@ -128,6 +130,7 @@ class ServeMetrics:
         self._sampled_at = 0.0
         self._samplers: list[Callable[[], None]] = []
         self._series: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+        self._sampler_failed = False
 
     # -- recording --------------------------------------------------------------------------
     def route_of(self, path: str) -> str:
@@ -157,12 +160,18 @@ class ServeMetrics:
         self._samplers.append(sample)
 
     def sample(self, force: bool = False) -> None:
+        """Run the samplers (never failing a request: a sampler's error is logged once)."""
         now = time.monotonic()
         if not force and now - self._sampled_at < SAMPLE_EVERY:
             return
         self._sampled_at = now
         for sample in self._samplers:
-            sample()
+            try:
+                sample()
+            except Exception:
+                if not self._sampler_failed:
+                    log.exception("a metrics sampler failed; its gauges keep their last values")
+                self._sampler_failed = True
 
     # -- exposition -------------------------------------------------------------------------
     def exposition(self, accept: str | None = None) -> tuple[bytes, str]:

@@ -164,12 +164,15 @@ def test_workers_are_added_up_and_postgres_pools_shown(tmp_path, pg_dsn, pg_coll
         while len(pids) < 2 or queries < 40:  # until both workers have answered queries
             assert time.monotonic() < deadline, f"workers answering: {pids}"
             with httpx.Client() as fresh:  # a new connection: either worker may take it
-                assert fresh.post(server + "/query", json=Q).status_code == 200
+                # bm25 and hybrid: the database is read through both pools of a worker
+                retriever = ("bm25", "hybrid")[queries % 2]
+                reply = fresh.post(server + "/query", json={**Q, "retriever": retriever})
+                assert reply.status_code == 200, reply.text
                 pids.add(fresh.get(server + "/healthz").json()["pid"])
             queries += 1
         time.sleep(1.2)  # past the sampling interval: the next request samples the pools
-        for _ in range(4):
-            httpx.post(server + "/query", json=Q)
+        for retriever in ("bm25", "hybrid", "bm25", "hybrid"):
+            assert httpx.post(server + "/query", json={**Q, "retriever": retriever}).is_success
         queries += 4
         first, second = scrape(server), scrape(server)
     for m in (first, second):  # whichever worker answers, every worker's requests are there
