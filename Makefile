@@ -47,7 +47,7 @@ WORKERS ?= 2
 PYTEST  := $(BIN)/python -m pytest $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 test: $(STAMP) lint
-	$(PYTEST)
+	$(PYTEST) --durations=25
 
 # The same minus the tests marked slow (each over ~5 s on an idle 2-core machine): for the
 # edit-test loop. Every test folder keeps some tests in it.

@@ -52,7 +52,7 @@ RANK: dict[str, int] = {
     "stores": 10,
     "retrievers": 11,
     "chains": 12,
-    **dict.fromkeys(["agents", "techniques", "indexing", "eval"], 13),
+    **dict.fromkeys(["agents", "techniques", "indexing", "eval", "tracing"], 13),
     # querying runs searches over an index that indexing built (one query service for all)
     "querying": 14,
     "serve": 15,

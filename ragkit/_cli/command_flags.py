@@ -58,6 +58,7 @@ class ServeFlags:
     endpoint: str | None
     timeout: float | None
     log_level: str
+    otlp_endpoint: str | None = None
 
 
 @dataclass(frozen=True)

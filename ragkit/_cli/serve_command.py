@@ -127,6 +127,13 @@ def _seconds(flag: str, default: float, help: str) -> Decorator:
 )
 @model_options
 @click.option(
+    "--otlp-endpoint",
+    metavar="URL",
+    help="Send OpenTelemetry traces (a span per request, with its retriever and model spans) "
+    "to this OTLP/HTTP receiver, e.g. http://127.0.0.1:4318 [the OTEL_EXPORTER_OTLP_* "
+    "variables; none].",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -157,7 +164,11 @@ def serve_cmd(index: str, **given: Any) -> None:
     from ragkit.serve.server import run
     from ragkit.serve.service import release
     from ragkit.serve.settings import ServeSettings, key_file_warning, load_api_keys
+    from ragkit.tracing.otlp import otlp_tracer_provider
 
+    traced = otlp_tracer_provider(flags.otlp_endpoint)  # no OpenTelemetry, a bad protocol: fail now
+    if traced is not None:
+        traced.shutdown()  # a check only: each worker makes its own
     keys = load_api_keys(flags.api_key_file) if flags.api_key_file else ()
     if flags.api_key_file and (warning := key_file_warning(flags.api_key_file)):
         output.err(warning)
@@ -210,6 +221,7 @@ def serve_cmd(index: str, **given: Any) -> None:
         roots=tuple(os.path.abspath(r) for r in flags.roots),
         model=model,
         log_level=flags.log_level,
+        otlp_endpoint=flags.otlp_endpoint,
     )
 
 

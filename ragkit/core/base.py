@@ -455,13 +455,16 @@ class Runnable(Generic[Input, Output]):
         config: RunnableConfig | None,
         run_type: str = "chain",
         name: str | None = None,
+        invocation_params: dict[str, Any] | None = None,
     ) -> Any:
         """Run ``func(input, child_config)`` as one traced run of this runnable."""
         config = ensure_config(config)
         cm = get_callback_manager(config)
         if cm is None:
             return func(input, child_config(config))
-        rm = cm.start_run(config, name or self.get_name(), run_type, input)
+        rm = cm.start_run(
+            config, name or self.get_name(), run_type, input, invocation_params=invocation_params
+        )
         try:
             out = func(input, rm.child_config(config))
         except BaseException as e:
@@ -477,13 +480,16 @@ class Runnable(Generic[Input, Output]):
         config: RunnableConfig | None,
         run_type: str = "chain",
         name: str | None = None,
+        invocation_params: dict[str, Any] | None = None,
     ) -> Any:
         """Async :meth:`_call_with_config`."""
         config = ensure_config(config)
         cm = get_callback_manager(config)
         if cm is None:
             return await func(input, child_config(config))
-        rm = cm.start_run(config, name or self.get_name(), run_type, input)
+        rm = cm.start_run(
+            config, name or self.get_name(), run_type, input, invocation_params=invocation_params
+        )
         try:
             out = await func(input, rm.child_config(config))
         except BaseException as e:
@@ -499,6 +505,7 @@ class Runnable(Generic[Input, Output]):
         config: RunnableConfig | None,
         run_type: str = "chain",
         name: str | None = None,
+        invocation_params: dict[str, Any] | None = None,
     ) -> Iterator[Any]:
         """Run a streaming transformer as one traced run, reporting every chunk."""
         config = ensure_config(config)
@@ -517,6 +524,7 @@ class Runnable(Generic[Input, Output]):
             run_type,
             inputs.value if known else None,  # type: ignore[attr-defined]
             input_known=known,
+            invocation_params=invocation_params,
         )
         final: Any = None
         try:
@@ -536,6 +544,7 @@ class Runnable(Generic[Input, Output]):
         config: RunnableConfig | None,
         run_type: str = "chain",
         name: str | None = None,
+        invocation_params: dict[str, Any] | None = None,
     ) -> AsyncIterator[Any]:
         """Async :meth:`_transform_stream_with_config`."""
         config = ensure_config(config)
@@ -557,6 +566,7 @@ class Runnable(Generic[Input, Output]):
             run_type,
             inputs.value if known else None,  # type: ignore[attr-defined]
             input_known=known,
+            invocation_params=invocation_params,
         )
         final: Any = None
         try:

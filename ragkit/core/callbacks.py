@@ -50,6 +50,8 @@ class Run:
     start_time: float = field(default_factory=time.time)
     end_time: float | None = None
     input_known: bool = True
+    invocation_params: dict[str, Any] | None = None
+    """A model run's settings (``ls_model_name``, ``ls_provider``, ``ls_temperature``, ...)."""
 
     @property
     def run_id(self) -> uuid.UUID:
@@ -208,6 +210,7 @@ class CallbackManager:
         run_type: str,
         inputs: Any,
         input_known: bool = True,
+        invocation_params: dict[str, Any] | None = None,
     ) -> RunManager:
         parent = self.parent
         tags = list(config.get("tags") or [])
@@ -229,6 +232,7 @@ class CallbackManager:
             metadata=metadata,
             inputs=inputs,
             input_known=input_known,
+            invocation_params=invocation_params,
         )
         for h in self.handlers:
             _safe(h, "on_run_start", run)
@@ -278,16 +282,65 @@ class RunManager:
         return out  # type: ignore[return-value]
 
 
+# Handlers every root run gets besides its config's (LangChain's configure hooks): a tuple,
+# replaced whole on change, so readers never see it half-updated.
+_global_handlers: tuple[BaseCallbackHandler, ...] = ()
+
+
+def add_global_handler(handler: BaseCallbackHandler) -> None:
+    """Give ``handler`` every run started from now on, in every thread (inherited by children).
+
+    It joins the handlers of each root run (a run with no parent run), so every run of the tree
+    reaches it once; :func:`remove_global_handler` takes it out again.
+
+    Example:
+        >>> from ragkit import RunnableLambda
+        >>> class Count(BaseCallbackHandler):
+        ...     runs = 0
+        ...     def on_run_start(self, run): Count.runs += 1
+        >>> h = Count()
+        >>> add_global_handler(h)
+        >>> (RunnableLambda(lambda x: x) | RunnableLambda(lambda x: x)).invoke(1)
+        1
+        >>> remove_global_handler(h); Count.runs
+        3
+    """
+    global _global_handlers
+    if not any(h is handler for h in _global_handlers):
+        _global_handlers = (*_global_handlers, handler)
+
+
+def remove_global_handler(handler: BaseCallbackHandler) -> None:
+    """Stop giving ``handler`` to new runs (runs already started keep it until they end)."""
+    global _global_handlers
+    _global_handlers = tuple(h for h in _global_handlers if h is not handler)
+
+
+def global_handlers() -> tuple[BaseCallbackHandler, ...]:
+    """The handlers :func:`add_global_handler` registered, in order."""
+    return _global_handlers
+
+
+def _with_globals(handlers: list[BaseCallbackHandler]) -> list[BaseCallbackHandler]:
+    extra = [g for g in _global_handlers if not any(h is g for h in handlers)]
+    return [*handlers, *extra] if extra else handlers
+
+
 def get_callback_manager(config: RunnableConfig) -> CallbackManager | None:
-    """The manager for ``config``'s callbacks, or None when there are no handlers."""
+    """The manager for ``config``'s callbacks (plus the global handlers on a root run), or
+    None when there are no handlers."""
     cbs = config.get("callbacks")
-    if not cbs:
-        return None
     if isinstance(cbs, CallbackManager):
+        if cbs.parent is None and _global_handlers:
+            cbs = CallbackManager(
+                _with_globals(cbs.handlers), None, cbs.local_tags, cbs.local_metadata
+            )
         return cbs if cbs.handlers else None
+    if not cbs:
+        return CallbackManager(list(_global_handlers)) if _global_handlers else None
     if isinstance(cbs, BaseCallbackHandler):
-        return CallbackManager([cbs])
-    return CallbackManager(list(cbs))
+        return CallbackManager(_with_globals([cbs]))
+    return CallbackManager(_with_globals(list(cbs)))
 
 
 def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None = None) -> None:
@@ -299,7 +352,7 @@ def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None
     from ragkit.core.config import ensure_config
 
     cfg = ensure_config(config)
-    cm = get_callback_manager(cfg)
+    cm = get_callback_manager(cfg) if cfg.get("callbacks") else None
     if cm is None:
         return
     if cm.parent is None:

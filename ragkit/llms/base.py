@@ -143,11 +143,16 @@ class BaseLLM(BaseLanguageModel[str]):
         kwargs: dict[str, Any],
     ) -> LLMResult:
         runs: list[RunManager | None] = []
+        params = self._ls_params(stop, kwargs)
         for prompt, config in zip(prompts, configs):
             config = ensure_config(config)
             manager = get_callback_manager(config)
             name = config.get("run_name") or self.get_name()
-            runs.append(manager.start_run(config, name, "llm", prompt) if manager else None)
+            runs.append(
+                manager.start_run(config, name, "llm", prompt, invocation_params=params)
+                if manager
+                else None
+            )
         first = next((r for r in runs if r is not None), None)
         extra: dict[str, Any] = {}
         if takes_run_manager(self._generate) or type(self)._generate is BaseLLM._generate:

@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import PrivateAttr
 
@@ -44,6 +44,8 @@ _SHARED = (
 
 class GoogleGenerativeAI(GeminiSettings, BaseLLM):
     """A Gemini model as a text LLM (``model`` such as ``"gemini-1.5-flash"``)."""
+
+    _ls_provider: ClassVar[str | None] = "google_genai"
 
     _chat: Any = PrivateAttr(default=None)
 

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -29,6 +29,8 @@ __all__ = ["OpenAI"]
 
 class OpenAI(OpenAISettings, BaseLLM):
     """A completion model (``model`` such as ``"gpt-3.5-turbo-instruct"``)."""
+
+    _ls_provider: ClassVar[str | None] = "openai"
 
     model_name: str = Field(default="gpt-3.5-turbo-instruct", alias="model")
     temperature: float = 0.7

@@ -195,7 +195,11 @@ class BaseChatModel(BaseLanguageModel[BaseMessage]):
                 yield self._unwrap_chunk(chunk)
 
         async for chunk in self._atransform_stream_with_config(
-            OneInput(messages), run, config, run_type="chat_model"
+            OneInput(messages),
+            run,
+            config,
+            run_type="chat_model",
+            invocation_params=self._ls_params(stop, kwargs),
         ):
             yield chunk
 

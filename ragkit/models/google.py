@@ -55,6 +55,8 @@ _GENERATION_KWARGS = {
 class ChatGoogleGenerativeAI(GeminiSettings, BaseChatModel):
     """A Gemini chat model (``model`` such as ``"gemini-1.5-flash"``)."""
 
+    _ls_provider: ClassVar[str | None] = "google_genai"
+
     stop: list[str] | None = None
     convert_system_message_to_human: bool = False
     rate_limiter: Any = None

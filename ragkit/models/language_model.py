@@ -68,9 +68,38 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
     #: The run type handlers and ``astream_events`` see (``llm`` or ``chat_model``).
     _run_type: ClassVar[str] = "llm"
 
+    #: The provider runs report (LangChain's ``ls_provider``); None: the model's ``_llm_type``.
+    _ls_provider: ClassVar[str | None] = None
+
     @property
     def _llm_type(self) -> str:
         return type(self).__name__
+
+    def _ls_params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """What a run of this model reports about it (LangChain's ``ls_*`` names): provider,
+        model name and type, temperature, token limit and stop sequences, where known."""
+        params: dict[str, Any] = {
+            "ls_provider": self._ls_provider or self._llm_type,
+            "ls_model_type": "chat" if self._run_type == "chat_model" else "llm",
+        }
+        name = (
+            kwargs.get("model") or getattr(self, "model_name", None) or getattr(self, "model", None)
+        )
+        if isinstance(name, str):
+            params["ls_model_name"] = name
+        temperature = kwargs.get("temperature", getattr(self, "temperature", None))
+        if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
+            params["ls_temperature"] = temperature
+        limit = kwargs.get("max_tokens") or getattr(self, "max_tokens", None)
+        limit = limit or getattr(self, "max_output_tokens", None)
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            params["ls_max_tokens"] = limit
+        stops = stop or kwargs.get("stop") or getattr(self, "stop", None)
+        if isinstance(stops, str):
+            stops = [stops]
+        if isinstance(stops, (list, tuple)) and stops:
+            params["ls_stop"] = [str(x) for x in stops]
+        return params
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
@@ -180,6 +209,7 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
             self._prepare(input),
             config,
             run_type=self._run_type,
+            invocation_params=self._ls_params(stop, kwargs),
         )
 
     async def ainvoke(
@@ -194,7 +224,11 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
             return await self._acached_one(p, stop, c, kwargs)
 
         return await self._acall_with_config(
-            run, self._prepare(input), config, run_type=self._run_type
+            run,
+            self._prepare(input),
+            config,
+            run_type=self._run_type,
+            invocation_params=self._ls_params(stop, kwargs),
         )
 
     def stream(
@@ -216,5 +250,9 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
                 yield self._unwrap_chunk(chunk)
 
         yield from self._transform_stream_with_config(
-            OneInput(self._prepare(input)), run, config, run_type=self._run_type
+            OneInput(self._prepare(input)),
+            run,
+            config,
+            run_type=self._run_type,
+            invocation_params=self._ls_params(stop, kwargs),
         )

@@ -70,6 +70,8 @@ _SAMPLING = (
 class ChatOpenAI(OpenAISettings, BaseChatModel):
     """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
+    _ls_provider: ClassVar[str | None] = "openai"
+
     model_name: str = Field(default="gpt-3.5-turbo", alias="model")
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, alias="max_completion_tokens")

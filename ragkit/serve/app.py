@@ -39,6 +39,7 @@ from ragkit.serve.routes import add_routes
 from ragkit.serve.searcher import check_search, run_search
 from ragkit.serve.service import IndexService
 from ragkit.serve.settings import ServeSettings
+from ragkit.serve.telemetry import RequestSpans
 
 
 class ServedRetriever(BaseRetriever):
@@ -142,6 +143,7 @@ def create_app(
             allow_headers=["authorization", "x-api-key", "content-type"],
         )
         middleware.insert(0, cors)
+    middleware.insert(0, Middleware(RequestSpans))  # outermost: a 401 or 429 has its span too
     app = Starlette(
         routes=routes,
         middleware=middleware,

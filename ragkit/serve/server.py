@@ -88,10 +88,18 @@ def shared_metrics(enabled: bool) -> Iterator[None]:
 
 
 def worker_spec(
-    index: str, settings: ServeSettings, *, roots: tuple[str, ...], model: dict[str, Any] | None
+    index: str,
+    settings: ServeSettings,
+    *,
+    roots: tuple[str, ...],
+    model: dict[str, Any] | None,
+    otlp_endpoint: str | None = None,
 ) -> dict[str, Any]:
     """What a worker process needs to build the app (JSON; no secrets)."""
-    return {"index": index, "settings": settings.to_env(), "roots": list(roots), "model": model}
+    spec = {"index": index, "settings": settings.to_env(), "roots": list(roots), "model": model}
+    if otlp_endpoint:
+        spec["otlp_endpoint"] = otlp_endpoint
+    return spec
 
 
 def make_model(spec: dict[str, Any] | None) -> Any:
@@ -105,6 +113,9 @@ def make_model(spec: dict[str, Any] | None) -> Any:
 
 def app_from_spec(spec: dict[str, Any]) -> Any:
     from ragkit.serve.app import create_app
+    from ragkit.serve.telemetry import start_tracing
+
+    start_tracing(spec.get("otlp_endpoint"))  # or as the OTEL_* variables say; else nothing
 
     return create_app(
         spec["index"],
@@ -208,12 +219,14 @@ def run(
     model: dict[str, Any] | None = None,
     log_level: str = "info",
     access_log: bool = True,
+    otlp_endpoint: str | None = None,
 ) -> None:
-    """Serve ``index`` until interrupted (what ``ragkit serve`` runs)."""
+    """Serve ``index`` until interrupted (what ``ragkit serve`` runs); with ``otlp_endpoint``
+    (or the ``OTEL_*`` variables) each worker exports its traces there."""
     import uvicorn
 
     settings = settings or ServeSettings()
-    spec = worker_spec(index, settings, roots=roots, model=model)
+    spec = worker_spec(index, settings, roots=roots, model=model, otlp_endpoint=otlp_endpoint)
     common: dict[str, Any] = {
         "host": host,
         "port": port,

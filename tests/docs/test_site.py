@@ -15,7 +15,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = (
     "core documents messages prompts parsers models embeddings loaders splitters stores "
-    "retrievers chains tools indexing querying serve eval errors llms example_selectors agents techniques"
+    "retrievers chains tools indexing querying serve eval errors llms example_selectors agents techniques "
+    "tracing"
 ).split()
 
 

@@ -352,7 +352,9 @@ class LLMChain(ChainState):
         (callbacks, tags, tracing).
         """
         return modes.drive(
-            modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config
+            modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs),
+            config,
+            inputs=self._messages,
         )
 
     async def arun(
@@ -377,7 +379,9 @@ class LLMChain(ChainState):
             'Paris.'
         """
         return await modes.adrive(
-            modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs), config
+            modes.run_steps(self, mode, with_fallbacks, before_fallback, max_runs),
+            config,
+            inputs=self._messages,
         )
 
     def run_until_tool_used(
@@ -398,7 +402,7 @@ class LLMChain(ChainState):
         steps = modes.until_tool_used_steps(
             self, tool_names, max_runs, with_fallbacks, before_fallback
         )
-        return modes.drive(steps, config)
+        return modes.drive(steps, config, inputs=self._messages)
 
     async def arun_until_tool_used(
         self,
@@ -413,4 +417,4 @@ class LLMChain(ChainState):
         steps = modes.until_tool_used_steps(
             self, tool_names, max_runs, with_fallbacks, before_fallback
         )
-        return await modes.adrive(steps, config)
+        return await modes.adrive(steps, config, inputs=self._messages)

@@ -22,13 +22,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+import contextlib
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from ragkit.chains.llm_chain.run_support import chain_error, trailing_tool_messages
 from ragkit.chains.llm_chain.tool_execution import ResultCache, had_errors
 from ragkit.core.base import Runnable
-from ragkit.core.config import RunnableConfig
+from ragkit.core.callbacks import get_callback_manager
+from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.core.steps import adrive as run_steps_async
 from ragkit.core.steps import drive as run_steps_sync
 from ragkit.errors import ConfigurationError, LLMChainError
@@ -65,14 +67,46 @@ async def _aperform(step: Step, config: RunnableConfig | None) -> LLMChain:
     return await step[1].aexecute_tool_calls(config=config, _cache=step[2])
 
 
-def drive(steps: Steps[T], config: RunnableConfig | None) -> T:
-    """Run ``steps`` with the sync model and tool calls; returns what the loop returns."""
-    return run_steps_sync(steps, lambda step: _perform(step, config))
+@contextlib.contextmanager
+def _loop_run(
+    config: RunnableConfig | None, inputs: Any
+) -> Iterator[tuple[RunnableConfig | None, list[Any]]]:
+    """The run of the whole loop (named ``LLMChain``), parent of its model and tool runs:
+    yields the config the steps get and a list to put the loop's result in."""
+    cfg = ensure_config(config)
+    manager = get_callback_manager(cfg)
+    run = (
+        manager.start_run(cfg, "LLMChain", "chain", {"messages": list(inputs or [])})
+        if manager is not None
+        else None
+    )
+    result: list[Any] = []
+    try:
+        yield (run.child_config(cfg) if run is not None else config), result
+    except BaseException as err:
+        if run is not None:
+            run.on_error(err)
+        raise
+    if run is not None:  # the last message (or the tool's result) is the run's output
+        value = result[0]
+        run.on_end(value[-1] if isinstance(value, tuple) else getattr(value, "last_message", value))
 
 
-async def adrive(steps: Steps[T], config: RunnableConfig | None) -> T:
+def drive(steps: Steps[T], config: RunnableConfig | None, *, inputs: Any = None) -> T:
+    """Run ``steps`` with the sync model and tool calls; returns what the loop returns.
+
+    Handlers see the loop as one ``LLMChain`` run (``inputs``: the messages it starts from)
+    with the model and tool runs inside it."""
+    with _loop_run(config, inputs) as (cfg, result):
+        result.append(run_steps_sync(steps, lambda step: _perform(step, cfg)))
+    return cast(T, result[0])
+
+
+async def adrive(steps: Steps[T], config: RunnableConfig | None, *, inputs: Any = None) -> T:
     """Run ``steps`` with ``ainvoke``/``astream`` and async, concurrent tool calls."""
-    return await run_steps_async(steps, lambda step: _aperform(step, config))
+    with _loop_run(config, inputs) as (cfg, result):
+        result.append(await run_steps_async(steps, lambda step: _aperform(step, cfg)))
+    return cast(T, result[0])
 
 
 def _is_final_answer(message: Any) -> bool:
