@@ -84,7 +84,10 @@ demo: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
+# benchmarks/serve.py measures with Debian's wrk beside its own client: installed here if missing.
 bench: $(STAMP)
+	@command -v wrk >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq wrk)
 	$(BIN)/python benchmarks/run_all.py
 
 # The real mixed folder (~250 documents in ~30 formats) from pinned sdists into .cache/mixed-docs/files/

@@ -2,7 +2,7 @@
 
 Run:  .venv/bin/python benchmarks/serve.py [--duration 60] [--clients 32] [--docs N]
           [--workers 1] [--retrievers bm25,hybrid] [--max-requests 500000]
-          [--out benchmarks/results/serve.md]
+          [--load both|own|wrk] [--wrk-threads 2] [--out benchmarks/results/serve.md]
 
 One run, side by side, loopback only: the same SciFact chunks (5,183 abstracts, split by
 `ragkit index`'s default splitter, embedded once with the local model) are served by
@@ -23,9 +23,12 @@ log level. `--clients` keep-alive connections send the SciFact claims (1,109 dis
 queries, in turn) for `--duration` seconds after a warm-up, never more than `--max-requests`
 requests; every reply must be a 200 with a body. The table gives requests/s, p50 and p99
 latency and the errors; the goal is >= 5x LangServe's requests/s at an equal or better p99.
-The load generator is a small asyncio HTTP/1.1 client in this process (cheaper per request
-than httpx, so it saturates the servers rather than itself); it shares the machine's cores
-with the server, as any single-machine load test does.
+Two load generators measure each pair, one after the other (`--load`): a small asyncio
+HTTP/1.1 client in this process (`own`: cheaper per request than httpx, so it saturates the
+servers rather than itself; bounded by `--max-requests` too) and the external `wrk`
+(`benchmarks/serve_wrk.py`: Debian's C load generator, `--wrk-threads` threads, bounded by
+time only; `apt-get install wrk`, which `make bench` does when it is missing). Both share the
+machine's cores with the server, as any single-machine load test does.
 """
 
 from __future__ import annotations
@@ -34,8 +37,6 @@ import argparse
 import hashlib
 import json
 import os
-import platform
-import shlex
 import shutil
 import socket
 import subprocess
@@ -241,6 +242,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 def main() -> int:
     from serve_load import run_load, summary
+    from serve_report import report
+    from serve_wrk import find_wrk, run_wrk
 
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -259,6 +262,13 @@ def main() -> int:
         action="store_false",
         help="skip the framework-only run (both serve four fixed passages, 1 worker)",
     )
+    ap.add_argument(
+        "--load",
+        choices=("both", "own", "wrk"),
+        default="both",
+        help="load generators: this script's asyncio client, wrk, or both [both]",
+    )
+    ap.add_argument("--wrk-threads", type=int, default=2, help="wrk's threads [2]")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--_langserve", nargs=2, metavar=("INDEX", "PORT"), help=argparse.SUPPRESS)
     ap.add_argument("--_fixed", nargs=2, metavar=("KIND", "PORT"), help=argparse.SUPPRESS)
@@ -270,10 +280,13 @@ def main() -> int:
         run_fixed(args._fixed[0], int(args._fixed[1]))
         return 0
 
+    loads = ["own", "wrk"] if args.load == "both" else [args.load]
+    if "wrk" in loads:
+        find_wrk()  # missing: say so before building anything
     docs, queries = corpus(args.docs)
     index = build_index(docs, args.embedding)
     retrievers = [r for r in args.retrievers.split(",") if r]
-    results: dict[tuple[str, str], dict[str, Any]] = {}
+    results: dict[tuple[str, str, str], dict[str, Any]] = {}
     servers = {
         "ragkit": (
             lambda port: [
@@ -335,70 +348,29 @@ def main() -> int:
         try:
             for retriever in kinds:
                 bodies = [json.dumps(payload(retriever, q)).encode() for q in queries]
-                load = run_load(
-                    port,
-                    route(retriever),
-                    bodies,
-                    args.clients,
-                    args.duration,
-                    args.warmup,
-                    args.max_requests,
-                )
-                results[(name, retriever)] = summary(load)
-                s = results[(name, retriever)]
-                print(
-                    f"{name:9} {retriever:7} {s['requests']:8d} requests  {s['rps']:8.1f} req/s  "
-                    f"p50 {s['p50_ms']:7.2f} ms  p99 {s['p99_ms']:7.2f} ms  errors {s['errors']}",
-                    flush=True,
-                )
+                for client in loads:
+                    where = (port, route(retriever), bodies, args.clients)
+                    timing = (args.duration, args.warmup)
+                    if client == "wrk":
+                        s = run_wrk(*where, *timing, threads=args.wrk_threads)
+                    else:
+                        s = summary(run_load(*where, *timing, args.max_requests))
+                    results[(name, retriever, client)] = s
+                    print(
+                        f"{name:9} {retriever:7} {client:4} {s['requests']:8d} requests  "
+                        f"{s['rps']:8.1f} req/s  p50 {s['p50_ms']:7.2f} ms  "
+                        f"p99 {s['p99_ms']:7.2f} ms  errors {s['errors']}",
+                        flush=True,
+                    )
         finally:
             stop(proc)
-    table = report(results, retrievers + ["fixed"] * args.fixed, args, len(docs), len(queries))
+    table = report(
+        results, retrievers + ["fixed"] * args.fixed, loads, args, len(docs), len(queries), K
+    )
     print(table)
     if args.out:
         args.out.write_text(table, encoding="utf-8")
     return 0
-
-
-def report(
-    results: dict[tuple[str, str], dict[str, Any]],
-    retrievers: list[str],
-    args: argparse.Namespace,
-    n_docs: int,
-    n_queries: int,
-) -> str:
-    import ragkit
-
-    lines = [
-        f"HTTP /query under load: {args.clients} keep-alive clients on loopback, "
-        f"{args.duration:g} s measured after {args.warmup:g} s warm-up, {args.workers} uvicorn "
-        f"worker(s) each; SciFact ({n_docs} documents, {n_queries} distinct queries), k={K}, "
-        f"{args.embedding} embeddings; ragkit {ragkit.__version__}, {platform.python_version()}, "
-        f"{os.cpu_count()} cores.",
-        "",
-        "| retriever | server | requests | errors | req/s | p50 ms | p99 ms | req/s ratio | goal (>= 5x req/s, p99 <=) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for retriever in retrievers:
-        ours, theirs = results[("ragkit", retriever)], results[("LangServe", retriever)]
-        label = "fixed (framework only)" if retriever == "fixed" else retriever
-        ratio = ours["rps"] / theirs["rps"] if theirs["rps"] else float("inf")
-        met = ratio >= 5 and ours["p99_ms"] <= theirs["p99_ms"] and ours["errors"] == 0
-        verdict = "(no goal)" if retriever == "fixed" else "met" if met else "not met"
-        for name, s in (("ragkit", ours), ("LangServe", theirs)):
-            lines.append(
-                f"| {label} | {name} | {s['requests']} | {s['errors']} | {s['rps']:.1f} | "
-                f"{s['p50_ms']:.2f} | {s['p99_ms']:.2f} | "
-                + (f"**{ratio:.1f}x** | {verdict} |" if name == "ragkit" else " | |")
-            )
-    errors = {f"{k[0]} {k[1]}": v["error_kinds"] for k, v in results.items() if v["errors"]}
-    if errors:
-        lines += ["", f"Errors: {errors}"]
-    lines += [
-        "",
-        f"Reproduce: `{shlex.join(['.venv/bin/python', 'benchmarks/serve.py', *sys.argv[1:]])}`",
-    ]
-    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -52,6 +52,8 @@ class ServeFlags:
     max_concurrency: int
     reload_interval: float
     pool_size: int
+    metrics: bool
+    metrics_public: bool
     model_name: str | None
     endpoint: str | None
     timeout: float | None

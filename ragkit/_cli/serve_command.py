@@ -113,6 +113,18 @@ def _seconds(flag: str, default: float, help: str) -> Decorator:
     "PostgreSQL index: most connections per pool; each worker has two (event loop, threads).",
     envvar="RAGKIT_SERVE_POOL_SIZE",
 )
+@click.option(
+    "--metrics/--no-metrics",
+    default=True,
+    show_default=True,
+    help="Serve Prometheus metrics at GET /metrics.",
+)
+@click.option(
+    "--metrics-public",
+    is_flag=True,
+    help="Serve /metrics without the API key (put the server behind a proxy that keeps "
+    "/metrics off the internet) [it needs the key when there are keys].",
+)
 @model_options
 @click.option(
     "--otlp-endpoint",
@@ -171,6 +183,8 @@ def serve_cmd(index: str, **given: Any) -> None:
         max_concurrency=flags.max_concurrency,
         reload_interval=flags.reload_interval,
         pool_size=flags.pool_size,
+        metrics=flags.metrics,
+        metrics_public=flags.metrics_public,
         cors_origins=flags.cors_origins,
         api_keys=keys,
     )

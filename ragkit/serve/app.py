@@ -6,7 +6,8 @@ and the index's retriever as a runnable at ``/retriever`` (LangServe's routes,
 so ``RemoteRunnable(url + "/retriever")`` is a retriever on another machine).
 Any runnables passed in ``runnables`` get LangServe's routes at their path.
 Every request goes through the :mod:`~ragkit.serve.guard` (API keys, the
-concurrency limit, timeouts) and every error is JSON.
+concurrency limit, timeouts) and every error is JSON; Prometheus metrics are at
+``/metrics`` (:mod:`~ragkit.serve.metrics`) unless ``settings.metrics`` is off.
 
 Example:
     >>> from ragkit import RunnableLambda
@@ -167,6 +168,10 @@ def create_app(
         return json_response(spec)
 
     app.add_route("/openapi.json", openapi, methods=["GET"])
+    if settings.metrics:
+        from ragkit.serve.metrics import install_metrics
+
+        install_metrics(app, service)
     return app
 
 

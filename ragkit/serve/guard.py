@@ -3,14 +3,17 @@
 In order, for each HTTP request:
 
 1. API key: when the server has keys, every route except the open ones (the page, its
-   assets, ``/healthz``, the API docs) needs ``Authorization: Bearer KEY`` or
+   assets, ``/healthz``, the API docs; ``/metrics`` with ``metrics_public``) needs ``Authorization: Bearer KEY`` or
    ``X-API-Key: KEY``; anything else is 401. Keys are compared in constant time and
    never logged.
-2. Load: at most ``max_concurrency`` requests at once per worker; one more is answered
-   429 with ``Retry-After`` straight away instead of queueing.
-3. Time: a request still running after ``request_timeout`` (plus a grace for streams to
+2. Body: a request that declares a body has it read whole first, bounded in size (413) and
+   time (408), before it counts against the load (:mod:`~ragkit.serve.bodies`).
+3. Load: at most ``max_concurrency`` requests at once per worker; one more is answered
+   429 with ``Retry-After`` straight away instead of queueing (never ``/healthz`` and
+   ``/metrics``).
+4. Time: a request still running after ``request_timeout`` (plus a grace for streams to
    send their own error event) is cancelled: 504 if nothing was sent yet.
-4. Crashes: an exception that reaches here becomes a JSON 500 without any detail.
+5. Crashes: an exception that reaches here becomes a JSON 500 without any detail.
 
 Example:
     >>> gate = Gate(max_concurrency=2)
@@ -25,7 +28,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.serve.responses import error_body, within
+from ragkit.errors import RequestError
+from ragkit.serve.bodies import Disconnected, declares_body, read_early, replay
+from ragkit.serve.responses import error_body, error_from, within
 from ragkit.serve.settings import ServeSettings
 from ragkit.serve.wire import dumps
 
@@ -34,6 +39,8 @@ log = logging.getLogger("ragkit.serve")
 #: Routes that never need a key and are never turned away: they hold no indexed data.
 OPEN_PATHS = frozenset({"/", "/healthz", "/docs", "/openapi.json", "/favicon.ico"})
 OPEN_PREFIXES = ("/static/",)
+#: Routes never turned away by the concurrency limit: the load balancer's and the monitor's.
+UNLIMITED = frozenset({"/healthz", "/metrics"})
 #: Seconds a stream gets past ``request_timeout`` to send its own timeout event.
 STREAM_GRACE = 2.0
 
@@ -76,7 +83,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        open_route = is_open(path)
+        open_route = is_open(path) or (path == "/metrics" and self.settings.metrics_public)
         if (
             self.settings.needs_key
             and not open_route
@@ -93,9 +100,24 @@ class Guard:
             )
             return
         gate = self.gate
-        if path == "/healthz":
+        if path in UNLIMITED:
             await self._run(scope, receive, send)
             return
+        if declares_body(scope.get("headers", [])):
+            # read before taking a slot: a client trickling its body must not hold one
+            try:
+                body = await read_early(
+                    scope,
+                    receive,
+                    max_bytes=self.settings.max_body_bytes,
+                    timeout=self.settings.body_timeout,
+                )
+            except Disconnected:
+                return
+            except RequestError as err:
+                await error_from(err)(scope, receive, send)
+                return
+            receive = replay(body, receive)
         if gate.active >= gate.max_concurrency:
             gate.rejected += 1
             await _reply(

@@ -93,6 +93,7 @@ class IndexRoutes:
             req = await self._request(request, QueryRequest, "/query")
             gen = self.service.generation
             search = self._search(gen, req, req.query, "query")
+            request.state.retriever = search.retriever  # a label of the request's metrics
             terms = query_terms(search.text)
             results = await within(
                 self._passages(gen, search, terms), self.settings.request_timeout
@@ -118,6 +119,7 @@ class IndexRoutes:
             req = await self._request(request, AskRequest, "/ask")
             gen = self.service.generation
             search = self._search(gen, req, req.question, "question")
+            request.state.retriever = search.retriever
             prompt_values(req.question, [], req.chat_history)  # a bad history: 422 up front
         except Exception as err:
             return error_from(err)
@@ -145,7 +147,8 @@ class IndexRoutes:
             out["notice"] = NO_MODEL
             return out
         docs = [_as_document(p) for p in sources]
-        text = await answer_chain(llm).ainvoke(prompt_values(req.question, docs, req.chat_history))
+        values = prompt_values(req.question, docs, req.chat_history)
+        text = await answer_chain(llm).ainvoke(values, config=self._model_config())
         out["answer"] = text
         out["citations"] = cited(text, len(sources))
         return out
@@ -165,7 +168,7 @@ class IndexRoutes:
                 return
             docs = [_as_document(p) for p in sources]
             values = prompt_values(req.question, docs, req.chat_history)
-            tokens = answer_chain(llm).astream(values).__aiter__()
+            tokens = answer_chain(llm).astream(values, config=self._model_config()).__aiter__()
             parts: list[str] = []
             while True:
                 try:
@@ -184,6 +187,10 @@ class IndexRoutes:
         finally:
             if tokens is not None:
                 await tokens.aclose()
+
+    def _model_config(self) -> dict[str, Any]:
+        """The run config of the answer chain: the service's callbacks (metrics: tokens)."""
+        return {"callbacks": list(self.service.callbacks)} if self.service.callbacks else {}
 
     # -- /info and /healthz -----------------------------------------------------------------
     async def info(self, request: Request) -> Response:

@@ -34,6 +34,7 @@ from ragkit.errors import (
     RequestError,
     TemplateError,
 )
+from ragkit.serve.bodies import check_declared, timed_out, too_large
 from ragkit.serve.log_limits import TracebackBudget
 from ragkit.serve.wire import dumps, loads
 
@@ -139,12 +140,7 @@ def error_from(exc: BaseException) -> Response:
 async def read_body(request: Request, max_bytes: int, timeout: float) -> bytes:
     """The request body: 413 if over ``max_bytes`` (before reading, when the length is declared),
     408 if the client takes more than ``timeout`` seconds to send it."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise RequestError("Content-Length must be a number of bytes", code="bad_length")
-        if int(declared) > max_bytes:
-            raise _too_large(int(declared), max_bytes)
+    check_declared(request.headers.get("content-length"), max_bytes)
     chunks: list[bytes] = []
     size = 0
 
@@ -153,28 +149,16 @@ async def read_body(request: Request, max_bytes: int, timeout: float) -> bytes:
         async for chunk in request.stream():
             size += len(chunk)
             if size > max_bytes:
-                raise _too_large(size, max_bytes)
+                raise too_large(size, max_bytes)
             chunks.append(chunk)
 
     try:
         await within(collect(), timeout)
     except asyncio.TimeoutError:
-        raise RequestError(
-            f"the request body did not arrive within {timeout:g} s",
-            status_code=408,
-            code="body_timeout",
-        ) from None
+        raise timed_out(timeout) from None
     except ClientDisconnect:
         raise RequestError("the client went away", status_code=400, code="disconnected") from None
     return b"".join(chunks)
-
-
-def _too_large(size: int, limit: int) -> RequestError:
-    return RequestError(
-        f"the request body is {size:,} bytes or more, over this server's limit of {limit:,}",
-        status_code=413,
-        code="too_large",
-    )
 
 
 async def read_json(request: Request, max_bytes: int, timeout: float) -> Any:

@@ -24,9 +24,12 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 from ragkit.serve.settings import ServeSettings
@@ -64,6 +67,24 @@ def log_config() -> dict[str, Any]:
     config.setdefault("filters", {})["path_only"] = {"()": PathOnlyAccessLog}
     config["handlers"]["access"]["filters"] = ["path_only"]
     return config
+
+
+@contextlib.contextmanager
+def shared_metrics(enabled: bool) -> Iterator[None]:
+    """Around the worker processes' lives: a fresh ``PROMETHEUS_MULTIPROC_DIR`` for their
+    metrics (removed after), so ``/metrics`` adds up every worker's values. One set by the
+    user is used as it is."""
+    from ragkit.serve.metrics import MULTIPROC_ENV
+
+    if not enabled or os.environ.get(MULTIPROC_ENV):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="ragkit-metrics-") as folder:
+        os.environ[MULTIPROC_ENV] = folder
+        try:
+            yield
+        finally:
+            os.environ.pop(MULTIPROC_ENV, None)
 
 
 def worker_spec(
@@ -228,7 +249,8 @@ def run(
             check.close()  # the supervisor keeps no database connection: each worker has its own
         # uvicorn's supervisor starts the workers; each builds the app from ENV
         os.environ[ENV] = json.dumps(spec)
-        uvicorn.run("ragkit.serve.server:worker_app", factory=True, workers=workers, **common)
+        with shared_metrics(settings.metrics):
+            uvicorn.run("ragkit.serve.server:worker_app", factory=True, workers=workers, **common)
         return
     app = app_from_spec(spec)
     app.state.ragkit_service.start()  # load before listening: a damaged index fails here

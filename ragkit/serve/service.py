@@ -54,6 +54,8 @@ class IndexService:
         self.index: Any = None
         self._generation: Generation | None = None
         self.reloads = 0
+        #: Callback handlers given to the chat model's runs of ``/ask`` (e.g. the metrics').
+        self.callbacks: list[Any] = []
         self._task: asyncio.Task[None] | None = None
         self._reload_failures = TracebackBudget(every=60.0)
 

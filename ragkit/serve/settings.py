@@ -62,6 +62,10 @@ class ServeSettings:
     its event loop, one its threads, so a worker holds at most twice this many."""
     cors_origins: tuple[str, ...] = ()
     """Origins allowed to call the API from a browser (empty: CORS off)."""
+    metrics: bool = True
+    """Serve Prometheus metrics at ``GET /metrics`` (see :mod:`ragkit.serve.metrics`)."""
+    metrics_public: bool = False
+    """``/metrics`` without the API key (else it needs one, when the server has keys)."""
     api_keys: tuple[bytes, ...] = field(default=(), repr=False)
     """SHA-256 digests of the accepted keys (see :func:`load_api_keys`); empty: no key needed."""
 

@@ -150,6 +150,7 @@ def test_every_route_answers_on_the_real_server(served, bike):
         ("GET", "/openapi.json"): [("/openapi.json", None)],
         ("GET", "/info"): [("/info", None)],
         ("GET", "/healthz"): [("/healthz", None)],
+        ("GET", "/metrics"): [("/metrics", None)],
         ("POST", "/query"): [("/query", {"query": "brake pads", "retriever": "bm25", "k": 2})],
         ("POST", "/ask"): [("/ask", ask)],
         ("POST", "/retriever/invoke"): [("/retriever/invoke", {"input": "brake pads"})],
@@ -185,6 +186,8 @@ def test_every_route_answers_on_the_real_server(served, bike):
         if path.startswith(("/query", "/ask", "/info", "/healthz", "/retriever")):
             assert method.lower() in spec["paths"][path], (method, path)
     assert replies["/healthz"].json()["status"] == "ok"
+    assert replies["/metrics"].headers["content-type"].startswith("text/plain")
+    assert "ragkit_requests_total" in replies["/metrics"].text
     assert replies["/info"].json()["chunks"] == 50
     assert replies["/query"].json()["results"][0]["source"] == "bc08.md"
     assert [s["source"] for s in replies["/ask"].json()["sources"]][0] == "bc08.md"

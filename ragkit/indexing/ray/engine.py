@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import socket
@@ -47,6 +48,13 @@ from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Engine, EngineRun, Loaded, LoadJob
 from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
 from ragkit.indexing.loading import describe
+from ragkit.indexing.ray.deaths import (
+    ACTOR_RESTARTS,
+    Deaths,
+    retry_bounds_allowed,
+    start_ledger,
+    task_retries,
+)
 
 if TYPE_CHECKING:
     from ragkit.indexing.loading import Progress
@@ -217,6 +225,7 @@ class _ReadSplit:
         pack_to: int | None,
         model: Callable[[], Embeddings] | None,
         reading: ReadOptions | None = None,
+        deaths: Deaths | None = None,
     ) -> None:
         self.settings, self.max_file_size, self.pack_to, self.model = (
             settings,
@@ -225,6 +234,7 @@ class _ReadSplit:
             model,
         )
         self.reading = reading  # the password (if any) travels to the workers, never shown
+        self.deaths = deaths  # the run's ledger of reads that killed their worker
         self._split_for: Any = None
 
     def split(self, path: str) -> tuple[list[Document], list[str]]:
@@ -235,10 +245,11 @@ class _ReadSplit:
             model = self.model if self.settings.name == "semantic" else None
             self._split_for = make_splitter(self.settings, model() if model is not None else None)
         size, reading = self.max_file_size, self.reading
-        loaded = load_file(
-            path, lambda p: loader_for(p, size or None, reading), pack_to=self.pack_to
-        )
-        return self._split_for(path)(loaded.docs), loaded.problems
+        with self.deaths.reading(path) if self.deaths is not None else contextlib.nullcontext():
+            loaded = load_file(
+                path, lambda p: loader_for(p, size or None, reading), pack_to=self.pack_to
+            )
+            return self._split_for(path)(loaded.docs), loaded.problems
 
     def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         path = str(row["path"])
@@ -318,8 +329,36 @@ def actor_pool(ray: Any, engine: RayEngine) -> tuple[dict[str, Any], int]:
         "compute": ray.data.ActorPoolStrategy(size=engine.actors),
         "num_cpus": cpus,
         "num_gpus": engine.gpus_per_actor or None,
+        # a batch that keeps killing its actor fails the run instead of restarting it for ever
+        "max_restarts": ACTOR_RESTARTS,
+        "max_task_retries": ACTOR_RESTARTS,
     }
     return pool, max(1, int(cpus))
+
+
+def read_stage(
+    ray: Any,
+    engine: RayEngine,
+    items: list[dict[str, Any]],
+    read: Callable[[dict[str, Any]], Any],
+    *,
+    files_per_item: int,
+    flat: bool,
+) -> Any:
+    """The read + split stage: ``items`` in up to 64 blocks, ``read`` over each (``flat_map``
+    when ``flat``), its tasks retried only as often as :func:`task_retries` allows."""
+    blocks = max(1, min(len(items), 64))
+    ds = ray.data.from_items(items, override_num_blocks=blocks)
+    # a task's block holds at most ceil(items / blocks) + 1 items
+    retries = task_retries((-(-len(items) // blocks) + 1) * files_per_item)
+    # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
+    # would wait for ever on a cluster the actors fill; at most 2 per actor run at once
+    return (ds.flat_map if flat else ds.map)(
+        read,
+        compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
+        num_cpus=0,
+        max_retries=retries,
+    )
 
 
 def cluster_cpus(ray: Any) -> list[float]:
@@ -371,6 +410,13 @@ class _RayRun(EngineRun):
         from ragkit.indexing.ray.write import RayRunStats
 
         self.stats = engine.last_run = RayRunStats()
+        self.ledger: Any = None
+
+    def deaths(self) -> Deaths:
+        """The run's ledger of reads whose worker died (started on first use)."""
+        if self.ledger is None:
+            self.ledger = start_ledger(import_ray())
+        return Deaths(self.ledger)
 
     def _dataset(self, files: Sequence[FoundFile], job: LoadJob) -> Any:
         ray = ordered_ray_data()
@@ -382,15 +428,10 @@ class _RayRun(EngineRun):
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
         pool, threads = actor_pool(ray, engine)
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
-        read_split = _ReadSplit(target.settings, job.max_file_size, job.pack_to, model, job.reading)
-        ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
-        # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
-        # would wait for ever on a cluster the actors fill; at most 2 per actor run at once
-        ds = ds.flat_map(
-            read_split,
-            compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
-            num_cpus=0,
+        read_split = _ReadSplit(
+            target.settings, job.max_file_size, job.pack_to, model, job.reading, self.deaths()
         )
+        ds = read_stage(ray, engine, items, read_split, files_per_item=1, flat=True)
         return ds.map_batches(
             _Embed,
             fn_constructor_kwargs={
@@ -410,9 +451,12 @@ class _RayRun(EngineRun):
         if url:  # the actors write each batch of whole files into the index themselves
             from ragkit.indexing.ray.write import collect_written, write_dataset
 
-            ds = write_dataset(self, files, job, url)
+            with retry_bounds_allowed():
+                ds = write_dataset(self, files, job, url)
             return collect_written(files, ds, self.stats)
-        return self._collect(files, self._dataset(files, job))
+        with retry_bounds_allowed():
+            ds = self._dataset(files, job)
+        return self._collect(files, ds)
 
     def _collect(self, files: Sequence[FoundFile], ds: Any) -> Iterator[Any]:
         current: LoadedFile | None = None
@@ -459,5 +503,8 @@ class _RayRun(EngineRun):
             stats.chunks_written_by_workers,
             stats.batches_written_by_workers,
         )
+        if self.ledger is not None and not self.started:
+            import_ray().kill(self.ledger)
+        self.ledger = None
         if self.started:
             import_ray().shutdown()

@@ -46,6 +46,7 @@ from ragkit.indexing.ray.engine import (
     _use_cuda,
     actor_pool,
     ordered_ray_data,
+    read_stage,
 )
 
 if TYPE_CHECKING:
@@ -199,6 +200,8 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
     model = _model_factory(target)
     settings = target.settings
     step = max(1, settings.chunk_size - settings.chunk_overlap)
+    groups = batches(files, min(job.batch_size, engine.batch_size), step)
+    widest = max((len(group) for group in groups), default=1)
     items = [
         {
             "batch": n,
@@ -214,14 +217,12 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
                 ]
             ),
         }
-        for n, group in enumerate(batches(files, min(job.batch_size, engine.batch_size), step))
+        for n, group in enumerate(groups)
     ]
     read_split = _ReadSplitBatch(
-        _ReadSplit(settings, job.max_file_size, job.pack_to, model, job.reading)
+        _ReadSplit(settings, job.max_file_size, job.pack_to, model, job.reading, run.deaths())
     )
-    ds = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), 64)))
-    # read + split reserve no CPU (see RayEngine): at most 2 per actor run at once
-    ds = ds.map(read_split, compute=ray.data.TaskPoolStrategy(size=2 * engine.actors), num_cpus=0)
+    ds = read_stage(ray, engine, items, read_split, files_per_item=widest, flat=False)
     pool, threads = actor_pool(ray, engine)
     return ds.map_batches(
         _EmbedWrite,

@@ -210,6 +210,20 @@ class PGClient(PGAsyncClientMixin):
         if pool is not None:
             pool.close()
 
+    def pool_stats(self) -> dict[str, int]:
+        """This client's pools added up (the sync one and each event loop's): connections
+        ``open`` and ``idle``, the ``max`` they may open, requests ``waiting`` for one."""
+        out = {"open": 0, "idle": 0, "max": 0, "waiting": 0}
+        for pool in (self._pool, *list(self._apools.values())):
+            if pool is None:
+                continue
+            stats = pool.get_stats()
+            out["open"] += int(stats.get("pool_size", 0))
+            out["idle"] += int(stats.get("pool_available", 0))
+            out["waiting"] += int(stats.get("requests_waiting", 0))
+            out["max"] += int(pool.max_size)
+        return out
+
     def __enter__(self) -> PGClient:
         return self
 

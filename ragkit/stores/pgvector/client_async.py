@@ -249,10 +249,27 @@ class _LoopPool:
         self.client = client
         self.idle: list[Any] = []
         self.limit = asyncio.Semaphore(client.max_size)
+        self.max_size = int(client.max_size)
+        self.in_use = 0
+        self.waiting = 0
+
+    def get_stats(self) -> dict[str, int]:
+        """Connections open and idle, and callers waiting for one (psycopg_pool's names)."""
+        idle = len(self.idle)
+        return {
+            "pool_size": self.in_use + idle,
+            "pool_available": idle,
+            "requests_waiting": self.waiting,
+        }
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[Any]:
-        async with self.limit:
+        self.waiting += 1
+        try:
+            await self.limit.acquire()
+        finally:
+            self.waiting -= 1
+        try:
             conn = None
             while self.idle and conn is None:
                 candidate = self.idle.pop()
@@ -261,15 +278,19 @@ class _LoopPool:
             if conn is None:
                 conn = await self.client._aconnect()
             reusable = False
+            self.in_use += 1
             try:
                 yield conn
                 reusable = True
             finally:
+                self.in_use -= 1
                 if reusable and not (conn.closed or conn.broken) and _idle(conn):
                     self.idle.append(conn)
                 else:
                     with contextlib.suppress(Exception):
                         await conn.close()
+        finally:
+            self.limit.release()
 
     async def check(self) -> None:
         """Drop every idle connection (after a loss, the others are suspect too)."""
