@@ -269,3 +269,23 @@ def test_metadata_postgres_cannot_store_is_refused_before_writing(
         with pytest.raises(ValueError, match=fragment):
             store.add_vectors(["t"], vec, [meta])
     assert len(store) == 0
+
+
+def test_a_filter_nested_1000_deep_is_a_clear_error_on_postgres(pg_dsn: str) -> None:
+    # issue 29 item 5: refused by the depth check, never a RecursionError, on the SQL path too
+    store = PGVectorStore(None, connection=pg_dsn, collection_name=new_name(), embedding_length=4)
+    try:
+        store.add_vectors(["a"], np.ones((1, 4), dtype=np.float32), ids=["a"])
+        deep: dict = {"x": 1}
+        for _ in range(1000):
+            deep = {"$not": deep}
+        with pytest.raises(ValueError, match="nested more than 64 levels") as info:
+            store.similarity_search_by_vector([1.0, 1.0, 1.0, 1.0], k=1, filter=deep)
+        assert not isinstance(info.value, RecursionError)
+        deep_and: dict = {"x": 1}
+        for _ in range(1000):
+            deep_and = {"$and": [deep_and]}
+        with pytest.raises(ValueError, match="nested more than 64 levels"):
+            store.similarity_search_by_vector([1.0, 1.0, 1.0, 1.0], k=1, filter=deep_and)
+    finally:
+        store.close()
