@@ -270,9 +270,7 @@ def test_max_query_length_is_the_one_limit(bike):
 def test_filters_nested_past_the_limit_are_refused_on_ask_too(server):
     # issue 29 item 5: the depth check runs before anything recurses, on /ask as on /query
     body = b'{"question": "brake", "filter": ' + b'{"$not": ' * 1000 + b'{"x": 1}' + b"}" * 1001
-    reply = httpx.post(
-        server + "/ask", content=body, headers={"content-type": "application/json"}
-    )
+    reply = httpx.post(server + "/ask", content=body, headers={"content-type": "application/json"})
     assert reply.status_code in (400, 422), reply.text
     assert "Traceback" not in reply.text and "RecursionError" not in reply.text
     assert reply.json()["error"]["status"] == reply.status_code
