@@ -76,6 +76,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from typing_extensions import Self
+
 
 class RagkitError(Exception):
     """Base class of every error ragkit raises deliberately."""
@@ -392,6 +394,23 @@ class GoogleAPIError(RagkitError):
         self.status = status
         self.rpc = rpc
         self.attempts = attempts
+
+    @classmethod
+    def restating(cls, message: str, error: GoogleAPIError) -> Self:
+        """This kind of error, saying ``message``, with ``error``'s status, rpc and attempts.
+
+        Example:
+            >>> cause = GoogleAPIError("quota", status_code=429, rpc="embedContent", attempts=3)
+            >>> GoogleEmbeddingsError.restating("embedding failed: quota", cause).attempts
+            3
+        """
+        return cls(
+            message,
+            status_code=error.status_code,
+            status=error.status,
+            rpc=error.rpc,
+            attempts=error.attempts,
+        )
 
 
 class ChatGoogleGenerativeAIError(GoogleAPIError):

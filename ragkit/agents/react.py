@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Literal
 
 from ragkit.agents.loop import AgentLoop
-from ragkit.core.base import Runnable, run_in_executor
+from ragkit.core.base import Runnable, iterate_in_executor
 from ragkit.core.chunks import OneInput
 from ragkit.core.config import RunnableConfig, ensure_config
 from ragkit.errors import ConfigurationError, InputTypeError
@@ -176,12 +176,8 @@ class ReactAgent(Runnable[dict[str, Any], dict[str, Any]]):
         stream_mode: StreamMode = "updates",
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
-        iterator = iter(self.stream(input, config, stream_mode=stream_mode))
-        done = object()
-        while True:
-            chunk = await run_in_executor(next, iterator, done)
-            if chunk is done:
-                return
+        chunks = iter(self.stream(input, config, stream_mode=stream_mode))
+        async for chunk in iterate_in_executor(chunks):
             yield chunk
 
 

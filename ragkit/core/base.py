@@ -636,6 +636,24 @@ async def run_in_executor(func: Callable[..., Any], *args: Any, **kwargs: Any) -
     return await asyncio.get_running_loop().run_in_executor(shared_pool(), call)
 
 
+async def iterate_in_executor(iterator: Iterator[Other]) -> AsyncIterator[Other]:
+    """Yield the items of a blocking ``iterator``, each pulled in a worker thread.
+
+    Example:
+        >>> import asyncio
+        >>> async def pull() -> list[int]:
+        ...     return [x async for x in iterate_in_executor(iter([1, 2]))]
+        >>> asyncio.run(pull())
+        [1, 2]
+    """
+    done: Any = object()
+    while True:
+        item = await run_in_executor(next, iterator, done)
+        if item is done:
+            return
+        yield item
+
+
 def _generic_arg(cls: type, index: int) -> Any:
     for klass in cls.__mro__:
         for base in getattr(klass, "__orig_bases__", ()):

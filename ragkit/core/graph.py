@@ -31,6 +31,8 @@ from pydantic import BaseModel
 from ragkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ragkit.core.base import Runnable
     from ragkit.core.config import RunnableConfig
 
@@ -145,23 +147,22 @@ class Graph:
 
     def trim_first_node(self) -> None:
         """Remove the first node if another would then be first and it had one edge out."""
-        first = self.first_node()
-        if (
-            first
-            and self.first_node(exclude=(first.id,))
-            and sum(1 for e in self.edges if e.source == first.id) == 1
-        ):
-            self.remove_node(first)
+        self._trim_end(self.first_node, "source")
 
     def trim_last_node(self) -> None:
         """Remove the last node if another would then be last and it had one edge in."""
-        last = self.last_node()
+        self._trim_end(self.last_node, "target")
+
+    def _trim_end(self, end: Callable[..., Node | None], side: str) -> None:
+        """Remove the node ``end()`` finds if ``end`` would find another without it and it
+        stands on the ``side`` (``source`` or ``target``) of exactly one edge."""
+        node = end()
         if (
-            last
-            and self.last_node(exclude=(last.id,))
-            and sum(1 for e in self.edges if e.target == last.id) == 1
+            node
+            and end(exclude=(node.id,))
+            and sum(1 for e in self.edges if getattr(e, side) == node.id) == 1
         ):
-            self.remove_node(last)
+            self.remove_node(node)
 
     def reid(self) -> Graph:
         """The same graph with readable ids (names; ``name_1``, ``name_2`` when repeated)."""

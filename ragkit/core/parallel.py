@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import contextvars
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, create_model
@@ -173,13 +173,7 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    key = pending.pop(fut)
-                    chunk = fut.result()
-                    if chunk is _DONE:
-                        continue
-                    yield AddableDict({key: chunk})
-                    pending[pull(key)] = key
+                yield from _finished_chunks(done, pending, pull)
         finally:
             for fut in pending:
                 fut.cancel()
@@ -204,16 +198,28 @@ class RunnableParallel(StreamingRunnable[Any, dict[str, Any]]):
         try:
             while pending:
                 done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    key = pending.pop(task)
-                    chunk = task.result()
-                    if chunk is _DONE:
-                        continue
-                    yield AddableDict({key: chunk})
-                    pending[pull(key)] = key
+                for chunk in _finished_chunks(done, pending, pull):
+                    yield chunk
         finally:
             for task in pending:
                 task.cancel()
+
+
+def _finished_chunks(
+    done: Iterable[Any], pending: dict[Any, str], pull: Callable[[str], Any]
+) -> Iterator[AddableDict]:
+    """The chunk of each finished pull in ``done`` (a future or task), keyed by its branch.
+
+    ``pending`` maps the pulls still running to their branch; a branch that gave a chunk
+    is pulled again (added to ``pending``) only once the consumer has taken that chunk.
+    """
+    for pulled in done:
+        key = pending.pop(pulled)
+        chunk = pulled.result()
+        if chunk is _DONE:
+            continue
+        yield AddableDict({key: chunk})
+        pending[pull(key)] = key
 
 
 def _next_or_done(iterator: Iterator[Any]) -> Any:

@@ -140,13 +140,10 @@ class GoogleGenerativeAIEmbeddings(GoogleSettings, Embeddings):
                 error = e
             else:
                 continue
-            raise GoogleEmbeddingsError(
+            raise GoogleEmbeddingsError.restating(
                 f"embedding texts {start}..{start + len(batch) - 1} of {len(texts)} failed "
                 f"({len(vectors)} embedded before): {error}",
-                status_code=error.status_code,
-                status=error.status,
-                rpc=error.rpc,
-                attempts=error.attempts,
+                error,
             )
         return vectors
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar
 
-from ragkit.core.base import run_in_executor
+from ragkit.core.base import iterate_in_executor, run_in_executor
 from ragkit.core.callbacks import RunManager, get_callback_manager
 from ragkit.core.config import RunnableConfig, ensure_config, get_config_list
 from ragkit.core.llm_run import CallbackManagerForLLMRun, takes_run_manager
@@ -233,12 +233,8 @@ class BaseLLM(BaseLanguageModel[str]):
             yield await self.ainvoke(input, config, stop=stop, **kwargs)
             return
         # The sync stream, pulled in worker threads one chunk at a time.
-        iterator = iter(self.stream(input, config, stop=stop, **kwargs))
-        done = object()
-        while True:
-            chunk = await run_in_executor(next, iterator, done)
-            if chunk is done:
-                return
+        chunks = iter(self.stream(input, config, stop=stop, **kwargs))
+        async for chunk in iterate_in_executor(chunks):
             yield chunk
 
 

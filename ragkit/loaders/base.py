@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.core.base import StreamingRunnable, run_in_executor
+from ragkit.core.base import StreamingRunnable, iterate_in_executor, run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
 
@@ -67,12 +67,7 @@ class BaseLoader(StreamingRunnable[Any, Any], ABC):
 
     async def alazy_load(self) -> AsyncIterator[Document]:
         """Async :meth:`lazy_load`: each Document is read in a worker thread."""
-        iterator = self.lazy_load()
-        done = object()
-        while True:
-            doc = await run_in_executor(next, iterator, done)
-            if doc is done:
-                return
+        async for doc in iterate_in_executor(self.lazy_load()):
             yield doc
 
     def load_and_split(self, text_splitter: Any = None) -> list[Document]:

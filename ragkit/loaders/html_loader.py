@@ -35,8 +35,8 @@ from typing import Any
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, LoaderError
-from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._file_loader import FileLoader
+from ragkit.loaders.text import read_text
 
 DROPPED = frozenset(("script", "style", "noscript", "template"))
 # bs4's get_text() also leaves out ruby annotations (rt, rp strings are not NavigableStrings)
@@ -178,9 +178,7 @@ class HTMLLoader(FileLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        html = universal_newlines(
-            read_and_decode(name, self.open_encoding, max_size=self.max_file_size)[0]
-        )
+        html = read_text(name, self.open_encoding, max_file_size=self.max_file_size)
         try:
             if _fast_route(self.bs_kwargs):
                 text, title = html_text(html, self.get_text_separator)

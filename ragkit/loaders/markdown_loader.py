@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
-from ragkit.loaders._decode import read_and_decode, universal_newlines
 from ragkit.loaders._file_loader import FileLoader
 from ragkit.loaders._modes import check_mode
+from ragkit.loaders.text import read_text
 
 _BLOCKS = {
     "bullet_list_open": "list",
@@ -54,9 +54,7 @@ class MarkdownLoader(FileLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
-        text = universal_newlines(
-            read_and_decode(name, self.encoding, max_size=self.max_file_size)[0]
-        )
+        text = read_text(name, self.encoding, max_file_size=self.max_file_size)
         source = str(self.file_path)
         if self.mode == "single":
             yield Document(text, metadata={"source": source})

@@ -12,12 +12,18 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from typing_extensions import Self
 
 from ragkit.documents import Document
 from ragkit.errors import ConfigurationError, InvalidQueryError
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
+
+if TYPE_CHECKING:
+    from ragkit.core.base import Runnable
+    from ragkit.prompts import BasePromptTemplate
 
 __all__ = [
     "check_k",
@@ -51,6 +57,26 @@ def question_context_prompt(prompt: Any, default: Any, owner: str) -> Any:
     if missing:
         raise ConfigurationError(f"{owner} prompt lacks the variables {sorted(missing)}")
     return prompt
+
+
+class ModelCompressorFromLLM:
+    """``from_llm`` of the compressors that ask a model about each document: the class is built
+    on ``prompt | llm | reply_parser()``, the prompt taking ``question`` and ``context``.
+
+    Example: ``class Judge(ModelCompressorFromLLM, BaseDocumentCompressor): default_prompt = ...``.
+    """
+
+    default_prompt: ClassVar[Any]
+    reply_parser: ClassVar[Callable[[], Any]]
+
+    @classmethod
+    def from_llm(
+        cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, **kwargs: Any
+    ) -> Self:
+        """``cls(prompt | llm | reply_parser(), **kwargs)`` (default: ``default_prompt``)."""
+        checked = question_context_prompt(prompt, cls.default_prompt, cls.__name__)
+        build: Callable[..., Self] = cls
+        return build(checked | llm | cls.reply_parser(), **kwargs)
 
 
 def check_c(c: Any, owner: str) -> float:

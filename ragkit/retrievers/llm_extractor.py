@@ -23,8 +23,8 @@ from ragkit.core.config import RunnableConfig
 from ragkit.core.executor import run_all
 from ragkit.documents import Document
 from ragkit.parsers import StrOutputParser
-from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._util import question_context_prompt
+from ragkit.prompts import PromptTemplate
+from ragkit.retrievers._util import ModelCompressorFromLLM
 from ragkit.retrievers.contextual_compression import BaseDocumentCompressor
 
 NO_OUTPUT = "NO_OUTPUT"
@@ -35,7 +35,7 @@ DEFAULT_PROMPT = PromptTemplate.from_template(
 )
 
 
-class LLMChainExtractor(BaseDocumentCompressor):
+class LLMChainExtractor(ModelCompressorFromLLM, BaseDocumentCompressor):
     """Shorten each document to the passages a model judges relevant (LangChain's ``LLMChainExtractor``).
 
     Args:
@@ -43,16 +43,12 @@ class LLMChainExtractor(BaseDocumentCompressor):
         max_concurrency: At most this many model calls at once (default: the config's, else all).
     """
 
+    default_prompt = DEFAULT_PROMPT
+    reply_parser = StrOutputParser
+
     def __init__(self, llm_chain: Runnable[Any, Any], max_concurrency: int | None = None) -> None:
         self.llm_chain = llm_chain
         self.max_concurrency = max_concurrency
-
-    @classmethod
-    def from_llm(
-        cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, **kwargs: Any
-    ) -> LLMChainExtractor:
-        checked = question_context_prompt(prompt, DEFAULT_PROMPT, "LLMChainExtractor")
-        return cls(checked | llm | StrOutputParser(), **kwargs)
 
     @staticmethod
     def _input(doc: Document, query: str) -> dict[str, Any]:

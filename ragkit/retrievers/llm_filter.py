@@ -24,8 +24,8 @@ from ragkit.core.base import Runnable
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
 from ragkit.parsers import BooleanOutputParser
-from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._util import question_context_prompt, require_methods
+from ragkit.prompts import PromptTemplate
+from ragkit.retrievers._util import ModelCompressorFromLLM, require_methods
 from ragkit.retrievers.contextual_compression import BaseDocumentCompressor
 
 DEFAULT_PROMPT = PromptTemplate.from_template(
@@ -40,13 +40,16 @@ def default_get_input(query: str, doc: Document) -> dict[str, Any]:
     return {"question": query, "context": doc.page_content}
 
 
-class LLMChainFilter(BaseDocumentCompressor):
+class LLMChainFilter(ModelCompressorFromLLM, BaseDocumentCompressor):
     """Keep the documents a model judges relevant to the query (LangChain's ``LLMChainFilter``).
 
     Args:
         llm_chain: A runnable from ``get_input(query, doc)`` to a bool or a YES/NO reply.
         get_input: Builds the chain input for one document.
     """
+
+    default_prompt = DEFAULT_PROMPT
+    reply_parser = BooleanOutputParser
 
     def __init__(
         self,
@@ -57,14 +60,6 @@ class LLMChainFilter(BaseDocumentCompressor):
         self.llm_chain = llm_chain
         self.get_input = get_input
         self._parser = BooleanOutputParser()
-
-    @classmethod
-    def from_llm(
-        cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, **kwargs: Any
-    ) -> LLMChainFilter:
-        """``prompt | llm | BooleanOutputParser()`` (the prompt takes ``question`` and ``context``)."""
-        checked = question_context_prompt(prompt, DEFAULT_PROMPT, "LLMChainFilter")
-        return cls(checked | llm | BooleanOutputParser(), **kwargs)
 
     def _keep(self, reply: Any) -> bool:
         if isinstance(reply, bool):

@@ -46,13 +46,12 @@ from ragkit.chains.llm_chain.handlers import check_handler, fire
 from ragkit.chains.llm_chain.modes import Mode
 from ragkit.chains.llm_chain.processors import MessageProcessor, run_processors
 from ragkit.chains.llm_chain.run_support import (
+    GuardedStream,
     ModelErrors,
-    aguarded_stream,
     as_ai_message,
     bound_model,
     chain_error,
     ensure_tool_call_ids,
-    guarded_stream,
     is_empty_reply,
     prompt_messages,
 )
@@ -317,7 +316,7 @@ class LLMChain(ChainState):
                 reply = model.invoke(messages, config)
             return self.process_message(as_ai_message(reply, self))
         chain = self._evolve(_delta=None)
-        for chunk in guarded_stream(model, messages, config, self):
+        for chunk in GuardedStream(model, messages, config, self):
             chain = chain._with_chunk(chunk)
         return chain._streamed_reply()
 
@@ -329,7 +328,7 @@ class LLMChain(ChainState):
                 reply = await model.ainvoke(messages, config)
             return self.process_message(as_ai_message(reply, self))
         chain = self._evolve(_delta=None)
-        async for chunk in aguarded_stream(model, messages, config, self):
+        async for chunk in GuardedStream(model, messages, config, self):
             chain = chain._with_chunk(chunk)
         return chain._streamed_reply()
 

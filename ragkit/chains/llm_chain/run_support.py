@@ -76,40 +76,44 @@ class ModelErrors:
 _END: Any = object()
 
 
-def guarded_stream(
-    model: Runnable[Any, Any],
-    messages: list[BaseMessage],
-    config: RunnableConfig | None,
-    chain: Any,
-) -> Iterator[Any]:
-    """The model's stream; only errors raised by the model become ``model_error``."""
-    guard = ModelErrors(chain)
-    with guard:
-        stream = iter(model.stream(messages, config))
-    while True:
-        with guard:
-            chunk = next(stream, _END)
-        if chunk is _END:
-            return
-        yield chunk
+class GuardedStream:
+    """The model's stream of ``messages``: iterate it for ``stream``, async-iterate it for
+    ``astream``; only errors raised by the model become ``model_error`` of ``chain``.
 
+    Example: ``for chunk in GuardedStream(model, messages, config, chain): ...``.
+    """
 
-async def aguarded_stream(
-    model: Runnable[Any, Any],
-    messages: list[BaseMessage],
-    config: RunnableConfig | None,
-    chain: Any,
-) -> AsyncIterator[Any]:
-    """The model's ``astream``; only errors raised by the model become ``model_error``."""
-    guard = ModelErrors(chain)
-    with guard:
-        stream = aiter(model.astream(messages, config))
-    while True:
-        with guard:
-            chunk = await anext(stream, _END)
-        if chunk is _END:
-            return
-        yield chunk
+    __slots__ = ("config", "guard", "messages", "model")
+
+    def __init__(
+        self,
+        model: Runnable[Any, Any],
+        messages: list[BaseMessage],
+        config: RunnableConfig | None,
+        chain: Any,
+    ) -> None:
+        self.model, self.messages, self.config = model, messages, config
+        self.guard = ModelErrors(chain)
+
+    def __iter__(self) -> Iterator[Any]:
+        with self.guard:
+            stream = iter(self.model.stream(self.messages, self.config))
+        while True:
+            with self.guard:
+                chunk = next(stream, _END)
+            if chunk is _END:
+                return
+            yield chunk
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        with self.guard:
+            stream = aiter(self.model.astream(self.messages, self.config))
+        while True:
+            with self.guard:
+                chunk = await anext(stream, _END)
+            if chunk is _END:
+                return
+            yield chunk
 
 
 def as_ai_message(reply: Any, chain: Any) -> AIMessage:

@@ -111,13 +111,21 @@ async def _supported_share(sample: AnswerSample, judge: Judge, field: str, task:
     return sum(bits) / len(found)
 
 
-class Faithfulness(AnswerMetric):
-    name: ClassVar[str] = "faithfulness"
-    needs = ("response", "retrieved_contexts")
+class _SupportedShare(AnswerMetric):
+    """The share of the statements in the sample's :attr:`field` that the retrieved contexts
+    support (``needs`` names that field and ``retrieved_contexts``)."""
+
+    field: ClassVar[str]
     uses_judge = True
 
     async def score(self, sample: AnswerSample, ctx: MetricContext) -> float:
-        return await _supported_share(sample, ctx.need_judge(self.name), "response", self.name)
+        return await _supported_share(sample, ctx.need_judge(self.name), self.field, self.name)
+
+
+class Faithfulness(_SupportedShare):
+    name: ClassVar[str] = "faithfulness"
+    needs = ("response", "retrieved_contexts")
+    field = "response"
 
 
 class AnswerRelevancy(AnswerMetric):
@@ -165,13 +173,10 @@ class ContextPrecision(AnswerMetric):
         return average_precision([r.verdict for r in replies])
 
 
-class ContextRecall(AnswerMetric):
+class ContextRecall(_SupportedShare):
     name: ClassVar[str] = "context_recall"
     needs = ("reference", "retrieved_contexts")
-    uses_judge = True
-
-    async def score(self, sample: AnswerSample, ctx: MetricContext) -> float:
-        return await _supported_share(sample, ctx.need_judge(self.name), "reference", self.name)
+    field = "reference"
 
 
 async def _factual_f1(

@@ -120,6 +120,13 @@ class _Parser:
             raise self.fail(message)
         return None
 
+    def cannot_apply(self, kind: str, name: str, allowed: list[str]) -> Comparison | None:
+        """:meth:`drop_or_fail` a ``kind`` (comparator, operator) the store's filters lack."""
+        return self.drop_or_fail(
+            f"the filter uses the {kind} {name!r}, which this store's filters cannot apply; "
+            f"allowed: {', '.join(allowed) or 'none'}"
+        )
+
     def peek(self) -> tuple[str, Any, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
@@ -214,10 +221,7 @@ class _Parser:
             )
         attribute, value = str(args[0]), self.plain_value(args[1])
         if self.comparators is not None and comparator not in self.comparators:
-            return self.drop_or_fail(
-                f"the filter uses the comparator {comparator.value!r}, which this store's filters "
-                f"cannot apply; allowed: {', '.join(self.comparator_names())}"
-            )
+            return self.cannot_apply("comparator", comparator.value, self.comparator_names())
         if self.attributes is not None and attribute not in self.attributes:
             return self.drop_or_fail(
                 f"the filter uses the attribute {attribute!r}, which the data source does not "
@@ -233,10 +237,7 @@ class _Parser:
                     f"lt(...)); got the value {arg!r}"
                 )
         if self.operators is not None and operator not in self.operators:
-            return self.drop_or_fail(
-                f"the filter uses the operator {operator.value!r}, which this store's filters "
-                f"cannot apply; allowed: {', '.join(self.operator_names()) or 'none'}"
-            )
+            return self.cannot_apply("operator", operator.value, self.operator_names())
         if not args:
             raise self.fail(f"{operator.value}() needs at least one statement")
         kept = [arg for arg in args if arg is not None]
