@@ -96,7 +96,7 @@ def _reference(text: str, size: int, overlap: int) -> list[str]:
     return split_text_on_tokens(text=text, tokenizer=tok)
 
 
-@pytest.mark.parametrize("route", ["native", pytest.param("python", marks=pytest.mark.slow)])
+@ROUTES
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS | WORDY, size=st.integers(1, 40), overlap=st.integers(0, 39))
 def test_windows_match_whole_text_tokenization(
