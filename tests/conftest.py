@@ -35,7 +35,6 @@ LONG_FIRST = (
     "tests/loaders/test_excel_memory.py",
     "tests/eval/test_notebook.py",
     "tests/reliability/test_hostile_folder.py",
-    "tests/splitters/test_token.py",
     "tests/cli/test_crash.py",
     "tests/docs/test_site.py",
 )
