@@ -9,7 +9,8 @@ on it with the ``vector`` extension; ``pg_collection`` a fresh collection name p
 Parallel runs (``make test`` uses pytest-xdist with ``--dist loadfile``): each worker process
 has its own session fixtures (its own PostgreSQL server on its own port). The scheduler below
 keeps each test module on one worker, so a module's fixtures (servers, models, indexes) start
-once, and every Ray test on the same worker, so one Ray cluster runs at a time.
+once, and every Ray test on the same worker, so one Ray cluster runs at a time; it starts the
+longest units (LONG_FIRST) first.
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ from tests.postgres_server import TestServer, running_server
 
 # Test folders whose modules run on one worker together (one Ray cluster for all of them).
 SHARED_WORKER = ("tests/distributed",)
+
+# The longest work units (a module, or a SHARED_WORKER folder), longest first, from `make test`'s
+# durations: the scheduler hands these out before the rest, so the two workers end together
+# instead of one starting a five-minute module when the other is nearly done.
+LONG_FIRST = (
+    "tests/distributed",
+    "tests/loaders/test_mixed_folder.py",
+    "tests/loaders/test_excel_memory.py",
+    "tests/eval/test_notebook.py",
+    "tests/reliability/test_hostile_folder.py",
+    "tests/cli/test_crash.py",
+    "tests/docs/test_site.py",
+)
 
 # No test may reach a model hub: huggingface_hub stays offline (it reads this when imported).
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -64,9 +78,27 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     with pytest 9, which has no ``item._nodeid`` any more). Other ``--dist`` modes: xdist's own."""
     if config.getvalue("dist") != "loadfile":
         return None
+    from collections import OrderedDict
+
     from xdist.scheduler import LoadFileScheduling
 
+    class LongestFirst(OrderedDict):
+        """The work queue: the units of LONG_FIRST come out first, in its order; then the
+        rest in xdist's order (most tests first)."""
+
+        def popitem(self, last: bool = True):
+            if last or not self:
+                return super().popitem(last)
+            key = min(
+                self, key=lambda s: LONG_FIRST.index(s) if s in LONG_FIRST else len(LONG_FIRST)
+            )
+            return key, self.pop(key)
+
     class ModuleOrSharedFolder(LoadFileScheduling):
+        def __init__(self, config: pytest.Config, log) -> None:
+            super().__init__(config, log)
+            self.workqueue = LongestFirst()
+
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return next((d for d in SHARED_WORKER if module.startswith(d + "/")), module)

@@ -97,10 +97,12 @@ EXPECTED = [
 ]
 
 
-def run_mypy(tmp_path: Path, script: str) -> str:
-    user = tmp_path / "user_script.py"
-    user.write_text(script, encoding="utf-8")
-    config = tmp_path / "mypy.ini"  # the user's settings, not ragkit's own
+def run_mypy(folder: Path, scripts: dict[str, str]) -> str:
+    """One mypy run on every script (``{file name: source}``) written into ``folder``; its
+    lines name their file, so each test reads its own (mypy loads ragkit's types once)."""
+    for name, script in scripts.items():
+        (folder / name).write_text(script, encoding="utf-8")
+    config = folder / "mypy.ini"  # the user's settings, not ragkit's own
     config.write_text("[mypy]\nignore_missing_imports = True\n", encoding="utf-8")
     env = {**os.environ, "MYPYPATH": str(REPO)}  # the source tree, as an installed wheel would be
     out = subprocess.run(
@@ -117,29 +119,18 @@ def run_mypy(tmp_path: Path, script: str) -> str:
             "silent",  # errors inside ragkit are not the user's (make lint checks ragkit)
             "--python-version",
             "3.10",
-            str(user),
+            *scripts,
         ],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=folder,
         env=env,
     )
     return out.stdout + out.stderr
 
 
-def revealed(output: str) -> list[str]:
-    return re.findall(r'Revealed type is "(.*)"', output)
-
-
-@pytest.mark.slow
-def test_mypy_sees_concrete_types_for_public_names(tmp_path: Path) -> None:
-    output = run_mypy(tmp_path, USER_SCRIPT)
-    assert "error" not in output, output
-    assert revealed(output) == EXPECTED, output
-
-
-@pytest.mark.slow
-def test_every_exported_name_is_typed_and_a_typo_is_an_error(tmp_path: Path) -> None:
+def exports_script() -> tuple[str, list[str]]:
+    """A script revealing every exported name (and importing a typo), and those names."""
     lines = []
     names = []
     for i, package in enumerate(p for p in PACKAGES if p not in NO_EXPORTS):
@@ -148,7 +139,49 @@ def test_every_exported_name_is_typed_and_a_typo_is_an_error(tmp_path: Path) -> 
             lines.append(f"reveal_type(m{i}.{name})")
             names.append(f"{package}.{name}")
     lines.append("from ragkit.stores import FaissStor")  # mypy must reject it, not say Any
-    output = run_mypy(tmp_path, "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n", names
+
+
+@pytest.fixture(scope="module")
+def mypy_output(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
+    """mypy's output on both scripts (user_script.py, exports_script.py), and the names the
+    second reveals."""
+    script, names = exports_script()
+    folder = tmp_path_factory.mktemp("mypy")
+    scripts = {"user_script.py": USER_SCRIPT, "exports_script.py": script}
+    return run_mypy(folder, scripts), names
+
+
+def of_file(output: str, name: str) -> str:
+    """The lines of mypy's output about file ``name``, and those about no file (such as a
+    crash or a bad option), minus the summary line."""
+    others = ("user_script.py:", "exports_script.py:")
+    kept = [
+        line
+        for line in output.splitlines()
+        if line.startswith(name + ":")
+        or (not line.startswith(others) and not re.match(r"Found \d+ errors? in 1 file", line))
+    ]
+    return "\n".join(kept)
+
+
+def revealed(output: str) -> list[str]:
+    return re.findall(r'Revealed type is "(.*)"', output)
+
+
+@pytest.mark.slow
+def test_mypy_sees_concrete_types_for_public_names(mypy_output: tuple[str, list[str]]) -> None:
+    output = of_file(mypy_output[0], "user_script.py")
+    assert "error" not in output, mypy_output[0]
+    assert revealed(output) == EXPECTED, mypy_output[0]
+
+
+@pytest.mark.slow
+def test_every_exported_name_is_typed_and_a_typo_is_an_error(
+    mypy_output: tuple[str, list[str]],
+) -> None:
+    output = of_file(mypy_output[0], "exports_script.py")
+    names = mypy_output[1]
     types = revealed(output)
     assert len(types) == len(names), output
     untyped = [name for name, t in zip(names, types) if t == "Any"]

@@ -44,6 +44,11 @@ class PostgresCache(BaseCache):
         self.table_name = table_name
         self._where = _where(connection)
         try:
+            import psycopg
+
+            # one direct connection first: a refused or misnamed server fails at once, where
+            # the pool would retry in the background until its 30 s timeout
+            psycopg.connect(connection).close()
             self._pool = ConnectionPool(connection, min_size=1, max_size=4, open=True, timeout=30)
             self._run(
                 f"CREATE TABLE IF NOT EXISTS {table_name} (prompt_key text NOT NULL, "

@@ -162,6 +162,11 @@ def model_dir() -> Path:
     return Path(spec.origin).parent / "models"
 
 
+# Images thinner than this (pixels) hold no readable line of text; the detector would scale
+# such an image up until its short side is 736 px (a 400 x 1 spacer GIF took 40 s).
+MIN_TEXT_SIDE = 6
+
+
 class OcrEngine:
     """Reads text lines out of images; the models load on the first :meth:`read`."""
 
@@ -221,6 +226,8 @@ class OcrEngine:
         if hasattr(image, "convert"):  # a PIL image
             image = np.asarray(image.convert("RGB"))
         array = np.ascontiguousarray(np.asarray(image, dtype=np.uint8)[:, :, ::-1])  # to BGR
+        if min(array.shape[:2]) < MIN_TEXT_SIDE:  # a spacer or rule: no line of text fits
+            return []
         with self._lock:
             result = self._engine()(array)
         texts = getattr(result, "txts", None)

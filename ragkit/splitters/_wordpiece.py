@@ -147,6 +147,17 @@ class Tokens:
         return base + start, base + end
 
 
+@lru_cache(maxsize=2)
+def _vocabulary(tokenizer: Any) -> tuple[frozenset[str], ...]:
+    """The tokenizer's vocabulary, its "##" entries without "##", and every prefix of the
+    entries of each kind: learned once per tokenizer (identity), not once per splitter."""
+    vocab = frozenset(tokenizer.get_vocab())
+    tails = frozenset(t[2:] for t in vocab if t.startswith("##"))
+    prefixes = frozenset(t[:i] for t in vocab for i in range(1, len(t) + 1))
+    tail_prefixes = frozenset(t[:i] for t in tails for i in range(1, len(t) + 1))
+    return vocab, tails, prefixes, tail_prefixes
+
+
 class WordOffsets:
     """Token spans of texts under a BERT-style ``tokenizers.Tokenizer`` (cached per word)."""
 
@@ -209,11 +220,7 @@ class WordOffsets:
         return ((0, len(word)),)
 
     def _learn_vocabulary(self) -> None:
-        vocab = frozenset(self._tokenizer.get_vocab())
-        self._tails = frozenset(t[2:] for t in vocab if t.startswith("##"))
-        self._prefixes = frozenset(t[:i] for t in vocab for i in range(1, len(t) + 1))
-        self._tail_prefixes = frozenset(t[:i] for t in self._tails for i in range(1, len(t) + 1))
-        self._vocab = vocab
+        self._vocab, self._tails, self._prefixes, self._tail_prefixes = _vocabulary(self._tokenizer)
 
     def _ascii_pieces(self, key: str) -> tuple[tuple[int, int], ...] | None:
         """WordPiece spans of a printable-ASCII word (after its leading whitespace), else None.

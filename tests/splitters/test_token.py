@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -94,7 +96,7 @@ def _reference(text: str, size: int, overlap: int) -> list[str]:
     return split_text_on_tokens(text=text, tokenizer=tok)
 
 
-@pytest.mark.parametrize("route", ["native", pytest.param("python", marks=pytest.mark.slow)])
+@ROUTES
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS | WORDY, size=st.integers(1, 40), overlap=st.integers(0, 39))
 def test_windows_match_whole_text_tokenization(
@@ -153,7 +155,12 @@ def test_split_documents_keeps_metadata() -> None:
     ]
 
 
-@pytest.mark.slow
+@cache
+def direct_wordpiece() -> WordOffsets:
+    """One WordOffsets for every example (it learns the vocabulary once, on its first word)."""
+    return WordOffsets(local_tokenizer())
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     lead=st.sampled_from(["", " ", "\n\t ", "\r\n"]),
@@ -170,7 +177,7 @@ def test_split_documents_keeps_metadata() -> None:
 )
 def test_direct_wordpiece_matches_the_tokenizer(lead: str, word: str) -> None:
     key = lead + word
-    mine = WordOffsets(local_tokenizer())._ascii_pieces(key)
+    mine = direct_wordpiece()._ascii_pieces(key)
     if mine is None:  # not plain printable ASCII: left to the tokenizer
         assert not (word.isascii() and word.isprintable())
         return
