@@ -25,23 +25,13 @@ def parse_partial_json(text: str) -> Any:
         pass
     stack: list[str] = []
     out: list[str] = []
-    in_string = False
-    escaped = False
+    lex = _Strings()
     for ch in text:
-        if in_string:
-            if ch == "\n" and not escaped:
-                out.append("\\n")
-                continue
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        else:
-            if ch == '"':
-                in_string = True
-            elif ch in "{[":
+        if lex.in_string and ch == "\n" and not lex.escaped:
+            out.append("\\n")
+            continue
+        if lex.structural(ch):
+            if ch in "{[":
                 stack.append("}" if ch == "{" else "]")
             elif ch in "}]":
                 if not stack or stack[-1] != ch:
@@ -51,8 +41,8 @@ def parse_partial_json(text: str) -> Any:
     # Close what is open; if that does not parse, trim characters from the end
     # (a dangling key, comma or literal) until it does.
     body = "".join(out)
-    if in_string:
-        if escaped:
+    if lex.in_string:
+        if lex.escaped:
             body = body[:-1]
         body += '"'
     while body:
@@ -66,27 +56,48 @@ def parse_partial_json(text: str) -> Any:
     raise json.JSONDecodeError("cannot complete partial JSON", text, 0)
 
 
+class _Strings:
+    """Whether a scan of JSON text is inside a string (and after a backslash there).
+
+    Example:
+        >>> lex = _Strings()
+        >>> [lex.structural(ch) for ch in '["]"]']
+        [True, False, False, False, True]
+    """
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escaped = False
+
+    def structural(self, ch: str) -> bool:
+        """Advance over ``ch``; True when it stands outside every string (and is not a quote)."""
+        if self.in_string:
+            if self.escaped:
+                self.escaped = False
+            elif ch == "\\":
+                self.escaped = True
+            elif ch == '"':
+                self.in_string = False
+            return False
+        if ch == '"':
+            self.in_string = True
+            return False
+        return True
+
+
 def _stack_for(body: str) -> list[str] | None:
     stack: list[str] = []
-    in_string = False
-    escaped = False
+    lex = _Strings()
     for ch in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+        if not lex.structural(ch):
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
             if not stack:
                 return None
             stack.pop()
-    if in_string:
+    if lex.in_string:
         return None
     return stack
 

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,15 @@ from ragkit.stores.filters import Predicate
 from ragkit.stores.search_args import check_k
 
 Hit = tuple[int, float]
+
+
+@dataclass(frozen=True)
+class _Filtered:
+    """What a filtered search reads: the index, a position's metadata and the filter."""
+
+    index: Any
+    metadata: Callable[[int], dict[str, Any]]
+    pred: Predicate
 
 
 def search_hits(
@@ -50,8 +60,9 @@ def search_hits(
         if pred is None:
             hits = [(p, s) for p, s in zip(positions[row].tolist(), scores[row].tolist()) if p >= 0]
         else:
+            found = (scores[row], positions[row])
             hits = _filtered(
-                index, metadata, queries[row : row + 1], pred, k, first, scores[row], positions[row]
+                _Filtered(index, metadata, pred), queries[row : row + 1], k, first, found
             )
         if score_threshold is not None:
             hits = [
@@ -64,15 +75,10 @@ def search_hits(
 
 
 def _filtered(
-    index: Any,
-    metadata: Callable[[int], dict[str, Any]],
-    query: np.ndarray,
-    pred: Predicate,
-    k: int,
-    fetched: int,
-    scores: np.ndarray,
-    positions: np.ndarray,
+    src: _Filtered, query: np.ndarray, k: int, fetched: int, found: tuple[np.ndarray, np.ndarray]
 ) -> list[Hit]:
+    index, metadata, pred = src.index, src.metadata, src.pred
+    scores, positions = found
     verdict: dict[int, bool] = {}
     total = index.ntotal
     while True:

@@ -22,6 +22,7 @@ from ragkit.stores.filters import MetadataFilter
 from ragkit.stores.mmr import mmr_picks
 from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector import write_sql
+from ragkit.stores.pgvector._hybrid import HybridArgs
 from ragkit.stores.pgvector._search_methods import Request, arun_steps
 from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.client_async import afetch_rows
@@ -91,7 +92,7 @@ class PGAsyncMixin(PGStoreState):
         self: Any, query: str, k: int = 4, **kwargs: Any
     ) -> list[Hit]:
         """Async :meth:`hybrid_search_with_score` (the statement runs on an AsyncConnection)."""
-        plan = await run_in_executor(self._hybrid_plan, query, k, **kwargs)
+        plan = await run_in_executor(self._hybrid_plan, query, k, HybridArgs(**kwargs))
         if plan is None:
             return []
         rows = await self._afetch(plan)

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.documents import Document
@@ -30,6 +31,16 @@ Hit = tuple[Document, float]
 #: Hybrid defaults: HybridRetriever's (chosen on SciFact's train split).
 HYBRID_FETCH_K = 50
 HYBRID_C = 10
+
+
+@dataclass(frozen=True)
+class HybridArgs:
+    """The keyword options of ``hybrid_search_with_score``, with its defaults."""
+
+    fetch_k: int = HYBRID_FETCH_K
+    weights: Sequence[float] = (0.5, 0.5)
+    c: float = HYBRID_C
+    filter: MetadataFilter | None = None
 
 
 class PGHybridMixin(PGStoreState):
@@ -89,23 +100,15 @@ class PGHybridMixin(PGStoreState):
         """Keyword + dense search fused by weighted RRF in one statement (HybridRetriever's
         defaults: each side ``fetch_k=50`` deep, ``c=10``, equal weights). Scores are the fused
         RRF scores. A blank query returns nothing."""
-        plan = self._hybrid_plan(query, k, fetch_k=fetch_k, weights=weights, c=c, filter=filter)
+        plan = self._hybrid_plan(query, k, HybridArgs(fetch_k, weights, c, filter))
         if plan is None:
             return []
         rows = self._rows(*plan)
         return scored_documents(rows)
 
-    def _hybrid_plan(
-        self,
-        query: str,
-        k: int = 4,
-        *,
-        fetch_k: int = HYBRID_FETCH_K,
-        weights: Sequence[float] = (0.5, 0.5),
-        c: float = HYBRID_C,
-        filter: MetadataFilter | None = None,
-    ) -> Request | None:
+    def _hybrid_plan(self, query: str, k: int, args: HybridArgs) -> Request | None:
         """The fused statement and its parameters (None when there is nothing to search)."""
+        fetch_k, weights, c, filter = args.fetch_k, args.weights, args.c, args.filter
         check_k(k)
         check_k(fetch_k, "fetch_k")
         check_query(query, "hybrid_search")
