@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, get_args, get_origin, get_type_hints
 
 from ragkit.core.base import StreamingRunnable
@@ -34,6 +34,30 @@ def text_of(value: Any) -> str:
 
 
 T = TypeVar("T")
+
+
+def parse_or_raise(
+    parse: Callable[[], T],
+    text: str,
+    message: str | Callable[[Exception], str],
+    errors: type[Exception] | tuple[type[Exception], ...] = ValueError,
+) -> T:
+    """``parse()``; one of ``errors`` becomes an OutputParserException carrying the reply
+    ``text`` and ``message`` (or ``message(error)``).
+
+    Example:
+        >>> parse_or_raise(lambda: int("7"), "7", "not a number")
+        7
+        >>> parse_or_raise(lambda: int("x"), "x", lambda e: f"not a number: {e}")
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.OutputParserException: not a number: invalid literal for int() with base 10: 'x'
+    """
+    try:
+        return parse()
+    except errors as e:
+        said = message if isinstance(message, str) else message(e)
+        raise OutputParserException(said, llm_output=text) from e
 
 
 class BaseOutputParser(StreamingRunnable[Any, T]):

@@ -13,8 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragkit._json import extract_json_text, parse_partial_json
-from ragkit.errors import OutputParserException
-from ragkit.parsers.base import BaseOutputParser, Feed
+from ragkit.parsers.base import BaseOutputParser, Feed, parse_or_raise
 from ragkit.parsers.format_instructions import (
     JSON_FORMAT_INSTRUCTIONS,
     JSON_NO_SCHEMA_INSTRUCTIONS,
@@ -56,12 +55,12 @@ class JsonOutputParser(BaseOutputParser[Any]):
 
     def parse(self, text: str) -> Any:
         body = extract_json_text(text)
-        try:
-            return json.loads(body)
-        except json.JSONDecodeError as e:
-            raise OutputParserException(
-                f"Invalid JSON output: {e}. Text: {text!r:.200}", llm_output=text
-            ) from e
+        return parse_or_raise(
+            lambda: json.loads(body),
+            text,
+            lambda e: f"Invalid JSON output: {e}. Text: {text!r:.200}",
+            json.JSONDecodeError,
+        )
 
     def get_format_instructions(self) -> str:
         if self.pydantic_object is None:
@@ -85,13 +84,12 @@ class PydanticOutputParser(BaseOutputParser[Any]):
 
     def parse(self, text: str) -> BaseModel:
         data = JsonOutputParser().parse(text)
-        try:
-            return self.pydantic_object.model_validate(data)
-        except ValidationError as e:
-            raise OutputParserException(
-                f"Failed to parse {self.pydantic_object.__name__} from the reply: {e}",
-                llm_output=text,
-            ) from e
+        return parse_or_raise(
+            lambda: self.pydantic_object.model_validate(data),
+            text,
+            lambda e: f"Failed to parse {self.pydantic_object.__name__} from the reply: {e}",
+            ValidationError,
+        )
 
     def get_format_instructions(self) -> str:
         return PYDANTIC_FORMAT_INSTRUCTIONS.format(schema=reduced_schema(self.pydantic_object))

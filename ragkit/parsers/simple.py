@@ -17,8 +17,8 @@ from datetime import datetime, timedelta, timezone
 from enum import Enum
 from typing import Any
 
-from ragkit.errors import ConfigurationError, OutputParserException
-from ragkit.parsers.base import BaseOutputParser
+from ragkit.errors import ConfigurationError
+from ragkit.parsers.base import BaseOutputParser, parse_or_raise
 from ragkit.parsers.format_instructions import DATETIME_FORMAT_INSTRUCTIONS, DATETIME_ISO_EXAMPLES
 
 
@@ -41,13 +41,11 @@ class EnumOutputParser(BaseOutputParser):
         return [e.value for e in self.enum]
 
     def parse(self, text: str) -> Enum:
-        try:
-            return self.enum(text.strip())
-        except ValueError as e:
-            raise OutputParserException(
-                f"Response {text!r:.200} is not one of the expected values: {self._valid_values}",
-                llm_output=text,
-            ) from e
+        return parse_or_raise(
+            lambda: self.enum(text.strip()),
+            text,
+            f"Response {text!r:.200} is not one of the expected values: {self._valid_values}",
+        )
 
     def get_format_instructions(self) -> str:
         return f"Select one of the following options: {', '.join(self._valid_values)}"
@@ -67,13 +65,11 @@ class DatetimeOutputParser(BaseOutputParser):
         return datetime
 
     def parse(self, text: str) -> datetime:
-        try:
-            return datetime.strptime(text.strip(), self.format)
-        except ValueError as e:
-            raise OutputParserException(
-                f"Could not parse a datetime in format {self.format!r} from {text!r:.200}",
-                llm_output=text,
-            ) from e
+        return parse_or_raise(
+            lambda: datetime.strptime(text.strip(), self.format),
+            text,
+            f"Could not parse a datetime in format {self.format!r} from {text!r:.200}",
+        )
 
     def get_format_instructions(self) -> str:
         if self.format == ISO_FORMAT:
