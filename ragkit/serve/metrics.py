@@ -35,7 +35,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
@@ -49,6 +49,8 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 #: Seconds between two updates of the sampled gauges (snapshot, pool) by one worker.
 SAMPLE_EVERY = 1.0
+#: How several workers' values of a gauge add up: summed, or the least, over live workers.
+Live = Literal["livesum", "livemin"]
 
 
 def multiprocess() -> bool:
@@ -71,11 +73,19 @@ class ServeMetrics:
         # workers the values live in files and the exposition reads them all
         self.registry = None if self.shared else CollectorRegistry(auto_describe=True)
         reg = self.registry
-        self.requests = Counter(
+
+        def counter(name: str, doc: str, *labels: str) -> Counter:
+            return Counter(name, doc, labels, registry=reg)
+
+        def gauge(name: str, doc: str, *labels: str, mode: Live = "livesum") -> Gauge:
+            return Gauge(name, doc, labels, registry=reg, multiprocess_mode=mode)
+
+        self.requests = counter(
             "ragkit_requests",
             "HTTP requests answered, by route template, retriever and status.",
-            ["route", "retriever", "status"],
-            registry=reg,
+            "route",
+            "retriever",
+            "status",
         )
         self.latency = Histogram(
             "ragkit_request_duration_seconds",
@@ -84,47 +94,29 @@ class ServeMetrics:
             buckets=LATENCY_BUCKETS,
             registry=reg,
         )
-        self.in_flight = Gauge(
-            "ragkit_requests_in_flight",
-            "Requests being handled now.",
-            registry=reg,
-            multiprocess_mode="livesum",
+        self.in_flight = gauge("ragkit_requests_in_flight", "Requests being handled now.")
+        self.rejected = counter(
+            "ragkit_requests_rejected", "Requests turned away with 429 (the concurrency limit)."
         )
-        self.rejected = Counter(
-            "ragkit_requests_rejected",
-            "Requests turned away with 429 (the concurrency limit).",
-            registry=reg,
-        )
-        self.snapshot_time = Gauge(
+        self.snapshot_time = gauge(
             "ragkit_snapshot_timestamp_seconds",
             "When the served snapshot was indexed (Unix time; the oldest any worker serves).",
-            registry=reg,
-            multiprocess_mode="livemin",
+            mode="livemin",
         )
-        self.model_calls = Counter(
-            "ragkit_model_calls", "Chat model calls made by /ask.", registry=reg
-        )
-        self.model_tokens = Counter(
+        self.model_calls = counter("ragkit_model_calls", "Chat model calls made by /ask.")
+        self.model_tokens = counter(
             "ragkit_model_tokens",
             "Tokens of the chat model's calls, as the model reported them.",
-            ["kind"],
-            registry=reg,
+            "kind",
         )
-        self.model_errors = Counter(
-            "ragkit_model_errors", "Chat model calls that failed.", registry=reg
-        )
-        self.pool = Gauge(
+        self.model_errors = counter("ragkit_model_errors", "Chat model calls that failed.")
+        self.pool = gauge(
             "ragkit_db_pool_connections",
             "Database connections of the index's pools: open, idle, and the most allowed.",
-            ["state"],
-            registry=reg,
-            multiprocess_mode="livesum",
+            "state",
         )
-        self.pool_waiting = Gauge(
-            "ragkit_db_pool_waiting",
-            "Requests waiting for a database connection.",
-            registry=reg,
-            multiprocess_mode="livesum",
+        self.pool_waiting = gauge(
+            "ragkit_db_pool_waiting", "Requests waiting for a database connection."
         )
         self.callback = ModelCallback(self)
         self._sampled_at = 0.0
