@@ -31,7 +31,7 @@ def is_postgres_url(value: object) -> bool:
 class Dsn:
     """A PostgreSQL connection string whose password never shows (see the module doc)."""
 
-    __slots__ = ("_conninfo", "_password", "params", "display")
+    __slots__ = ("_conninfo", "_password", "params", "display", "host", "port", "dbname", "user")
 
     def __init__(self, conninfo: str) -> None:
         if not isinstance(conninfo, str) or not conninfo.strip():
@@ -56,27 +56,16 @@ class Dsn:
         self._password = str(params.get("password") or "")
         self.params: dict[str, Any] = {k: v for k, v in params.items() if k != "password"}
         self.display = _display(self.params)
+        # where the connection goes, with libpq's defaults for what the string leaves out
+        self.host = _first(self.params, "host", "hostaddr") or "localhost"
+        self.port = _first(self.params, "port") or "5432"
+        self.dbname = _first(self.params, "dbname", "user") or "postgres"
+        self.user = _first(self.params, "user")
 
     @property
     def conninfo(self) -> str:
         """The string to connect with (includes the password: never print it)."""
         return self._conninfo
-
-    @property
-    def host(self) -> str:
-        return str(self.params.get("host") or self.params.get("hostaddr") or "localhost")
-
-    @property
-    def port(self) -> str:
-        return str(self.params.get("port") or "5432")
-
-    @property
-    def dbname(self) -> str:
-        return str(self.params.get("dbname") or self.params.get("user") or "postgres")
-
-    @property
-    def user(self) -> str:
-        return str(self.params.get("user") or "")
 
     def scrub(self, text: str) -> str:
         """``text`` with every occurrence of the password (plain or URL-encoded) replaced by ***."""
@@ -100,11 +89,16 @@ class Dsn:
         return hash(self._conninfo)
 
 
+def _first(params: dict[str, Any], *keys: str) -> str:
+    """The first of ``keys`` that ``params`` sets, as text ("" when none is set)."""
+    return next((str(params[k]) for k in keys if params.get(k)), "")
+
+
 def _display(params: dict[str, Any]) -> str:
-    host = str(params.get("host") or params.get("hostaddr") or "")
-    user = str(params.get("user") or "")
-    port = str(params.get("port") or "")
-    dbname = str(params.get("dbname") or "")
+    host = _first(params, "host", "hostaddr")
+    user = _first(params, "user")
+    port = _first(params, "port")
+    dbname = _first(params, "dbname")
     if "/" in host or "," in host:  # a Unix socket directory or several hosts
         return f"postgresql://{quote(user, safe='')}@/{quote(dbname, safe='')}?host={host}"
     netloc = (quote(user, safe="") + "@" if user else "") + host + (f":{port}" if port else "")
