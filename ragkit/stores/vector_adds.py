@@ -1,9 +1,10 @@
 """Adding texts or precomputed vectors, and the ``from_*`` constructors, written once.
 
 FaissStore and PGVectorStore take texts (embedded here), ``(text, vector)`` pairs and
-``(n, d)`` matrices alike. Each implements two primitives: ``_check_new`` (refuse bad input,
-naming the row, before any work) and ``_add`` (store checked texts and vectors, return the
-ids); the methods below are built on them, with their async twins.
+``(n, d)`` matrices alike. Each implements ``_add`` (store checked :class:`NewRows`, return
+their ids) and may give ``_known_rows`` (the rows whose ids new ones must not take);
+``_check_new`` refuses bad input, naming the row, before any work. The methods below are
+built on them, with their async twins.
 
 Example:
     >>> from ragkit.embeddings import HashEmbeddings
@@ -16,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Self
@@ -25,11 +27,23 @@ from ragkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
+    from ragkit.stores._docstore import DocColumns
+
+
+@dataclass(frozen=True)
+class NewRows:
+    """Checked rows for a store's ``_add``: texts with their vectors (any ``(n, d)`` form),
+    metadatas (``None``: empty) and ids (``None``: new random ones)."""
+
+    texts: list[str]
+    vectors: Any
+    metadatas: Sequence[dict[str, Any] | None] | None = None
+    ids: Sequence[str] | None = None
 
 
 class VectorAddsMixin:
     """``add_texts``, ``add_embeddings``, ``add_vectors`` and ``from_texts``,
-    ``from_embeddings``, ``from_vectors`` over a store's ``_check_new`` and ``_add``; the
+    ``from_embeddings``, ``from_vectors`` over a store's ``_known_rows`` and ``_add``; the
     store keeps its model in ``_embedding`` and the vectors' width in ``_dimension``."""
 
     _embedding: Embeddings | None
@@ -60,20 +74,19 @@ class VectorAddsMixin:
         metadatas: Sequence[dict[str, Any]] | None,
         ids: Sequence[str] | None,
     ) -> None:
-        """StoreInputError, before any work, when the rows cannot be added (here: checked
-        on their own; a store that refuses ids it holds checks them against its own)."""
+        """StoreInputError, before any work, when the rows cannot be added (checked against
+        :meth:`_known_rows`)."""
+        self._known_rows().validate_new(texts, metadatas, ids)
+
+    def _known_rows(self) -> DocColumns:
+        """The rows new ones are checked against (here none: they are checked on their own;
+        a store that refuses ids it holds returns its own)."""
         from ragkit.stores._docstore import DocColumns
 
-        DocColumns().validate_new(texts, metadatas, ids)
+        return DocColumns()
 
-    def _add(
-        self,
-        texts: list[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any] | None] | None,
-        ids: Sequence[str] | None,
-    ) -> list[str]:
-        """Store checked texts with their vectors; their ids (new random ones unless given)."""
+    def _add(self, rows: NewRows) -> list[str]:
+        """Store checked rows; their ids (new random ones unless given)."""
         raise NotImplementedError
 
     def add_texts(
@@ -90,7 +103,7 @@ class VectorAddsMixin:
         if not texts:
             return []
         vectors = self._need_embedding().embed_documents_array(texts)
-        return self._add(texts, vectors, metadatas, ids)
+        return self._add(NewRows(texts, vectors, metadatas, ids))
 
     def add_embeddings(
         self,
@@ -106,7 +119,7 @@ class VectorAddsMixin:
         self._check_new(texts, metadatas, ids)
         if not pairs:
             return []
-        return self._add(texts, [v for _, v in pairs], metadatas, ids)
+        return self._add(NewRows(texts, [v for _, v in pairs], metadatas, ids))
 
     def add_vectors(
         self,
@@ -121,7 +134,7 @@ class VectorAddsMixin:
         self._check_new(texts, metadatas, ids)
         if not texts:
             return []
-        return self._add(texts, vectors, metadatas, ids)
+        return self._add(NewRows(texts, vectors, metadatas, ids))
 
     async def aadd_embeddings(
         self,

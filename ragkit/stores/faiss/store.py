@@ -52,7 +52,7 @@ from ragkit.stores.faiss._async import FaissAsyncMixin
 from ragkit.stores.faiss._search import Hit, search_hits
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import Candidates
-from ragkit.stores.vector_adds import VectorAddsMixin
+from ragkit.stores.vector_adds import NewRows, VectorAddsMixin
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
@@ -132,30 +132,19 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         return len(self._docs)
 
     # -- adding (add_texts, add_embeddings, add_vectors: VectorAddsMixin's) ---------------
-    def _check_new(
-        self,
-        texts: list[str],
-        metadatas: Sequence[dict[str, Any]] | None,
-        ids: Sequence[str] | None,
-    ) -> None:
-        self._docs.validate_new(texts, metadatas, ids)
+    def _known_rows(self) -> DocColumns:
+        return self._docs  # an id the store holds is refused
 
-    def _add(
-        self,
-        texts: list[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any] | None] | None,
-        ids: Sequence[str] | None,
-    ) -> list[str]:
-        matrix = fx.as_matrix(vectors, self._dimension, what="embeddings", unit=self._unit)
-        if matrix.shape[0] != len(texts):
-            raise StoreInputError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
+    def _add(self, rows: NewRows) -> list[str]:
+        matrix = fx.as_matrix(rows.vectors, self._dimension, what="embeddings", unit=self._unit)
+        if matrix.shape[0] != len(rows.texts):
+            raise StoreInputError(f"got {matrix.shape[0]} vectors for {len(rows.texts)} texts")
         index = self._ensure_index(matrix.shape[1])
         if not index.is_trained:
             self._train(matrix)
-        chosen = list(ids) if ids is not None else new_ids(len(texts))
+        chosen = list(rows.ids) if rows.ids is not None else new_ids(len(rows.texts))
         index.add(matrix)
-        self._docs.extend(chosen, texts, metadatas)
+        self._docs.extend(chosen, rows.texts, rows.metadatas)
         return chosen
 
     def _ensure_index(self, dimension: int) -> Any:
@@ -334,7 +323,7 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         vectors = fx.vectors_at(target._index, np.arange(len(target)))
         docs = target._docs
         self._docs.validate_new(docs.texts, docs.metadatas, docs.ids)
-        self._add(list(docs.texts), vectors, docs.metadatas, list(docs.ids))
+        self._add(NewRows(list(docs.texts), vectors, docs.metadatas, list(docs.ids)))
 
     # -- persistence ----------------------------------------------------------------------
     @classmethod

@@ -2,7 +2,7 @@
 
 The SQL they run is in :mod:`ragkit.stores.pgvector.write_sql`; ``add_texts``,
 ``add_vectors`` and the ``from_*`` constructors are
-:class:`~ragkit.stores.vector_adds.VectorAddsMixin`'s, over ``_check_new`` and ``_add`` here.
+:class:`~ragkit.stores.vector_adds.VectorAddsMixin`'s, over ``_add`` here.
 
 Everything is checked and encoded before the first byte is sent (errors name the row); each
 write is one transaction under the collection's advisory lock (see
@@ -25,7 +25,7 @@ from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.codec import encode_metadatas, encode_text
 from ragkit.stores.pgvector.lexical import Terms, default_analyzer
 from ragkit.stores.pgvector.vectors import binary_rows, check_matrix
-from ragkit.stores.vector_adds import VectorAddsMixin
+from ragkit.stores.vector_adds import NewRows, VectorAddsMixin
 
 
 class PGWriteMixin(VectorAddsMixin, PGStoreState):
@@ -51,17 +51,13 @@ class PGWriteMixin(VectorAddsMixin, PGStoreState):
             cast("list[str]", list(text_embeddings)), embeddings, metadatas, ids=ids
         )
 
-    def _add(
-        self,
-        texts: list[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any] | None] | None,
-        ids: Sequence[str] | None,
-    ) -> list[str]:
-        batch = self._prepare(texts, vectors, metadatas, ids)
+    def _add(self, rows: NewRows) -> list[str]:
+        batch = self._prepare(rows)
         if self._info is None:
             self._create(self._pending_dim)
-        self.client.run(lambda c: self._write(c, batch, ids is not None), what="add", retry=True)
+        self.client.run(
+            lambda c: self._write(c, batch, rows.ids is not None), what="add", retry=True
+        )
         if (
             self.lexical == "bm25"
             and len(batch.ids) >= write_sql.ANALYZE_MIN_ROWS
@@ -77,19 +73,14 @@ class PGWriteMixin(VectorAddsMixin, PGStoreState):
             self.create_index("ivfflat", **self.index_params)
         return batch.ids
 
-    def _prepare(
-        self,
-        texts: list[str],
-        vectors: Any,
-        metadatas: Sequence[dict[str, Any] | None] | None,
-        ids: Sequence[str] | None,
-    ) -> write_sql.Batch:
+    def _prepare(self, rows: NewRows) -> write_sql.Batch:
         """Check and encode everything before the first byte is sent (errors name the row)."""
-        matrix = check_matrix(vectors, self._dimension, unit=self.metric.normalize)
+        texts, ids = rows.texts, rows.ids
+        matrix = check_matrix(rows.vectors, self._dimension, unit=self.metric.normalize)
         if matrix.shape[0] != len(texts):
             raise StoreInputError(f"got {matrix.shape[0]} vectors for {len(texts)} texts")
         self._pending_dim = int(matrix.shape[1])
-        metas = encode_metadatas(metadatas, len(texts))
+        metas = encode_metadatas(rows.metadatas, len(texts))
         encoded = [encode_text(t) for t in texts]
         terms = Terms.of(texts, self._analyzer) if self.lexical and self._analyzer else None
         if self.lexical and self._analyzer is None:
