@@ -30,6 +30,7 @@ from typing import Any
 
 from ragkit.errors import RequestError
 from ragkit.serve.bodies import Disconnected, declares_body, read_early, replay
+from ragkit.serve.middleware import HttpMiddleware
 from ragkit.serve.responses import error_body, error_from, within
 from ragkit.serve.settings import ServeSettings
 from ragkit.serve.wire import dumps
@@ -70,18 +71,15 @@ def presented_key(headers: list[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
-class Guard:
+class Guard(HttpMiddleware):
     """ASGI middleware applying :class:`ServeSettings`' keys, concurrency limit and timeout."""
 
     def __init__(self, app: Any, settings: ServeSettings, gate: Gate) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
         self.gate = gate
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "")
         open_route = is_open(path) or (path == "/metrics" and self.settings.metrics_public)
         if (

@@ -41,6 +41,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
 
 from ragkit.core.callbacks import BaseCallbackHandler
+from ragkit.serve.middleware import HttpMiddleware
 
 log = logging.getLogger("ragkit.serve")
 #: Where prometheus-client keeps the values of several worker processes.
@@ -270,17 +271,14 @@ def indexed_at(info: dict[str, Any]) -> float | None:
     return None
 
 
-class MetricsMiddleware:
+class MetricsMiddleware(HttpMiddleware):
     """ASGI middleware counting every HTTP request (outermost: 401s and 429s count too)."""
 
     def __init__(self, app: Any, metrics: ServeMetrics) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         metrics = self.metrics
         status = 500  # unless a response starts
 

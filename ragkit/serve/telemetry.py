@@ -21,6 +21,7 @@ import re
 import uuid
 from typing import Any
 
+from ragkit.serve.middleware import HttpMiddleware
 from ragkit.tracing.setup import current_tracer
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
@@ -47,14 +48,11 @@ def start_tracing(endpoint: str | None, *, capture_content: bool = False) -> boo
     return True
 
 
-class RequestSpans:
+class RequestSpans(HttpMiddleware):
     """ASGI middleware: a span around each HTTP request while ragkit is instrumented."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        tracer = current_tracer() if scope["type"] == "http" else None
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        tracer = current_tracer()
         if tracer is None:
             await self.app(scope, receive, send)
             return
