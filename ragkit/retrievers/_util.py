@@ -86,14 +86,29 @@ def check_c(c: Any, owner: str) -> float:
     return c
 
 
+def check_choice(value: Any, choices: tuple[str, ...], what: str) -> Any:
+    """``value`` when it is one of ``choices``, else ConfigurationError naming ``what``.
+
+    Example:
+        >>> check_choice("rrf", ("union", "rrf"), "fusion")
+        'rrf'
+        >>> check_choice("max", ("union", "rrf"), "fusion")
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.ConfigurationError: fusion must be one of ('union', 'rrf'), got 'max'
+    """
+    if value not in choices:
+        raise ConfigurationError(f"{what} must be one of {choices}, got {value!r}")
+    return value
+
+
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 
 
 def check_search(search_type: str, search_kwargs: dict[str, Any] | None) -> dict[str, Any]:
     """A copy of ``search_kwargs`` after checking ``search_type``, its ``score_threshold`` and
     ``k``, ``fetch_k``, ``lambda_mult`` (see :mod:`ragkit.stores.search_args`)."""
-    if search_type not in SEARCH_TYPES:
-        raise ConfigurationError(f"search_type must be one of {SEARCH_TYPES}, got {search_type!r}")
+    check_choice(search_type, SEARCH_TYPES, "search_type")
     search_kwargs = dict(search_kwargs or {})
     threshold = search_kwargs.get("score_threshold")
     if search_type == "similarity_score_threshold" and (

@@ -42,7 +42,7 @@ from ragkit.errors import (
     IndexFormatError,
     RagkitError,
 )
-from ragkit.retrievers._util import check_k, check_query, reject_unknown, with_score
+from ragkit.retrievers._util import check_choice, check_k, check_query, reject_unknown, with_score
 from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import BaseRetriever
 from ragkit.retrievers.bm25_index import BM25Index
@@ -86,10 +86,7 @@ class BM25Retriever(BaseRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        if engine not in ENGINES:
-            raise ConfigurationError(
-                f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
-            )
+        check_choice(engine, ENGINES, "BM25Retriever engine")
         super().__init__(tags=tags, metadata=metadata)
         # a list is copied (its owner may change it); a read-only sequence, such as a store's
         # documents(), is kept as it is, so a large corpus is not copied
@@ -173,10 +170,7 @@ class BM25Retriever(BaseRetriever):
             build.analyzer,
             build.engine,
         )
-        if engine not in ENGINES:
-            raise ConfigurationError(
-                f"BM25Retriever engine must be one of {ENGINES}, got {engine!r}"
-            )
+        check_choice(engine, ENGINES, "BM25Retriever engine")
         if not docs:
             raise EmptyCorpusError(
                 "BM25Retriever got 0 documents to index; check that your loader or splitter produced any"

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.errors import ConfigurationError, IndexCorruptedError
+from ragkit.retrievers._util import check_choice
 
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
@@ -55,10 +56,7 @@ class BM25Index:
         epsilon: float = 0.25,
     ) -> dict[str, Any]:
         """Validate BM25 parameters and return them as a dict (``delta`` resolved per method)."""
-        if method not in METHODS:
-            raise ConfigurationError(
-                f"bm25_params['method'] must be one of {METHODS}, got {method!r}"
-            )
+        check_choice(method, METHODS, "bm25_params['method']")
         if not k1 >= 0:
             raise ConfigurationError(f"bm25_params['k1'] must be >= 0, got {k1!r}")
         if not 0 <= b <= 1:

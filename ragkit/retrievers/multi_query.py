@@ -39,7 +39,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.parsers import StrOutputParser
 from ragkit.prompts import BasePromptTemplate, PromptTemplate
-from ragkit.retrievers._util import check_query, doc_key
+from ragkit.retrievers._util import check_choice, check_query, doc_key
 from ragkit.retrievers.composite import CompositeRetriever
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
 
@@ -137,10 +137,7 @@ class MultiQueryRetriever(CompositeRetriever):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        if fusion not in FUSIONS:
-            raise ConfigurationError(
-                f"MultiQueryRetriever fusion must be one of {FUSIONS}, got {fusion!r}"
-            )
+        check_choice(fusion, FUSIONS, "MultiQueryRetriever fusion")
         if isinstance(num_queries, bool) or not isinstance(num_queries, int) or num_queries < 1:
             raise ConfigurationError(
                 f"MultiQueryRetriever num_queries must be an integer >= 1, got {num_queries!r}"
