@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragkit._io.safe_read import parse_json_line
 from ragkit.errors import ConfigurationError
 
 _QUESTION_KEYS = ("user_input", "question", "query", "text")
@@ -46,10 +47,7 @@ def read_questions(path: str) -> list[dict[str, Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ConfigurationError(f"{path}:{number}: not JSON ({err.msg})") from None
+        record = parse_json_line(line, f"{path}:{number}", ConfigurationError)
         question = next(
             (record.get(k) for k in _QUESTION_KEYS if isinstance(record, dict) and record.get(k)),
             None,

@@ -106,3 +106,25 @@ def parse_json(data: bytes, path: str | os.PathLike[str]) -> Any:
         raise IndexCorruptedError(
             f"{path} is not valid JSON ({err}): the file is damaged"
         ) from None
+
+
+def parse_json_line(line: str, where: str, error: type[Exception]) -> Any:
+    """The value on one line of a JSON-lines file; any failure is ``error`` naming ``where``
+    (``file:line``).
+
+    Example:
+        >>> parse_json_line('{"a": 1}', "q.jsonl:1", ValueError)
+        {'a': 1}
+        >>> parse_json_line("{oops", "q.jsonl:2", ValueError)
+        Traceback (most recent call last):
+        ...
+        ValueError: q.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes)
+    """
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        raise error(f"{where}: not valid JSON ({err.msg})") from None
+    except RecursionError:
+        raise error(f"{where}: JSON nested too deeply") from None
+    except ValueError as err:  # e.g. an integer over Python's 4300-digit limit
+        raise error(f"{where}: not readable JSON ({err})") from None

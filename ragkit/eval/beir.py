@@ -23,13 +23,13 @@ Example:
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragkit._io.safe_read import parse_json_line
 from ragkit.documents import Document
 from ragkit.errors import DatasetError
 
@@ -159,14 +159,7 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise DatasetError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
-                except RecursionError:
-                    raise DatasetError(f"{path}:{lineno}: JSON nested too deeply") from None
-                except ValueError as err:  # e.g. an integer over Python's 4300-digit limit
-                    raise DatasetError(f"{path}:{lineno}: not readable JSON ({err})") from None
+                row = parse_json_line(line, f"{path}:{lineno}", DatasetError)
                 if not isinstance(row, dict):
                     raise DatasetError(f"{path}:{lineno}: expected a JSON object")
                 yield lineno, row
