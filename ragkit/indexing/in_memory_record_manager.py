@@ -19,14 +19,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from ragkit.errors import IndexingError, InvalidInputError
-from ragkit.indexing.records import RecordTwins
+from ragkit.indexing.records import KeyQuery, RecordManagerBase
 
 _TICK = 1e-6
 T = TypeVar("T")
 
 
-class InMemoryRecordManager(RecordTwins):
+class InMemoryRecordManager(RecordManagerBase):
     """Keys with their group (source) and update time, in memory, under ``namespace``."""
 
     def __init__(self, namespace: str) -> None:
@@ -49,40 +48,18 @@ class InMemoryRecordManager(RecordTwins):
             self._last = max(time.time(), self._last + _TICK)
             return self._last
 
-    def update(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
-        if group_ids is not None and len(keys) != len(group_ids):
-            raise InvalidInputError(
-                f"update: {len(keys)} keys but {len(group_ids)} group_ids; give one per key"
-            )
-        now = self.get_time()
-        if time_at_least is not None and now < time_at_least:
-            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
-        groups = list(group_ids) if group_ids is not None else [None] * len(keys)
+    def _upsert(self, keys: Sequence[str], group_ids: Sequence[str | None], now: float) -> None:
         with self._lock:
-            for key, group in zip(keys, groups):
+            for key, group in zip(keys, group_ids):
                 self.records[key] = {"group_id": group, "updated_at": now}
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         with self._lock:
             return [key in self.records for key in keys]
 
-    def list_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        """Keys updated before/after the given times, in the given groups, at most ``limit``."""
-        wanted = set(group_ids) if group_ids is not None else None
+    def _keys(self, query: KeyQuery) -> list[str]:
+        before, after, limit = query.before, query.after, query.limit
+        wanted = set(query.group_ids) if query.group_ids is not None else None
         found = []
         with self._lock:
             for key, record in self.records.items():

@@ -7,7 +7,8 @@ read and write its database (:meth:`~RecordLoop._read`, :meth:`~RecordLoop._writ
 list of values is written in SQL (:meth:`~RecordLoop._in`, :attr:`~RecordLoop.PART`).
 Two backends: :class:`~ragkit.indexing.record_manager.SQLRecordManager` (SQLite) and
 :class:`~ragkit.indexing.postgres.record_manager.PGRecordManager` (PostgreSQL). The surface
-``index()`` needs is :class:`RecordManager`; :class:`RecordTwins` adds its async twins.
+``index()`` needs is :class:`RecordManager`; :class:`RecordManagerBase` writes ``update`` and
+``list_keys`` once for every record manager (the in-memory one too), with their async twins.
 
 Example:
     >>> from ragkit.indexing import SQLRecordManager
@@ -24,6 +25,7 @@ import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ragkit.core.base import run_in_executor
@@ -107,11 +109,73 @@ class RecordManager(Protocol):
     def delete_keys(self, keys: Sequence[str]) -> None: ...
 
 
-class RecordTwins:
-    """The ``a``-prefixed twins of the :class:`RecordManager` methods, each running its sync
-    method through :meth:`_twin`: in the shared worker pool here; a record manager whose
-    methods never block runs them inline."""
+@dataclass(frozen=True)
+class KeyQuery:
+    """What ``list_keys`` asks for: the keys updated strictly ``before``/``after`` a time, in
+    ``group_ids`` (``None``: any group), at most ``limit``, oldest first."""
 
+    before: float | None = None
+    after: float | None = None
+    group_ids: Sequence[str] | None = None
+    limit: int | None = None
+
+
+class RecordManagerBase:
+    """``update`` and ``list_keys`` over a backend's :meth:`get_time`, :meth:`_check`,
+    :meth:`_upsert` and :meth:`_keys`, and the ``a``-prefixed twins of the
+    :class:`RecordManager` methods, each running its sync method through :meth:`_twin`: in
+    the shared worker pool here; a record manager whose methods never block runs them inline."""
+
+    # -- the backend ---------------------------------------------------------------------
+    def get_time(self) -> float:
+        """Seconds since the epoch, later than any earlier call."""
+        raise NotImplementedError
+
+    def _check(self, keys: Sequence[str], group_ids: Sequence[str | None]) -> None:
+        """Refuse, before any write, keys or group ids the backend cannot store (here: none)."""
+
+    def _upsert(self, keys: Sequence[str], group_ids: Sequence[str | None], now: float) -> None:
+        """Insert or refresh ``keys`` with their ``group_ids`` at ``now``."""
+        raise NotImplementedError
+
+    def _keys(self, query: KeyQuery) -> list[str]:
+        """The keys ``query`` asks for (see :class:`KeyQuery`)."""
+        raise NotImplementedError
+
+    # -- RecordManager API ---------------------------------------------------------------
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
+        group_ids = one_group_per_key(keys, group_ids)
+        if not keys:
+            return
+        self._check(keys, group_ids)
+        self._upsert(keys, group_ids, self._update_time(time_at_least))
+
+    def _update_time(self, time_at_least: float | None) -> float:
+        """The time an ``update()`` stamps its keys with (never before ``time_at_least``)."""
+        now = self.get_time()
+        if time_at_least is not None and now < time_at_least:
+            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
+        return now
+
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        """Keys updated strictly ``before``/``after`` a time, in ``group_ids``, at most ``limit``."""
+        return self._keys(KeyQuery(before, after, group_ids, limit))
+
+    # -- the async twins -----------------------------------------------------------------
     async def _twin(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         return await run_in_executor(fn, *args, **kwargs)
 
@@ -146,7 +210,7 @@ class RecordTwins:
         await self._twin(self.delete_keys, keys)
 
 
-class RecordLoop(RecordTwins, ABC):
+class RecordLoop(RecordManagerBase, ABC):
     """Timestamped keys grouped by source id, in table ``upsertion_record`` (see the module doc).
 
     A backend sets ``namespace``, ``_records`` (the table, as SQL), ``_mutex`` and
@@ -197,13 +261,6 @@ class RecordLoop(RecordTwins, ABC):
             self._last_time = now
             return now
 
-    def _update_time(self, time_at_least: float | None) -> float:
-        """The time an ``update()`` stamps its keys with (never before ``time_at_least``)."""
-        now = self.get_time()
-        if time_at_least is not None and now < time_at_least:
-            raise IndexingError(f"clock went backwards: now={now} < time_at_least={time_at_least}")
-        return now
-
     def _parts(self, values: Sequence[str]) -> Iterator[Sequence[str]]:
         size = self.PART or max(len(values), 1)
         for start in range(0, len(values), size):
@@ -213,20 +270,9 @@ class RecordLoop(RecordTwins, ABC):
         return " AND ".join((f"namespace = {self.MARK}", *conditions))
 
     # -- RecordManager API ---------------------------------------------------------------
-    def update(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        """Insert or refresh ``keys`` (with their ``group_ids``) at the current time."""
-        group_ids = one_group_per_key(keys, group_ids)
-        if not keys:
-            return
+    def _check(self, keys: Sequence[str], group_ids: Sequence[str | None]) -> None:
         check_text(keys, "key")
         check_text(group_ids, "source")
-        self._upsert(keys, group_ids, self._update_time(time_at_least))
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         """For each key, whether it is recorded."""
@@ -238,25 +284,17 @@ class RecordLoop(RecordTwins, ABC):
             found.update(r[0] for r in self._read(sql, (self.namespace, *params)))
         return [k in found for k in keys]
 
-    def list_keys(
-        self,
-        *,
-        before: float | None = None,
-        after: float | None = None,
-        group_ids: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[str]:
-        """Keys updated strictly ``before``/``after`` a time, in ``group_ids``, at most ``limit``."""
+    def _keys(self, query: KeyQuery) -> list[str]:
         where: list[str] = []
         params: list[Any] = [self.namespace]
-        if before is not None:
+        if query.before is not None:
             where.append(f"updated_at < {self.MARK}")
-            params.append(before)
-        if after is not None:
+            params.append(query.before)
+        if query.after is not None:
             where.append(f"updated_at > {self.MARK}")
-            params.append(after)
-        if group_ids is not None:
-            groups = list(group_ids)
+            params.append(query.after)
+        if query.group_ids is not None:
+            groups = list(query.group_ids)
             if not groups:
                 return []
             check_text(groups, "source")
@@ -266,9 +304,9 @@ class RecordLoop(RecordTwins, ABC):
         sql = (
             f"SELECT key FROM {self._records} WHERE {self._where(*where)} ORDER BY updated_at, key"
         )
-        if limit is not None:
+        if query.limit is not None:
             sql += f" LIMIT {self.MARK}"
-            params.append(int(limit))
+            params.append(int(query.limit))
         return [r[0] for r in self._read(sql, params)]
 
     def delete_keys(self, keys: Sequence[str]) -> None:
