@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
@@ -59,11 +59,7 @@ class DocumentCompressorPipeline(BaseDocumentCompressor):
     ) -> list[Document]:
         docs = list(documents)
         for step in self.transformers:
-            compress = getattr(step, "compress_documents", None)
-            if callable(compress):
-                docs = list(_call(compress, docs, query, config))
-            else:
-                docs = list(step.transform_documents(docs))
+            docs = list(_run(step, _use(step, _SYNC), docs, query, config))
         return docs
 
     async def acompress_documents(
@@ -71,16 +67,40 @@ class DocumentCompressorPipeline(BaseDocumentCompressor):
     ) -> list[Document]:
         docs = list(documents)
         for step in self.transformers:
-            acompress = getattr(step, "acompress_documents", None)
-            if callable(acompress):
-                docs = list(await _call(acompress, docs, query, config))
-            elif callable(getattr(step, "compress_documents", None)):
-                docs = list(_call(step.compress_documents, docs, query, config))
-            elif callable(getattr(step, "atransform_documents", None)):
-                docs = list(await step.atransform_documents(docs))
-            else:
-                docs = list(step.transform_documents(docs))
+            use = _use(step, _ASYNC)
+            out = _run(step, use, docs, query, config)
+            docs = list(await out if use.is_async else out)
         return docs
+
+
+class _Use(NamedTuple):
+    """A way to run a step: its method ``name``, whether that gets the query, and is async."""
+
+    name: str
+    with_query: bool
+    is_async: bool
+
+
+#: The ways to run a step, the first it has is used (``__init__`` checked it has one).
+_SYNC = (_Use("compress_documents", True, False), _Use("transform_documents", False, False))
+_ASYNC = (
+    _Use("acompress_documents", True, True),
+    _Use("compress_documents", True, False),
+    _Use("atransform_documents", False, True),
+    _Use("transform_documents", False, False),
+)
+
+
+def _use(step: Any, ways: tuple[_Use, ...]) -> _Use:
+    return next(way for way in ways if callable(getattr(step, way.name, None)))
+
+
+def _run(
+    step: Any, use: _Use, docs: list[Document], query: str, config: RunnableConfig | None
+) -> Any:
+    """``step``'s method of ``use`` on ``docs`` (the query too, for a compressor's)."""
+    method = getattr(step, use.name)
+    return _call(method, docs, query, config) if use.with_query else method(docs)
 
 
 def _call(method: Any, docs: list[Document], query: str, config: RunnableConfig | None) -> Any:
