@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from typing_extensions import Self
 
 from ragkit.core.base import run_in_executor
 from ragkit.documents import Document
-from ragkit.errors import ConfigurationError
+from ragkit.errors import ConfigurationError, StoreInputError
 from ragkit.stores.base_async import AsyncVectorStoreMixin
 from ragkit.stores.search_args import check_k, check_lambda_mult, check_query
 
@@ -47,7 +47,6 @@ class VectorStore(AsyncVectorStoreMixin, ABC):
     def embeddings(self) -> Embeddings | None:
         return None
 
-    @abstractmethod
     def add_texts(
         self,
         texts: Iterable[str],
@@ -56,12 +55,27 @@ class VectorStore(AsyncVectorStoreMixin, ABC):
         ids: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        """Embed and store texts; returns their ids."""
+        """Embed and store texts; returns their ids. A store implements this or
+        :meth:`add_documents`; here the texts become Documents for the store's own
+        ``add_documents``."""
+        self._require(("add_documents",), "add_texts")
+        texts = list(texts)
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise StoreInputError(
+                f"got {len(metadatas)} metadatas for {len(texts)} texts; give one per text"
+            )
+        docs = [
+            Document(t, metadata=dict(metadatas[i]) if metadatas else {})
+            for i, t in enumerate(texts)
+        ]
+        return self.add_documents(docs, ids=ids, **kwargs)
 
     def add_documents(
         self, documents: Sequence[Document], ids: Sequence[str] | None = None, **kwargs: Any
     ) -> list[str]:
-        """Store documents (ids from ``ids``, else from ``Document.id`` where set)."""
+        """Store documents (ids from ``ids``, else from ``Document.id`` where set); here
+        through the store's own ``add_texts``."""
+        self._require(("add_texts",), "add_documents")
         if ids is None and any(d.id for d in documents):
             ids = [d.id or "" for d in documents]
             if not all(ids):

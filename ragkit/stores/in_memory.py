@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,26 +72,7 @@ class InMemoryVectorStore(VectorStore):
         self._store = value
         self._matrix = None
 
-    # -- adding and deleting ---------------------------------------------------------------
-    def add_texts(
-        self,
-        texts: Iterable[str],
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        *,
-        ids: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> list[str]:
-        texts = list(texts)
-        if metadatas is not None and len(metadatas) != len(texts):
-            raise StoreInputError(
-                f"got {len(metadatas)} metadatas for {len(texts)} texts; give one per text"
-            )
-        docs = [
-            Document(t, metadata=dict(metadatas[i]) if metadatas else {})
-            for i, t in enumerate(texts)
-        ]
-        return self.add_documents(docs, ids=ids)
-
+    # -- adding (add_texts: VectorStore's, over add_documents) and deleting ------------------
     def add_documents(
         self, documents: Sequence[Document], ids: Sequence[str] | None = None, **kwargs: Any
     ) -> list[str]:
