@@ -333,8 +333,12 @@ class VectorStore(AsyncVectorStoreMixin, ABC):
         embedding: Embeddings,
         metadatas: Sequence[dict[str, Any]] | None = None,
         **kwargs: Any,
-    ) -> VectorStore:
-        raise NotImplementedError(f"{cls.__name__} does not implement from_texts")
+    ) -> Self:
+        """A new store holding ``texts``, made as ``cls(embedding)`` (kwargs go to
+        :meth:`add_texts`); a store whose constructor takes more overrides this."""
+        store = cls(embedding)  # type: ignore[call-arg]
+        store.add_texts(texts, metadatas, **kwargs)
+        return store
 
     @classmethod
     async def afrom_texts(

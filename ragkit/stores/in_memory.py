@@ -194,19 +194,7 @@ class InMemoryVectorStore(VectorStore):
         picks = maximal_marginal_relevance(np.asarray(embedding), vectors, lambda_mult, k)
         return [self._document(self._store[self._keys[hits[i][0]]]) for i in picks]
 
-    # -- construction and files -----------------------------------------------------------
-    @classmethod
-    def from_texts(
-        cls,
-        texts: Sequence[str],
-        embedding: Embeddings,
-        metadatas: Sequence[dict[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> InMemoryVectorStore:
-        store = cls(embedding)
-        store.add_texts(texts, metadatas, **kwargs)
-        return store
-
+    # -- construction (from_texts: VectorStore's) and files ---------------------------------
     @classmethod
     def from_documents(
         cls, documents: Sequence[Document], embedding: Embeddings, **kwargs: Any
