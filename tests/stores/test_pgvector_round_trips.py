@@ -142,13 +142,13 @@ def test_changed_settings_travel_with_the_search(
 def test_a_failed_search_leaves_the_settings_as_they_were(store: PGVectorStore, unit_rows) -> None:
     """A pipeline that fails rolls its set_config back, and the connection does not count it
     as applied: the next search that wants it sets it."""
-    from ragkit.stores.pgvector.client_async import fetch_rows
+    from ragkit.stores.pgvector.client_async import Statement, fetch_rows
 
     store.create_index("hnsw")
     store.similarity_search_by_vector(unit_rows(1, 8, 1)[0], k=5)
     bad = "SELECT 1 / 0"
     with pytest.raises(Exception, match="division by zero"):
-        store.client.run(lambda c: fetch_rows(c, {"hnsw.ef_search": "77"}, bad, []))
+        store.client.run(lambda c: fetch_rows(c, {"hnsw.ef_search": "77"}, Statement(bad, [])))
     assert store.client.run(lambda c: c.execute("SHOW hnsw.ef_search").fetchone()[0]) == "40"
     store.ef_search = 77
     store.similarity_search_by_vector(unit_rows(1, 8, 1)[0], k=5)

@@ -25,7 +25,7 @@ from ragkit.stores.pgvector import write_sql
 from ragkit.stores.pgvector._hybrid import HybridArgs
 from ragkit.stores.pgvector._search_methods import Request, arun_steps
 from ragkit.stores.pgvector._state import PGStoreState
-from ragkit.stores.pgvector.client_async import afetch_rows
+from ragkit.stores.pgvector.client_async import Statement, afetch_rows
 from ragkit.stores.pgvector.codec import document, scored_documents
 
 Hit = tuple[Document, float]
@@ -37,9 +37,9 @@ class PGAsyncMixin(PGStoreState):
     async def _afetch(self: Any, request: Request) -> list[tuple[Any, ...]]:
         """The rows of one statement (:meth:`_rows`'s arguments) on the async pool."""
         query, params, filtered, prepare = request
-        settings = self._settings(filtered)
+        settings, statement = self._settings(filtered), Statement(query, params, prepare)
         return await self.client.arun(
-            lambda conn: afetch_rows(conn, settings, query, params, prepare), what="search"
+            lambda conn: afetch_rows(conn, settings, statement), what="search"
         )
 
     # -- searches (the statements of the sync searches, on the async pool) -------------------

@@ -27,7 +27,7 @@ from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import Candidates
 from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector._state import PGStoreState
-from ragkit.stores.pgvector.client_async import fetch_rows
+from ragkit.stores.pgvector.client_async import Statement, fetch_rows
 from ragkit.stores.pgvector.codec import document
 from ragkit.stores.pgvector.filters import Where, compile_sql, no_filter
 from ragkit.stores.pgvector.vectors import check_matrix, query_param
@@ -76,9 +76,8 @@ class PGSearchMixin(PGStoreState):
     ) -> list[tuple[Any, ...]]:
         """One round trip: the query, with the ANN settings in the same pipeline if they changed."""
         settings = self._settings(filtered)
-        return self.client.run(
-            lambda conn: fetch_rows(conn, settings, query, params, prepare), what="search"
-        )
+        statement = Statement(query, params, prepare)
+        return self.client.run(lambda conn: fetch_rows(conn, settings, statement), what="search")
 
     def _hits(self, rows: list[tuple[Any, ...]], offset: int = 0) -> list[Hit]:
         score = self.metric.score

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from ragkit._lazy import optional_module
 from ragkit.errors import DatabaseError
@@ -70,20 +70,25 @@ def _todo(conn: Any, settings: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in settings.items() if applied.get(k) != v}
 
 
+class Statement(NamedTuple):
+    """One search statement: its SQL, its parameters and psycopg's ``prepare`` (None: prepare
+    it once it has run a few times on the connection)."""
+
+    query: Any
+    params: Any
+    prepare: bool | None = None
+
+
 def fetch_rows(
-    conn: Any,
-    settings: dict[str, str] | None,
-    query: Any,
-    params: Any,
-    prepare: bool | None = None,
+    conn: Any, settings: dict[str, str] | None, statement: Statement
 ) -> list[tuple[Any, ...]]:
-    """The rows of ``query`` (binary results) under ``settings``, in one round trip.
+    """The rows of ``statement`` (binary results) under ``settings``, in one round trip.
 
     Settings the connection already has cost nothing; others are set in the same pipeline as
     the query, and recorded only once it succeeded (a pipeline that fails is one implicit
-    transaction: its ``set_config`` is rolled back too). ``prepare``: psycopg's (None: prepare
-    a statement once it has run a few times on the connection).
+    transaction: its ``set_config`` is rolled back too).
     """
+    query, params, prepare = statement
     todo = _todo(conn, settings) if settings else None
     cursor = _search_cursor(conn)
     if not todo:
@@ -120,13 +125,10 @@ def _search_cursor(conn: Any) -> Any:
 
 
 async def afetch_rows(
-    conn: Any,
-    settings: dict[str, str] | None,
-    query: Any,
-    params: Any,
-    prepare: bool | None = None,
+    conn: Any, settings: dict[str, str] | None, statement: Statement
 ) -> list[tuple[Any, ...]]:
     """:func:`fetch_rows` on an ``AsyncConnection``."""
+    query, params, prepare = statement
     todo = _todo(conn, settings) if settings else None
     if not todo:
         cursor = await conn.execute(query, params, prepare=prepare, binary=True)
