@@ -39,6 +39,15 @@ _PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
 _IMAGE_OBJECT = 3  # FPDF_PAGEOBJ_IMAGE
 
 
+class _Open:
+    """One load's open PDF: the PDFium document, and pypdf's reader once a page needs it."""
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+        self.pypdf: Any = None
+        self.pypdf_tried = False
+
+
 def _pypdfium2() -> Any:
     try:
         import pypdfium2
@@ -101,16 +110,41 @@ class PyPDFium2Loader(PDFLoader):
                 document.close()
                 raise
         if pages == 0:
-            self._close(document)
+            with _PDFIUM_LOCK:
+                document.close()
             raise LoaderError(f"{name} has no pages (truncated or damaged PDF?)", name)
-        return document
+        return _Open(document)
 
     def _count(self, reader: Any) -> int:
-        return len(reader)
+        return len(reader.document)
 
     def _extract(self, reader: Any, index: int) -> tuple[str, str | None]:
+        text = self._pdfium_text(reader.document, index)
+        if text:
+            return text, None
+        return text, self._damage(reader, index)
+
+    def _damage(self, reader: Any, index: int) -> str | None:
+        """pypdf's warning about page ``index`` when PDFium found no text on it: PDFium says
+        nothing about a broken content stream, pypdf does (the page is then recorded as
+        damaged, as PDFLoader records it). Pages without text are few (blank pages, scans),
+        so pypdf opens the file only for them."""
+        if not reader.pypdf_tried:
+            reader.pypdf_tried = True
+            try:
+                reader.pypdf = PDFLoader._reader(self)
+            except Exception:  # pypdf cannot open what PDFium opened: no warning to give
+                reader.pypdf = None
+        if reader.pypdf is None:
+            return None
+        try:
+            return PDFLoader._extract(self, reader.pypdf, index)[1]
+        except Exception as e:  # pypdf fails on the page: that is the damage
+            return f"{type(e).__name__}: {e}"
+
+    def _pdfium_text(self, document: Any, index: int) -> str:
         with _PDFIUM_LOCK:
-            page = reader[index]
+            page = document[index]
             try:
                 textpage = page.get_textpage()
                 try:
@@ -119,11 +153,11 @@ class PyPDFium2Loader(PDFLoader):
                     textpage.close()
             finally:
                 page.close()
-        return "\n".join(text.splitlines()).strip(), None
+        return "\n".join(text.splitlines()).strip()
 
     def _has_images(self, reader: Any, index: int) -> bool:
         with _PDFIUM_LOCK:
-            page = reader[index]
+            page = reader.document[index]
             try:
                 return any(True for _ in page.get_objects(filter=(_IMAGE_OBJECT,)))
             except Exception:
@@ -134,7 +168,7 @@ class PyPDFium2Loader(PDFLoader):
     def _title(self, reader: Any) -> str | None:
         try:
             with _PDFIUM_LOCK:
-                title = reader.get_metadata_value("Title")
+                title = reader.document.get_metadata_value("Title")
         except Exception:
             return None
         return str(title) if title else None
@@ -144,7 +178,7 @@ class PyPDFium2Loader(PDFLoader):
         with _PDFIUM_LOCK:
             for i in range(total):
                 try:
-                    label = reader.get_page_label(i)
+                    label = reader.document.get_page_label(i)
                 except Exception:
                     label = ""
                 labels.append(str(label) if label else str(i + 1))
@@ -152,11 +186,11 @@ class PyPDFium2Loader(PDFLoader):
 
     def _close(self, reader: Any) -> None:
         with _PDFIUM_LOCK:
-            reader.close()
+            reader.document.close()
 
     def _ocr(self, name: str, reader: Any) -> PdfOcr:
         engine = self.ocr_engine or shared_engine(self.ocr_threads)
-        return PdfOcr(name, self.password, engine, self.ocr_bounds, document=reader)
+        return PdfOcr(name, self.password, engine, self.ocr_bounds, document=reader.document)
 
 
 def pdf_loader(path: str, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE) -> BaseLoader:

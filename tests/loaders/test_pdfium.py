@@ -154,3 +154,21 @@ def test_scanned_pages_read_by_ocr_within_bounds(tmp_path: Path) -> None:
     ]
     clone = pickle.loads(pickle.dumps(PyPDFium2Loader(path, ocr_threads=1)))
     assert [d.page_content for d in clone.load()][0] == "Typed page about saddles"
+
+
+def test_a_damaged_page_is_recorded_as_pdfloader_records_it(tmp_path: Path) -> None:
+    from tests.indexing.corpus import minimal_pdf
+
+    pdf = minimal_pdf(["Spoke tension."])
+    flate = pdf.replace(b"<< /Length", b"<< /Filter /FlateDecode /Length")
+    damaged = tmp_path / "damaged.pdf"  # says FlateDecode, holds bytes that do not inflate
+    damaged.write_bytes(flate.replace(b"BT /F1 12 Tf", b"x\x9c\x8b\x01\x02\xff"))
+    ours, theirs = PyPDFium2Loader(damaged), PDFLoader(damaged)
+    assert [d.page_content for d in ours.load()] == [""] == [d.page_content for d in theirs.load()]
+    assert [e.reason for e in ours.errors] == [e.reason for e in theirs.errors]
+    assert "page 0: no text; the page looks damaged" in ours.errors[0].reason
+    mislabelled = tmp_path / "mislabelled.pdf"  # says FlateDecode, is not compressed
+    mislabelled.write_bytes(flate)
+    loader = PyPDFium2Loader(mislabelled)  # PDFium reads it; pypdf gives "" and a warning
+    assert [d.page_content for d in loader.load()] == ["Spoke tension."] and not loader.errors
+    assert [d.page_content for d in PDFLoader(mislabelled).load()] == [""]
