@@ -43,6 +43,7 @@ __all__ = [
     "PDFPlumberLoader",
     "PowerPointLoader",
     "PptxLoader",
+    "PyPDFium2Loader",
     "RTFLoader",
     "ReadOptions",
     "RecursiveUrlLoader",
@@ -82,6 +83,7 @@ _LAZY = {
     "JSONLoader": "ragkit.loaders.json_loader",
     "MarkdownLoader": "ragkit.loaders.markdown_loader",
     "PDFLoader": "ragkit.loaders.pdf",
+    "PyPDFium2Loader": "ragkit.loaders.pdfium_loader",
     "ReadOptions": "ragkit.loaders.read_options",
     "RecursiveUrlLoader": "ragkit.loaders.recursive_url",
     "TextLoader": "ragkit.loaders.text",
@@ -131,6 +133,7 @@ if TYPE_CHECKING:
     from ragkit.loaders.office_password import OfficePasswordLoader
     from ragkit.loaders.outlook_msg import OutlookMessageLoader
     from ragkit.loaders.pdf import PDFLoader
+    from ragkit.loaders.pdfium_loader import PyPDFium2Loader
     from ragkit.loaders.pdfplumber_loader import PDFPlumberLoader
     from ragkit.loaders.pptx_loader import (
         PowerPointLoader,

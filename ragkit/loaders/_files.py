@@ -3,7 +3,7 @@
 Every loader reads through :func:`read_bytes`: FIFOs and devices are refused
 (they would block or never end), a file larger than ``max_size`` (default
 :data:`DEFAULT_MAX_FILE_SIZE`, 100 MiB) is refused before a byte is read, and a
-``sniff`` callback sees the first 8 KiB before the rest is read, so a 1 GB
+``sniff`` callback sees the first 8 KiB before the rest of a file over 1 MiB is read, so a 1 GB
 binary (or sparse) file named ``.txt`` is refused after 8 KiB, not read whole.
 
 Example:
@@ -25,6 +25,8 @@ from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
 from ragkit.errors import LoaderError, UnsupportedFileError
 
 SNIFF_BYTES = 8192
+WHOLE_READ = 1 << 20
+"""A file up to this size is read at once, then sniffed; a larger one is sniffed first."""
 
 
 def too_large(name: str, size: int, limit: int) -> LoaderError:
@@ -104,14 +106,21 @@ def read_bytes(
             raise UnsupportedFileError(f"{name} is not a regular file; not read", name)
         if max_size and st.st_size > max_size:
             raise too_large(name, st.st_size, max_size)
-        head = _read_exact(fd, SNIFF_BYTES)
-        if sniff is not None:
-            sniff(head)
-        if len(head) < SNIFF_BYTES:
-            return head
         cap = (max_size or (1 << 62)) + 1
-        rest = _read_exact(fd, min(max(st.st_size - len(head), 0) + 1, cap - len(head)))
-        data = head + rest
+        if st.st_size <= WHOLE_READ:  # a small file: one read (and one to see its end)
+            data = _read_exact(fd, min(st.st_size + 1, cap))
+            if sniff is not None:
+                sniff(data[:SNIFF_BYTES] if len(data) > SNIFF_BYTES else data)
+            if len(data) <= st.st_size:
+                return data
+        else:
+            head = _read_exact(fd, SNIFF_BYTES)
+            if sniff is not None:
+                sniff(head)
+            if len(head) < SNIFF_BYTES:
+                return head
+            rest = _read_exact(fd, min(max(st.st_size - len(head), 0) + 1, cap - len(head)))
+            data = head + rest
         while len(data) < cap:  # the file grew since fstat
             more = _read_exact(fd, min(1 << 20, cap - len(data)))
             if not more:

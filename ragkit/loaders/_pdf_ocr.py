@@ -90,8 +90,15 @@ class PdfOcr:
     """OCR of the pages of one PDF file, bounded in pages and time."""
 
     def __init__(
-        self, name: str, password: str | None, engine: OcrEngine, bounds: OcrBounds
+        self,
+        name: str,
+        password: str | None,
+        engine: OcrEngine,
+        bounds: OcrBounds,
+        document: Any = None,
     ) -> None:
+        """``document``: the file already open in pypdfium2 (its opener closes it), or None
+        to open it on the first page read."""
         self.name = name
         self.password = password
         self.engine = engine
@@ -102,7 +109,8 @@ class PdfOcr:
         self.over_pages: list[int] = []
         self.over_time: list[int] = []
         self._started: float | None = None
-        self._document: Any = None
+        self._document: Any = document
+        self._owned = document is None
 
     def _open(self) -> Any:
         if self._document is None:
@@ -159,7 +167,7 @@ class PdfOcr:
         return out
 
     def close(self) -> None:
-        if self._document is not None:
+        if self._document is not None and self._owned:
             with _PDFIUM_LOCK:
                 self._document.close()
-            self._document = None
+        self._document = None

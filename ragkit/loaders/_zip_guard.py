@@ -208,6 +208,7 @@ def read_member(zf: zipfile.ZipFile, member: str, name: str, max_size: int | Non
         raise LoaderError(f"{name}: member {member!r} cannot be read (damaged?): {e}", name) from e
 
 
+_PROLOG_FIRST = 1 << 10
 _PROLOG_READ = 1 << 14
 
 
@@ -219,9 +220,9 @@ def check_xml_prolog(zf: zipfile.ZipFile, member: str, name: str) -> None:
     """
     try:
         with zf.open(member) as f:
-            start = f.read(4)
+            start = f.read(_PROLOG_FIRST)  # most prologs end well within this
             decoder: codecs.IncrementalDecoder
-            if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in start:
+            if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in start[:4]:
                 decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
             else:  # the markup of the prolog is ASCII in every ASCII-compatible encoding
                 decoder = codecs.getincrementaldecoder("latin-1")()

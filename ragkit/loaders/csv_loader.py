@@ -81,10 +81,13 @@ class CSVLoader(FileLoader):
         else:
             source = str(self.file_path)
         wanted = self.content_columns
+        skipped = self.metadata_columns
         content = "\n".join(
-            f"{k.strip() if k is not None else k}: {_value(v)}"
-            for k, v in row.items()
-            if (k in wanted if wanted else k not in self.metadata_columns)
+            [
+                f"{k.strip() if k is not None else k}: {v.strip() if type(v) is str else _value(v)}"
+                for k, v in row.items()
+                if (k in wanted if wanted else not skipped or k not in skipped)
+            ]
         )
         metadata: dict[str, Any] = {"source": source, "row": i}
         for col in self.metadata_columns:

@@ -100,7 +100,7 @@ class DocxLoader(FileLoader):
             if isinstance(block, Table):
                 builder.add(markdown_table(_table_rows(block)))
                 continue
-            text = block.text.strip()
+            text = paragraph_text(block).strip()
             if not text:
                 continue
             level = styles.heading_level(block)
@@ -164,6 +164,33 @@ def _open_word(path: str) -> Any:
     if not isinstance(part, DocumentPart):
         raise ValueError(f"not a Word document: its main part is {part.content_type!r}")
     return part.document
+
+
+_RUN_TEXT = ("w:br", "w:cr", "w:noBreakHyphen", "w:ptab", "w:t", "w:tab")
+_TAGS: dict[str, Any] = {}
+
+
+def _tags() -> dict[str, Any]:
+    if not _TAGS:
+        from docx.oxml.ns import qn
+
+        _TAGS.update(r=qn("w:r"), hyperlink=qn("w:hyperlink"), run=tuple(qn(t) for t in _RUN_TEXT))
+    return _TAGS
+
+
+def paragraph_text(paragraph: Any) -> str:
+    """``paragraph.text`` (python-docx's rule: the ``w:r`` and ``w:hyperlink`` children's
+    ``w:t``, ``w:tab``, ``w:br`` ... as text, by python-docx's own element classes), found by
+    walking the children instead of python-docx's XPath calls, which are compiled anew for
+    every paragraph and run (a 400-page document: 1 s of XPath)."""
+    tags = _tags()
+    run_tag, run_parts = tags["r"], tags["run"]
+    out: list[str] = []
+    for child in paragraph._p.iterchildren(run_tag, tags["hyperlink"]):
+        runs = (child,) if child.tag == run_tag else child.iterchildren(run_tag)
+        for run in runs:
+            out.extend(str(e) for e in run.iterchildren(*run_parts))
+    return "".join(out)
 
 
 def _body_blocks(doc: Any) -> Iterator[Any]:
@@ -295,8 +322,10 @@ def _cell_content(cell: Any) -> str:
         if isinstance(block, Table):
             rows = _table_rows(block)
             parts.append("<br>".join("; ".join(c for c in row if c) for row in rows))
-        elif block.text.strip():
-            parts.append(cell_text(block.text))
+        else:
+            text = paragraph_text(block)
+            if text.strip():
+                parts.append(cell_text(text))
     return "<br>".join(parts)
 
 
@@ -326,7 +355,7 @@ def _header_footer_texts(doc: Any, which: str) -> list[str]:
             if isinstance(block, Table):
                 text = markdown_table(_table_rows(block))
             else:
-                text = block.text.strip()
+                text = paragraph_text(block).strip()
             if text and text not in texts:
                 texts.append(text)
     return texts

@@ -81,6 +81,7 @@ class PDFLoader(FileLoader):
         self.password = password
         self.pages_delimiter = pages_delimiter
 
+    # -- the text layer: pypdf here; PyPDFium2Loader overrides these ---------------------
     def _reader(self) -> Any:
         from pypdf import PdfReader
 
@@ -92,32 +93,57 @@ class PDFLoader(FileLoader):
             if reader.is_encrypted:
                 result = reader.decrypt(self.password if self.password is not None else "")
                 if not result:
-                    if self.password is None:
-                        raise EncryptedFileError(
-                            f"{name} is encrypted; pass password= to PDFLoader (ragkit index: "
-                            "--password-file FILE)",
-                            name,
-                        )
-                    raise EncryptedFileError(f"{name}: the password does not open this PDF", name)
+                    raise self._encrypted(name)
             pages = len(reader.pages)
         if pages == 0:
             raise LoaderError(f"{name} has no pages (truncated or damaged PDF?)", name)
         return reader
 
-    def _page_text(self, reader: Any, index: int, name: str) -> str:
+    def _encrypted(self, name: str) -> EncryptedFileError:
+        """The error for an encrypted PDF that the password given (or none) does not open."""
+        if self.password is None:
+            return EncryptedFileError(
+                f"{name} is encrypted; pass password= to {type(self).__name__} (ragkit index: "
+                "--password-file FILE)",
+                name,
+            )
+        return EncryptedFileError(f"{name}: the password does not open this PDF", name)
+
+    def _count(self, reader: Any) -> int:
+        return len(reader.pages)
+
+    def _extract(self, reader: Any, index: int) -> tuple[str, str | None]:
+        """Page ``index``'s text and, when the library only warned about damage, its warning."""
         with _warnings.collect() as warned:
-            try:
-                text = str(reader.pages[index].extract_text() or "")
-            except Exception as e:  # one broken page must not lose the others
-                self._record(name, f"page {index}: text extraction failed: {e}", e)
-                return ""
+            text = str(reader.pages[index].extract_text() or "")
+        return text, warned[0] if warned else None
+
+    def _has_images(self, reader: Any, index: int) -> bool:
+        return _has_images(reader, index)
+
+    def _title(self, reader: Any) -> str | None:
+        return _title(reader)
+
+    def _labels(self, reader: Any, total: int) -> list[str]:
+        """Each page's label (``"iv"``, ``"12"``), its number from 1 when the PDF has none."""
+        return _labels(reader, total)
+
+    def _close(self, reader: Any) -> None:
+        """Release what :meth:`_reader` opened (pypdf holds nothing to close)."""
+
+    def _page_text(self, reader: Any, index: int, name: str) -> str:
+        try:
+            text, warned = self._extract(reader, index)
+        except Exception as e:  # one broken page must not lose the others
+            self._record(name, f"page {index}: text extraction failed: {e}", e)
+            return ""
         if not text.strip() and warned:  # pypdf only warns about a damaged page, and gives ""
-            self._record(name, f"page {index}: no text; the page looks damaged: {warned[0]}")
+            self._record(name, f"page {index}: no text; the page looks damaged: {warned}")
         return text
 
     def _page_docs(self, reader: Any, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
         """Each page's text and its own metadata (``ocr``, ``ocr_confidence`` when OCR read it)."""
-        total = len(reader.pages)
+        total = self._count(reader)
         ocr: PdfOcr | None = None
         switched_off = ocr_switched_off()
         can_ocr = self.ocr != "never" and not switched_off and ocr_available()
@@ -129,7 +155,7 @@ class PDFLoader(FileLoader):
                 meta: dict[str, Any] = {}
                 if always or not text.strip():
                     if can_ocr:
-                        ocr = ocr or self._ocr(name)
+                        ocr = ocr or self._ocr(name, reader)
                         try:
                             found = ocr.read(i)
                         except LoaderError as e:  # pypdfium2 cannot open the file: no more OCR
@@ -143,7 +169,7 @@ class PDFLoader(FileLoader):
                             meta["ocr"] = True
                             if confidence is not None:
                                 meta["ocr_confidence"] = confidence
-                    elif _has_images(reader, i):
+                    elif self._has_images(reader, i):
                         self._record(name, f"page {i} has no text layer (a scan?); {no_ocr}")
                 yield text, meta
         finally:
@@ -158,16 +184,22 @@ class PDFLoader(FileLoader):
             return "not read: ocr='never' (pass ocr='auto' to read it by OCR)"
         return f"not read: reading it needs OCR: {INSTALL_HINT}"
 
-    def _ocr(self, name: str) -> PdfOcr:
+    def _ocr(self, name: str, reader: Any) -> PdfOcr:
         engine = self.ocr_engine or shared_engine(self.ocr_threads)
         return PdfOcr(name, self.password, engine, self.ocr_bounds)
 
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         reader = self._reader()
-        total = len(reader.pages)
+        try:
+            yield from self._documents(reader, name)
+        finally:
+            self._close(reader)
+
+    def _documents(self, reader: Any, name: str) -> Iterator[Document]:
+        total = self._count(reader)
         base: dict[str, Any] = {"source": str(self.file_path), "total_pages": total}
-        title = _title(reader)
+        title = self._title(reader)
         if title:
             base["title"] = title
         if self.mode == "single":
@@ -180,7 +212,7 @@ class PDFLoader(FileLoader):
                 metadata={**base, "ocr": True} if any_ocr else base,
             )
             return
-        labels = _labels(reader, total)
+        labels = self._labels(reader, total)
         for i, (text, meta) in enumerate(self._page_docs(reader, name)):
             yield Document(text, metadata={**base, "page": i, "page_label": labels[i], **meta})
 

@@ -214,7 +214,7 @@ _CORE: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ((".tsv",), "csv_loader:TSVLoader", "TSV"),
     ((".json",), "json_loader:JSONLoader", "JSON"),
     ((".jsonl", ".ndjson"), "json_loader:JSONLoader", "JSON Lines"),
-    ((".pdf",), "pdf:PDFLoader", "PDF"),
+    ((".pdf",), "pdfium_loader:pdf_loader", "PDF"),  # pypdfium2, else pypdf
     ((".ipynb",), "notebook:NotebookLoader", "Jupyter notebook"),
     ((".eml",), "email_loader:EmailLoader", "e-mail"),
     ((".mbox",), "mbox:MboxLoader", "mbox"),

@@ -165,5 +165,5 @@ def test_directory_loader_loads_mislabelled_files_by_content(tmp_path: Path) -> 
     assert docs["a.txt"].metadata["archive"].endswith("bundle")
     assert docs["squeezed.txt"].page_content == "zipped text"
     assert docs["plain.txt"].page_content == "just text"
-    assert type(default_loader(str(tmp_path / "report.txt"))).__name__ == "PDFLoader"
+    assert type(default_loader(str(tmp_path / "report.txt"))).__name__ == "PyPDFium2Loader"
     assert type(default_loader(str(tmp_path / "report.txt"), sniff=False)).__name__ == "TextLoader"

@@ -201,7 +201,11 @@ def build(root: Path, outside: Path, csv_rows: int = 500_000) -> list[Entry]:
         "failed",
         "load-failed",
     )
-    damaged = good_pdf.replace(b"<< /Length", b"<< /Filter /FlateDecode /Length")
+    # a page whose stream says FlateDecode and holds bytes that do not inflate (PDFium reads an
+    # uncompressed stream mislabelled FlateDecode, so the damage must be real)
+    damaged = good_pdf.replace(b"<< /Length", b"<< /Filter /FlateDecode /Length").replace(
+        b"BT /F1 12 Tf", b"x\x9c\x8b\x01\x02\xff"
+    )
     b.write(b"pdf/damaged-page.pdf", _joined_pdf(good_pdf, damaged), "partial", "part-failed")
     b.write(b"pdf/encrypted.pdf", _encrypted_pdf(good_pdf), "failed", "load-failed")
     b.write(b"pdf/blank.pdf", _blank_pdf(), "ignored", "no-text")

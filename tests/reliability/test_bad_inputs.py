@@ -76,11 +76,14 @@ def test_bad_json_lines_and_damaged_pdfs_are_in_the_report(tmp_path):
     (docs / "l.jsonl").write_text('{"a": "first line"}\nnot json\n{"a": "third"}\n')
     pdf = minimal_pdf(["Spoke tension."])
     (docs / "zero.pdf").write_bytes(pdf.replace(b"/Kids [3 0 R] /Count 1", b"/Kids [] /Count 0"))
-    (docs / "damaged.pdf").write_bytes(
-        pdf.replace(b"<< /Length", b"<< /Filter /FlateDecode /Length")
-    )
+    flate = pdf.replace(b"<< /Length", b"<< /Filter /FlateDecode /Length")
+    # says FlateDecode, holds bytes that do not inflate: no library reads this page
+    (docs / "damaged.pdf").write_bytes(flate.replace(b"BT /F1 12 Tf", b"x\x9c\x8b\x01\x02\xff"))
+    # says FlateDecode, is not compressed: PDFium (the registry's PDF reader) reads it anyway
+    (docs / "mislabelled.pdf").write_bytes(flate)
     (docs / "good.pdf").write_bytes(pdf)
-    report = index_dir(tmp_path).add(docs)
+    index = index_dir(tmp_path)
+    report = index.add(docs)
     failures = {
         (os.path.basename(f["path"]), f["code"], bool(f.get("partial"))) for f in report.failures
     }
@@ -91,6 +94,8 @@ def test_bad_json_lines_and_damaged_pdfs_are_in_the_report(tmp_path):
     }
     assert any("line 2" in f["error"] for f in report.failures)
     assert by_code(report.ignored) == {"no-text": ["damaged.pdf"]}  # its only page had no text
+    indexed = sorted(os.path.basename(s) for s in index.sources())
+    assert indexed == ["good.pdf", "l.jsonl", "mislabelled.pdf"]
 
 
 def test_folder_symlinks_fifos_and_hidden_entries_are_in_ignored(tmp_path):
