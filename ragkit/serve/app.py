@@ -36,7 +36,7 @@ from ragkit.retrievers.base import BaseRetriever
 from ragkit.serve.guard import Gate, Guard
 from ragkit.serve.responses import error_response, json_response
 from ragkit.serve.routes import add_routes
-from ragkit.serve.searcher import check_search, run_search
+from ragkit.serve.searcher import SearchAsk, check_search, run_search
 from ragkit.serve.service import IndexService
 from ragkit.serve.settings import ServeSettings
 from ragkit.serve.telemetry import RequestSpans
@@ -53,9 +53,7 @@ class ServedRetriever(BaseRetriever):
 
     async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         gen = self.service.generation
-        search = check_search(
-            gen, self.service.settings, query, None, None, None, None, self.service.defaults
-        )
+        search = check_search(gen, self.service.settings, SearchAsk(query), self.service.defaults)
         docs = await run_search(gen, search)
         return [Document._trusted(d.page_content, gen.paths.clean(d.metadata), d.id) for d in docs]
 

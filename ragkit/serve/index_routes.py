@@ -36,6 +36,7 @@ from ragkit.serve.schemas import AskRequest, QueryRequest
 from ragkit.serve.searcher import (
     Generation,
     Search,
+    SearchAsk,
     check_search,
     passage,
     query_terms,
@@ -67,17 +68,8 @@ class IndexRoutes:
         return model.model_validate(data)  # ValidationError: a 422 naming the field
 
     def _search(self, gen: Generation, req: Any, text: str, field: str) -> Search:
-        return check_search(
-            gen,
-            self.settings,
-            text,
-            req.retriever,
-            req.k,
-            req.filter,
-            req.dedupe,
-            self.service.defaults,
-            field,
-        )
+        ask = SearchAsk(text, req.retriever, req.k, req.filter, req.dedupe, field)
+        return check_search(gen, self.settings, ask, self.service.defaults)
 
     async def _passages(
         self, gen: Generation, search: Search, terms: list[str] | None = None

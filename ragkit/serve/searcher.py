@@ -100,19 +100,27 @@ def build_generation(index: Any, roots: tuple[str, ...] = (), llm: Any = None) -
     )
 
 
+@dataclass(frozen=True)
+class SearchAsk:
+    """A request's search fields as sent (None: the server's default); ``query_field`` names
+    the JSON field the query came in, for error messages."""
+
+    query: str
+    retriever: str | None = None
+    k: int | None = None
+    filter: dict[str, Any] | None = None
+    dedupe: bool | float | None = None
+    query_field: str = "query"
+
+
 def check_search(
-    gen: Generation,
-    settings: ServeSettings,
-    query: str,
-    retriever: str | None,
-    k: int | None,
-    flt: dict[str, Any] | None,
-    dedupe: bool | float | None,
-    defaults: dict[str, Any],
-    query_field: str = "query",
+    gen: Generation, settings: ServeSettings, ask: SearchAsk, defaults: dict[str, Any]
 ) -> Search:
     """The request's search, or a 422 RequestError naming the field at fault."""
     from ragkit.retrievers.near_duplicates import dedupe_threshold
+
+    query, retriever, k, flt = ask.query, ask.retriever, ask.k, ask.filter
+    dedupe, query_field = ask.dedupe, ask.query_field
 
     if not query.strip():
         raise RequestError(

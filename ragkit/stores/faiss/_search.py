@@ -9,8 +9,8 @@ verdict is computed once per query.
 Example:
     >>> import faiss, numpy as np
     >>> index = faiss.IndexFlatIP(2); index.add(np.eye(2, dtype=np.float32))
-    >>> search_hits(index, lambda p: {"n": p}, np.array([[1.0, 0.0]], dtype=np.float32), 1,
-    ...             lambda m: m["n"] == 1, fetch_k=1)
+    >>> src = Searched(index, lambda p: {"n": p}, lambda m: m["n"] == 1)
+    >>> search_hits(src, np.array([[1.0, 0.0]], dtype=np.float32), 1, fetch_k=1)
     [[(1, 0.0)]]
 """
 
@@ -30,25 +30,28 @@ Hit = tuple[int, float]
 
 
 @dataclass(frozen=True)
-class _Filtered:
-    """What a filtered search reads: the index, a position's metadata and the filter."""
+class Searched:
+    """What a search reads: the index, a position's metadata and the filter (None: all)."""
 
     index: Any
     metadata: Callable[[int], dict[str, Any]]
-    pred: Predicate
+    pred: Predicate | None = None
+
+
+@dataclass(frozen=True)
+class ScoreCut:
+    """Keep hits scoring at least ``threshold`` (at most, when lower scores are better)."""
+
+    threshold: float | None = None
+    higher_is_better: bool = True
 
 
 def search_hits(
-    index: Any,
-    metadata: Callable[[int], dict[str, Any]],
-    queries: np.ndarray,
-    k: int,
-    pred: Predicate | None,
-    fetch_k: int,
-    score_threshold: float | None = None,
-    higher_is_better: bool = True,
+    src: Searched, queries: np.ndarray, k: int, fetch_k: int, cut: ScoreCut = ScoreCut()
 ) -> list[list[Hit]]:
     """Top-``k`` (position, raw score) per query row, best first (``k`` and ``fetch_k`` checked)."""
+    index, pred = src.index, src.pred
+    score_threshold, higher_is_better = cut.threshold, cut.higher_is_better
     k = check_k(k)
     fetch_k = check_k(fetch_k, "fetch_k")
     if index is None or index.ntotal == 0 or k == 0:
@@ -61,9 +64,7 @@ def search_hits(
             hits = [(p, s) for p, s in zip(positions[row].tolist(), scores[row].tolist()) if p >= 0]
         else:
             found = (scores[row], positions[row])
-            hits = _filtered(
-                _Filtered(index, metadata, pred), queries[row : row + 1], k, first, found
-            )
+            hits = _filtered(src, queries[row : row + 1], k, first, found)
         if score_threshold is not None:
             hits = [
                 (p, s)
@@ -75,9 +76,10 @@ def search_hits(
 
 
 def _filtered(
-    src: _Filtered, query: np.ndarray, k: int, fetched: int, found: tuple[np.ndarray, np.ndarray]
+    src: Searched, query: np.ndarray, k: int, fetched: int, found: tuple[np.ndarray, np.ndarray]
 ) -> list[Hit]:
     index, metadata, pred = src.index, src.metadata, src.pred
+    assert pred is not None  # only a filtered search comes here
     scores, positions = found
     verdict: dict[int, bool] = {}
     total = index.ntotal

@@ -49,7 +49,7 @@ from ragkit.stores.base import VectorStore
 from ragkit.stores.distance import DistanceStrategy, relevance
 from ragkit.stores.faiss import _index as fx
 from ragkit.stores.faiss._async import FaissAsyncMixin
-from ragkit.stores.faiss._search import Hit, search_hits
+from ragkit.stores.faiss._search import Hit, ScoreCut, Searched, search_hits
 from ragkit.stores.filters import MetadataFilter, compile_filter
 from ragkit.stores.mmr import Candidates
 from ragkit.stores.vector_adds import NewRows, VectorAddsMixin
@@ -223,16 +223,12 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
         score_threshold: float | None = None,
     ) -> list[list[Hit]]:
         pred = compile_filter(filter) if filter is not None else None
-        return search_hits(
-            self._index,
-            self._docs.metadata_view,
-            queries,
-            k,
-            pred,
-            fetch_k,
+        src = Searched(self._index, self._docs.metadata_view, pred)
+        cut = ScoreCut(
             fx.faiss_threshold(self.distance_strategy, score_threshold),
             not fx.uses_l2(self.distance_strategy),
         )
+        return search_hits(src, queries, k, fetch_k, cut)
 
     def _view(self) -> np.ndarray | None:
         """Zero-copy view of a flat index's vectors, cached while the index memory is unchanged."""

@@ -127,9 +127,8 @@ class PGHybridMixin(PGStoreState):
         if self.lexical == "tsvector" and not lex_params[0]:
             lex_params[0] = "''"  # an empty query matches nothing
         vector = self._query_matrix(self._embed_queries([query]))[0]
-        sql = q.hybrid_sql(
-            self.layout, self.metric, self.vector_type, top, where.sql, exact=self._ann is None
-        )
+        target = q.SqlTarget(self.layout, self.metric, self.vector_type)
+        sql = q.hybrid_sql(target, top, where.sql, exact=self._ann is None)
         params = [*lex_params, query_param(vector), *where.params, depth, w[0], c, w[1], c, k]
         return sql, params, filter is not None, None
 

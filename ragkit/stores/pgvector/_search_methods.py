@@ -111,16 +111,9 @@ class PGSearchMixin(PGStoreState):
         if text is None:
             if len(cache) >= SQL_CACHE_SIZE:
                 cache.clear()
-            text = cache[key] = q.knn_sql(
-                self.layout,
-                self.metric,
-                self.vector_type,
-                sql.SQL(where_text),
-                limit=limit,
-                exact=exact,
-                with_vectors=with_vectors,
-                resort=self._ann == "ivfflat",
-            ).as_string(None)
+            target = q.SqlTarget(self.layout, self.metric, self.vector_type)
+            shape = q.KnnShape(limit, exact, with_vectors, resort=self._ann == "ivfflat")
+            text = cache[key] = q.knn_sql(target, sql.SQL(where_text), shape).as_string(None)
         return text
 
     def _knn(

@@ -18,12 +18,13 @@ the store prepares each statement, and with ``LIMIT $n`` PostgreSQL's generic pl
 is planned once.
 
 Example:
-    >>> # sql = knn_sql(layout, metric, "vector", where, limit=10, exact=True)
+    >>> # sql = knn_sql(SqlTarget(layout, metric, "vector"), where, KnnShape(limit=10, exact=True))
 """
 
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.errors import InvalidQueryError
@@ -31,22 +32,34 @@ from ragkit.stores.pgvector.codec import DOC_COLUMNS
 from ragkit.stores.pgvector.distance import Metric
 
 
-def knn_sql(
-    layout: Any,
-    metric: Metric,
-    vector_type: str,
-    where: Any,
-    *,
-    limit: int,
-    exact: bool,
-    with_vectors: bool = False,
-    resort: bool = False,
-) -> Any:
-    """Parameters: the query vector, then ``where``'s; ``limit`` is a literal.
+@dataclass(frozen=True)
+class SqlTarget:
+    """The table layout, distance metric and vector column type a statement is written for."""
 
-    ``resort``: wrap the ANN query and sort its rows again (IVFFlat's relaxed iterative scan).
-    """
+    layout: Any
+    metric: Metric
+    vector_type: str
+
+
+@dataclass(frozen=True)
+class KnnShape:
+    """How a nearest-neighbour statement reads: ``limit`` (a literal), exact or ANN scan,
+    with the stored vectors or not; ``resort`` wraps the ANN query and sorts its rows again
+    (IVFFlat's relaxed iterative scan)."""
+
+    limit: int
+    exact: bool
+    with_vectors: bool = False
+    resort: bool = False
+
+
+def knn_sql(target: SqlTarget, where: Any, shape: KnnShape) -> Any:
+    """Parameters: the query vector, then ``where``'s; ``shape.limit`` is a literal."""
     from psycopg import sql
+
+    layout, metric, vector_type = target.layout, target.metric, target.vector_type
+    limit, exact = shape.limit, shape.exact
+    with_vectors, resort = shape.with_vectors, shape.resort
 
     top = sql.Literal(_limit(limit))
     extra = sql.SQL(", d.embedding") if with_vectors else sql.SQL("")
@@ -123,9 +136,7 @@ def by_ids_sql(layout: Any) -> Any:
     )
 
 
-def hybrid_sql(
-    layout: Any, metric: Metric, vector_type: str, lexical_top: Any, where: Any, *, exact: bool
-) -> Any:
+def hybrid_sql(target: SqlTarget, lexical_top: Any, where: Any, *, exact: bool) -> Any:
     """Weighted RRF of the dense and lexical rankings, fused in the database (one round trip).
 
     Parameters: the lexical ranking's (query, where, limit), the query vector, ``where``'s, the
@@ -133,6 +144,8 @@ def hybrid_sql(
     first), as :func:`~ragkit.retrievers.reciprocal_rank_fusion` does.
     """
     from psycopg import sql
+
+    layout, metric, vector_type = target.layout, target.metric, target.vector_type
 
     order = sql.SQL("x.dist + 0, x.seq" if exact else "x.dist")
     return sql.SQL(
