@@ -24,14 +24,14 @@ Example:
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import Any
 
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._files import check_regular
 from ragkit.loaders._pdf_ocr import _PDFIUM_LOCK, PdfOcr
 from ragkit.loaders.base import BaseLoader
-from ragkit.loaders.ocr import OcrEngine, shared_engine
+from ragkit.loaders.ocr import shared_engine
 from ragkit.loaders.pdf import PDFLoader
 from ragkit.loaders.registry import module_installed
 
@@ -61,35 +61,6 @@ def _pypdfium2() -> Any:
 
 class PyPDFium2Loader(PDFLoader):
     """Load a PDF's text with pypdfium2 (``mode="page"`` or ``"single"``); see the module doc."""
-
-    def __init__(
-        self,
-        file_path: str | os.PathLike[str],
-        *,
-        mode: Literal["single", "page"] = "page",
-        pages_delimiter: str = "\n\f",
-        password: str | None = None,
-        max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-        ocr: Literal["auto", "always", "never"] = "auto",
-        ocr_dpi: float = 200,
-        max_ocr_pages: int | None = 100,
-        ocr_time_limit: float | None = 600.0,
-        ocr_engine: OcrEngine | None = None,
-        ocr_threads: int | None = None,
-    ) -> None:
-        super().__init__(
-            file_path,
-            mode=mode,
-            password=password,
-            pages_delimiter=pages_delimiter,
-            max_file_size=max_file_size,
-            ocr=ocr,
-            ocr_dpi=ocr_dpi,
-            max_ocr_pages=max_ocr_pages,
-            ocr_time_limit=ocr_time_limit,
-            ocr_engine=ocr_engine,
-            ocr_threads=ocr_threads,
-        )
 
     def _reader(self) -> Any:
         pypdfium2 = _pypdfium2()
