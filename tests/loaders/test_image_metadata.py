@@ -108,6 +108,7 @@ def test_jpeg_and_gif_comments(tmp_path: Path, engine: OcrEngine) -> None:
     assert from_gif.page_content == "Comment: Saddle, side view"
 
 
+@pytest.mark.slow
 def test_ocr_text_stays_the_text_and_the_fields_are_metadata(
     tmp_path: Path, engine: OcrEngine
 ) -> None:

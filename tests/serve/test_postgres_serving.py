@@ -356,6 +356,7 @@ def test_names_of_a_postgres_index_never_hold_the_password():
     )
 
 
+@pytest.mark.slow
 def test_a_server_outlives_its_database_restarting(tmp_path, caplog):
     """The database going away is a 503 (never a 500 or the password); the server stays up and
     answers again once the database is back, on fresh connections. The log says so in one line
