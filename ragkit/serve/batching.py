@@ -9,12 +9,6 @@ per query as 32 single calls, and the model no longer runs several calls at once
 on the same cores. Vectors are the same as unbatched ones (the model embeds each
 row on its own; ``tests/serve/test_batching.py`` checks it).
 
-A store that searches many query vectors in one call (FAISS: one matrix product instead
-of one scan per query) hands its unfiltered searches to :meth:`QueryBatcher.search_together`:
-the worker embeds the batch, then searches every row with the same ``k`` in one call, so a
-hybrid or similarity query under load costs one share of a batched scan. Results are the
-same as one search per query (``tests/serve/test_batching.py`` checks that too).
-
 Example:
     >>> from ragkit.embeddings import HashEmbeddings
     >>> batcher = QueryBatcher(HashEmbeddings(8))
@@ -29,22 +23,14 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections import defaultdict
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 
-if TYPE_CHECKING:
-    from ragkit.documents import Document
-    from ragkit.stores.base import VectorStore
-
 _STOP: Any = object()
-#: A queued query: its text, the future its caller waits on, and the search to run with its
-#: vector (``None``: the caller wants the vector itself).
-_Item = tuple[str, Future[Any], "tuple[VectorStore, int, int] | None"]
 
 
 class QueryBatcher(WrappedEmbeddings):
@@ -79,18 +65,7 @@ class QueryBatcher(WrappedEmbeddings):
     # -- queries: batched -----------------------------------------------------------------
     def embed_query_array(self, text: str) -> np.ndarray:
         done: Future[np.ndarray] = Future()
-        self._queue.put((text, done, None))
-        self._start()
-        return done.result()
-
-    def search_together(
-        self, store: VectorStore, text: str, k: int, fetch_k: int
-    ) -> list[tuple[Document, float]]:
-        """``store.similarity_search_with_score(text, k)``, embedded and searched in one batch
-        with the queries that arrive at the same time (the store's
-        ``similarity_search_with_score_by_vector_batch`` runs each batch's rows at once)."""
-        done: Future[list[tuple[Document, float]]] = Future()
-        self._queue.put((text, done, (store, k, fetch_k)))
+        self._queue.put((text, done))
         self._start()
         return done.result()
 
@@ -111,7 +86,7 @@ class QueryBatcher(WrappedEmbeddings):
             first = self._queue.get()
             if first is _STOP:
                 return
-            items: list[_Item] = [first]
+            items = [first]
             while len(items) < self.max_batch:
                 try:
                     item = self._queue.get_nowait()
@@ -122,36 +97,14 @@ class QueryBatcher(WrappedEmbeddings):
                     break
                 items.append(item)
             try:
-                vectors = self.inner.embed_queries_array([text for text, _, _ in items])
+                vectors = self.inner.embed_queries_array([text for text, _ in items])
                 self.calls += 1
             except BaseException as err:  # each waiting caller gets the model's error
-                for _, done, _ in items:
+                for _, done in items:
                     done.set_exception(err)
                 continue
-            searches: dict[tuple[int, int, int], list[int]] = defaultdict(list)
-            for row, (_, done, search) in enumerate(items):
-                if search is None:
-                    done.set_result(vectors[row])
-                else:
-                    store, k, fetch_k = search
-                    searches[(id(store), k, fetch_k)].append(row)
-            for rows in searches.values():
-                self._search_rows([items[row] for row in rows], vectors[rows])
-
-    @staticmethod
-    def _search_rows(items: list[_Item], vectors: np.ndarray) -> None:
-        """One batched search for queries with the same store, ``k`` and ``fetch_k``."""
-        store, k, fetch_k = items[0][2]  # type: ignore[misc]
-        try:
-            results = store.similarity_search_with_score_by_vector_batch(
-                vectors, k, fetch_k=fetch_k
-            )
-        except BaseException as err:  # each caller of this group gets the store's error
-            for _, done, _ in items:
-                done.set_exception(err)
-            return
-        for (_, done, _), pairs in zip(items, results):
-            done.set_result(pairs)
+            for (_, done), vector in zip(items, vectors):
+                done.set_result(vector)
 
     def close(self) -> None:
         """Stop the worker thread (queries after this start a new one)."""

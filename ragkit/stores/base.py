@@ -42,10 +42,6 @@ class VectorStore(AsyncVectorStoreMixin, ABC):
     #: True when every search returns new Document objects that the caller owns (so a retriever
     #: may write into their metadata without copying them first).
     returns_fresh_documents: bool = False
-    #: True when :meth:`similarity_search_with_score_by_vector_batch` searches all its rows in
-    #: one call (FAISS): then an embedding model that gathers concurrent queries (``ragkit
-    #: serve``'s ``QueryBatcher``) may run their searches together too.
-    searches_rows_at_once: bool = False
 
     @property
     def embeddings(self) -> Embeddings | None:
@@ -206,11 +202,6 @@ class VectorStore(AsyncVectorStoreMixin, ABC):
         """The ``k`` documents most similar to ``query`` with the store's raw scores."""
         self._require(BY_VECTOR, "similarity_search_with_score")
         check_k(k)
-        together = getattr(self.embeddings, "search_together", None)
-        if together is not None and self.searches_rows_at_once and filter is None and not kwargs:
-            check_query(query, type(self).__name__)
-            pairs: list[tuple[Document, float]] = together(self, query, k, fetch_k)
-            return pairs
         return self.similarity_search_with_score_by_vector(
             self._embed_queries([query])[0], k, filter=filter, fetch_k=fetch_k, **kwargs
         )

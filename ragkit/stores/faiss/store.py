@@ -81,7 +81,6 @@ class FaissStore(FaissAsyncMixin, VectorAddsMixin, VectorStore):
     """
 
     returns_fresh_documents = True
-    searches_rows_at_once = True
     _NO_MODEL = (
         "this FaissStore has no embedding model; pass embedding= when creating or loading it, "
         "or use the *_by_vector methods"
