@@ -74,9 +74,11 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typing_extensions import Self
+# typing_extensions costs ~10 ms at import time, and `import ragkit` loads this module
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class RagkitError(Exception):

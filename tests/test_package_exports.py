@@ -127,3 +127,15 @@ def test_importing_every_package_and_the_core_modules_pulls_in_nothing_heavy() -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"importing the packages pulled in: {out.stdout.strip()}"
+
+
+def test_import_ragkit_alone_stays_light() -> None:
+    # `import ragkit` is the README's 3 ms row: it loads the lazy map and the errors, and
+    # nothing that costs milliseconds (typing_extensions pulls in inspect: ~10 ms)
+    code = (
+        "import sys\nimport ragkit\n"
+        "print(','.join(m for m in ('typing_extensions', 'inspect', 'dataclasses', 'logging') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"import ragkit pulled in: {out.stdout.strip()}"
