@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Callable, Iterator
@@ -40,6 +41,20 @@ with warnings.catch_warnings():
 
 
 Output = TypeVar("Output")
+
+#: The settings a run reports when a model has them (see ``BaseLanguageModel._ls_params``).
+_LS_SETTINGS = ("model_name", "model", "temperature", "max_tokens", "max_output_tokens", "stop")
+
+
+@functools.cache
+def _settings_of(cls: type[BaseModel]) -> frozenset[str]:
+    """Which of ``_LS_SETTINGS`` a model class has (a field or a class attribute).
+
+    Asked once per class: ``getattr(model, name, None)`` on a pydantic model that lacks the
+    name raises and catches an AttributeError inside pydantic, about 2 us a miss, five misses
+    a call for most models.
+    """
+    return frozenset(n for n in _LS_SETTINGS if n in cls.model_fields or hasattr(cls, n))
 
 
 def generate_config(
@@ -82,19 +97,21 @@ class BaseLanguageModel(_NamedModel, Runnable[Any, Output]):
             "ls_provider": self._ls_provider or self._llm_type,
             "ls_model_type": "chat" if self._run_type == "chat_model" else "llm",
         }
-        name = (
-            kwargs.get("model") or getattr(self, "model_name", None) or getattr(self, "model", None)
-        )
+        have = _settings_of(type(self))
+
+        def setting(name: str) -> Any:
+            return getattr(self, name, None) if name in have else None
+
+        name = kwargs.get("model") or setting("model_name") or setting("model")
         if isinstance(name, str):
             params["ls_model_name"] = name
-        temperature = kwargs.get("temperature", getattr(self, "temperature", None))
+        temperature = kwargs.get("temperature", setting("temperature"))
         if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
             params["ls_temperature"] = temperature
-        limit = kwargs.get("max_tokens") or getattr(self, "max_tokens", None)
-        limit = limit or getattr(self, "max_output_tokens", None)
+        limit = kwargs.get("max_tokens") or setting("max_tokens") or setting("max_output_tokens")
         if isinstance(limit, int) and not isinstance(limit, bool):
             params["ls_max_tokens"] = limit
-        stops = stop or kwargs.get("stop") or getattr(self, "stop", None)
+        stops = stop or kwargs.get("stop") or setting("stop")
         if isinstance(stops, str):
             stops = [stops]
         if isinstance(stops, (list, tuple)) and stops:

@@ -90,3 +90,46 @@ def test_model_runs_carry_their_settings(seen: Seen) -> None:
     RunnableLambda(str.upper).invoke("a", {"callbacks": [Params()]})
     assert got[0] == {"ls_provider": "FakeChatModel", "ls_model_type": "chat", "ls_stop": ["END"]}
     assert got[1] is None
+
+
+def test_model_runs_report_the_settings_their_class_has() -> None:
+    got: list[Any] = []
+
+    class Params(BaseCallbackHandler):
+        def on_run_start(self, run: Run) -> None:
+            got.append(run.invocation_params)
+
+    class Tuned(FakeChatModel):
+        model_name: str = "tuned-1"
+        temperature: float = 0.2
+        max_tokens: int | None = None
+        max_output_tokens: int = 64
+        stop: list[str] | None = ["STOP"]
+
+    class Plain(FakeChatModel):
+        model: str = "plain-2"
+
+    config: Any = {"callbacks": [Params()]}
+    Tuned(["x"]).invoke("hi", config)
+    Tuned(["x"]).invoke("hi", config, temperature=0.9, max_tokens=8, model="other")
+    Plain(["x"]).invoke("hi", config)
+    FakeChatModel(["x"]).invoke("hi", config)
+    base = {"ls_model_type": "chat"}
+    assert got[0] == {
+        **base,
+        "ls_provider": "Tuned",
+        "ls_model_name": "tuned-1",
+        "ls_temperature": 0.2,
+        "ls_max_tokens": 64,
+        "ls_stop": ["STOP"],
+    }
+    assert got[1] == {
+        **base,
+        "ls_provider": "Tuned",
+        "ls_model_name": "other",
+        "ls_temperature": 0.9,
+        "ls_max_tokens": 8,
+        "ls_stop": ["STOP"],
+    }
+    assert got[2] == {**base, "ls_provider": "Plain", "ls_model_name": "plain-2"}
+    assert got[3] == {**base, "ls_provider": "FakeChatModel"}
