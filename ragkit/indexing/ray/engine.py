@@ -46,8 +46,8 @@ from ragkit.documents import Document
 from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Engine, EngineRun, Loaded, LoadJob
-from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
-from ragkit.indexing.loading import describe
+from ragkit.indexing.files import FoundFile, LoadedFile
+from ragkit.indexing.loading import FileReads, describe
 from ragkit.indexing.ray.deaths import (
     ACTOR_RESTARTS,
     Deaths,
@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     from ragkit.indexing.ray.write import RayRunStats
     from ragkit.indexing.splitting import SplitSettings
     from ragkit.indexing.target import WriteTarget
-    from ragkit.loaders.read_options import ReadOptions
 
 _log = logging.getLogger("ragkit.indexing")
 
@@ -221,19 +220,12 @@ class _ReadSplit:
     def __init__(
         self,
         settings: SplitSettings,
-        max_file_size: int | None,
-        pack_to: int | None,
+        reads: FileReads,
         model: Callable[[], Embeddings] | None,
-        reading: ReadOptions | None = None,
         deaths: Deaths | None = None,
     ) -> None:
-        self.settings, self.max_file_size, self.pack_to, self.model = (
-            settings,
-            max_file_size,
-            pack_to,
-            model,
-        )
-        self.reading = reading  # the password (if any) travels to the workers, never shown
+        self.settings, self.model = settings, model
+        self.reads = reads  # the password (if any) travels to the workers, never shown
         self.deaths = deaths  # the run's ledger of reads that killed their worker
         self._split_for: Any = None
 
@@ -244,11 +236,8 @@ class _ReadSplit:
         if self._split_for is None:
             model = self.model if self.settings.name == "semantic" else None
             self._split_for = make_splitter(self.settings, model() if model is not None else None)
-        size, reading = self.max_file_size, self.reading
         with self.deaths.reading(path) if self.deaths is not None else contextlib.nullcontext():
-            loaded = load_file(
-                path, lambda p: loader_for(p, size or None, reading), pack_to=self.pack_to
-            )
+            loaded = self.reads.load(path)
             return self._split_for(path)(loaded.docs), loaded.problems
 
     def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -428,9 +417,7 @@ class _RayRun(EngineRun):
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
         pool, threads = actor_pool(ray, engine)
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
-        read_split = _ReadSplit(
-            target.settings, job.max_file_size, job.pack_to, model, job.reading, self.deaths()
-        )
+        read_split = _ReadSplit(target.settings, job.reads, model, self.deaths())
         ds = read_stage(ray, engine, items, read_split, files_per_item=1, flat=True)
         return ds.map_batches(
             _Embed,

@@ -219,9 +219,7 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
         }
         for n, group in enumerate(groups)
     ]
-    read_split = _ReadSplitBatch(
-        _ReadSplit(settings, job.max_file_size, job.pack_to, model, job.reading, run.deaths())
-    )
+    read_split = _ReadSplitBatch(_ReadSplit(settings, job.reads, model, run.deaths()))
     ds = read_stage(ray, engine, items, read_split, files_per_item=widest, flat=False)
     pool, threads = actor_pool(ray, engine)
     return ds.map_batches(
