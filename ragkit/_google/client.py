@@ -11,7 +11,10 @@ and every retry is logged on the ``ragkit.google`` logger.
 
 Example:
     >>> from pydantic import SecretStr
-    >>> client = GoogleClient(api_key=SecretStr("k"), client_options={"api_endpoint": "http://127.0.0.1:9"})
+    >>> from ragkit._google.connection import GoogleConnection
+    >>> client = GoogleClient(
+    ...     GoogleConnection(SecretStr("k"), client_options={"api_endpoint": "http://127.0.0.1:9"})
+    ... )
     >>> client  # doctest: +ELLIPSIS
     GoogleClient(endpoint='http://127.0.0.1:9', transport='rest', timeout=60.0)
     >>> # client.generate_content({"model": "models/gemini-1.5-flash", "contents": [...]})
@@ -27,10 +30,9 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from pydantic import SecretStr
-
+from ragkit._google.connection import GoogleConnection
 from ragkit._google.keys import redact
-from ragkit._google.retry import Failure, RetryPolicy, StreamError, classify
+from ragkit._google.retry import Failure, StreamError, classify
 from ragkit.errors import GoogleAPIError
 
 logger = logging.getLogger("ragkit.google")
@@ -106,20 +108,17 @@ class GoogleClient:
 
     def __init__(
         self,
+        connection: GoogleConnection,
         *,
-        api_key: SecretStr,
-        transport: str = "rest",
-        client_options: dict[str, Any] | None = None,
-        timeout: float | None = 60.0,
-        retry: RetryPolicy | None = None,
         error_class: type[GoogleAPIError] = GoogleAPIError,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._api_key = api_key
-        self.transport = transport
-        self.client_options = dict(client_options or {})
-        self.timeout = timeout
-        self.retry = retry or RetryPolicy()
+        self.connection = connection
+        self._api_key = connection.api_key
+        self.transport = connection.transport
+        self.client_options = dict(connection.client_options)
+        self.timeout = connection.timeout
+        self.retry = connection.retry
         self.error_class = error_class
         self._sleep = sleep
         self._services: dict[str, Any] = {}
@@ -130,7 +129,7 @@ class GoogleClient:
 
     @property
     def endpoint(self) -> str:
-        return str(self.client_options.get("api_endpoint") or "generativelanguage.googleapis.com")
+        return self.connection.endpoint
 
     # -- plumbing ----------------------------------------------------------------
     def _service(self, kind: str) -> Any:

@@ -104,7 +104,6 @@ class GoogleSettings(BaseModel):
     """Longest backoff wait in seconds (a server-sent retryDelay takes precedence)."""
 
     _client: GoogleClient | None = PrivateAttr(default=None)
-    _client_key: tuple[Any, ...] = PrivateAttr(default=())
     _client_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -125,31 +124,23 @@ class GoogleSettings(BaseModel):
 
     def _google_client(self) -> GoogleClient:
         """The client of this object, built on first use (and rebuilt if the settings changed since)."""
-        key = (
-            self.google_api_key,
-            self.transport,
-            repr(self.client_options),
-            self.timeout,
-            self.max_retries,
-            self.retry_initial_delay,
-            self.retry_max_delay,
+        from ragkit._google.connection import GoogleConnection
+
+        assert self.google_api_key is not None
+        connection = GoogleConnection(
+            api_key=self.google_api_key,
+            transport=self.transport,
+            client_options=dict(self.client_options or {}),  # a copy: later edits are seen
+            timeout=self.timeout,
+            retry=RetryPolicy(
+                max_retries=self.max_retries,
+                initial_delay=self.retry_initial_delay,
+                max_delay=self.retry_max_delay,
+            ),
         )
         with self._client_lock:
-            if self._client is None or self._client_key != key:
+            if self._client is None or self._client.connection != connection:
                 from ragkit._google.client import GoogleClient
 
-                assert self.google_api_key is not None
-                self._client_key = key
-                self._client = GoogleClient(
-                    api_key=self.google_api_key,
-                    transport=self.transport,
-                    client_options=self.client_options,
-                    timeout=self.timeout,
-                    error_class=self._error_class(),
-                    retry=RetryPolicy(
-                        max_retries=self.max_retries,
-                        initial_delay=self.retry_initial_delay,
-                        max_delay=self.retry_max_delay,
-                    ),
-                )
+                self._client = GoogleClient(connection, error_class=self._error_class())
             return self._client

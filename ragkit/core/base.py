@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, get_args, get_ori
 
 from pydantic import BaseModel, RootModel, create_model
 
-from ragkit.core.callbacks import get_callback_manager
+from ragkit.core.callbacks import STREAMED_INPUT, get_callback_manager
 from ragkit.core.chunks import OneInput, add_chunks
 from ragkit.core.config import (
     RunnableConfig,
@@ -454,7 +454,6 @@ class Runnable(Generic[Input, Output]):
         input: Any,
         config: RunnableConfig | None,
         run_type: str = "chain",
-        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
     ) -> Any:
         """Run ``func(input, child_config)`` as one traced run of this runnable."""
@@ -463,7 +462,7 @@ class Runnable(Generic[Input, Output]):
         if cm is None:
             return func(input, child_config(config))
         rm = cm.start_run(
-            config, name or self.get_name(), run_type, input, invocation_params=invocation_params
+            config, self.get_name(), run_type, input, invocation_params=invocation_params
         )
         try:
             out = func(input, rm.child_config(config))
@@ -479,7 +478,6 @@ class Runnable(Generic[Input, Output]):
         input: Any,
         config: RunnableConfig | None,
         run_type: str = "chain",
-        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
     ) -> Any:
         """Async :meth:`_call_with_config`."""
@@ -488,7 +486,7 @@ class Runnable(Generic[Input, Output]):
         if cm is None:
             return await func(input, child_config(config))
         rm = cm.start_run(
-            config, name or self.get_name(), run_type, input, invocation_params=invocation_params
+            config, self.get_name(), run_type, input, invocation_params=invocation_params
         )
         try:
             out = await func(input, rm.child_config(config))
@@ -504,7 +502,6 @@ class Runnable(Generic[Input, Output]):
         transformer: Callable[[Iterator[Any], RunnableConfig], Iterator[Any]],
         config: RunnableConfig | None,
         run_type: str = "chain",
-        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
     ) -> Iterator[Any]:
         """Run a streaming transformer as one traced run, reporting every chunk."""
@@ -520,10 +517,9 @@ class Runnable(Generic[Input, Output]):
         tap = _InputTap(itertools.chain((head,), source) if head is not _NOTHING else iter(()))
         rm = cm.start_run(
             config,
-            name or self.get_name(),
+            self.get_name(),
             run_type,
-            inputs.value if known else None,  # type: ignore[attr-defined]
-            input_known=known,
+            inputs.value if known else STREAMED_INPUT,  # type: ignore[attr-defined]
             invocation_params=invocation_params,
         )
         final: Any = None
@@ -543,7 +539,6 @@ class Runnable(Generic[Input, Output]):
         transformer: Callable[[AsyncIterator[Any], RunnableConfig], AsyncIterator[Any]],
         config: RunnableConfig | None,
         run_type: str = "chain",
-        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
     ) -> AsyncIterator[Any]:
         """Async :meth:`_transform_stream_with_config`."""
@@ -562,10 +557,9 @@ class Runnable(Generic[Input, Output]):
         tap = _AsyncInputTap(_prepend(head, source))
         rm = cm.start_run(
             config,
-            name or self.get_name(),
+            self.get_name(),
             run_type,
-            inputs.value if known else None,  # type: ignore[attr-defined]
-            input_known=known,
+            inputs.value if known else STREAMED_INPUT,  # type: ignore[attr-defined]
             invocation_params=invocation_params,
         )
         final: Any = None

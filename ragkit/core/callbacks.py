@@ -33,6 +33,17 @@ logger = logging.getLogger("ragkit.callbacks")
 _CHAIN_LIKE = {"chain", "prompt", "parser", "lambda", "embedding"}
 
 
+class _StreamedInput:
+    def __repr__(self) -> str:
+        return "STREAMED_INPUT"
+
+
+#: :meth:`CallbackManager.start_run`'s ``inputs`` for a run whose input streams in: the run
+#: starts with ``inputs=None, input_known=False`` and gets its input when it ends
+#: (``on_end(outputs, inputs, set_inputs=True)``).
+STREAMED_INPUT: Any = _StreamedInput()
+
+
 @dataclass
 class Run:
     """One call of one runnable, as handlers and listeners see it."""
@@ -209,9 +220,10 @@ class CallbackManager:
         name: str,
         run_type: str,
         inputs: Any,
-        input_known: bool = True,
         invocation_params: dict[str, Any] | None = None,
     ) -> RunManager:
+        """Start one run (``inputs``: :data:`STREAMED_INPUT` when its input is known only at
+        its end) and tell every handler; its manager reports the rest."""
         parent = self.parent
         tags = list(config.get("tags") or [])
         if self.local_tags:
@@ -230,8 +242,8 @@ class CallbackManager:
             parent_ids=[*parent.parent_ids, str(parent.id)] if parent else [],
             tags=tags,
             metadata=metadata,
-            inputs=inputs,
-            input_known=input_known,
+            inputs=None if inputs is STREAMED_INPUT else inputs,
+            input_known=inputs is not STREAMED_INPUT,
             invocation_params=invocation_params,
         )
         for h in self.handlers:

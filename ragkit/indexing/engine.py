@@ -35,14 +35,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragkit.errors import ConfigurationError
-from ragkit.indexing.loading import SplitFor, load_all
+from ragkit.indexing.loading import FileReads, SplitFor, load_all
 
 if TYPE_CHECKING:
     from ragkit.embeddings.base import Embeddings
     from ragkit.indexing.files import FoundFile, LoadedFile
     from ragkit.indexing.loading import Progress
     from ragkit.indexing.target import WriteTarget
-    from ragkit.loaders.read_options import ReadOptions
 
 ENGINES = ("local", "ray")
 Loaded = Iterator[tuple["FoundFile", "LoadedFile | WrittenFile | BaseException"]]
@@ -52,20 +51,18 @@ failed), in the order the files were given."""
 
 @dataclass(frozen=True)
 class LoadJob:
-    """How to turn files into chunks: the splitter, the loading limits, the look-ahead; and,
+    """How to turn files into chunks: the splitter, the look-ahead, how each file is read; and,
     for an engine whose workers write to the storage themselves, how the writer would write
     (chunks per batch of whole files, cleanup, force, the splitter's fingerprint)."""
 
     split_for: SplitFor
     workers: int = 1
-    max_file_size: int | None = None
-    pack_to: int | None = None
+    reads: FileReads = FileReads()
+    """The size limit, the packing of rows and the password / OCR bounds of each file."""
     batch_size: int = 512
     cleanup: bool = True
     force: bool = False
     fingerprint: str = ""
-    reading: ReadOptions | None = None
-    """A :class:`~ragkit.loaders.read_options.ReadOptions` (password, OCR bounds), or None."""
 
 
 @dataclass
@@ -115,9 +112,7 @@ class _LocalRun(EngineRun):
         self.embeddings = embeddings
 
     def load(self, files: Sequence[FoundFile], job: LoadJob) -> Loaded:
-        return load_all(
-            files, job.split_for, job.workers, job.max_file_size, job.pack_to, job.reading
-        )
+        return load_all(files, job.split_for, job.workers, job.reads)
 
 
 class LocalEngine(Engine):

@@ -2,7 +2,8 @@
 
 :func:`load_all` loads and splits files in order, ``workers`` at a time, running ahead of
 the embedding by at most :data:`IN_FLIGHT_BYTES` of files (or one file), so memory follows
-the largest file, not the folder. :class:`Progress` holds the live counters a ``progress``
+the largest file, not the folder; :class:`FileReads` says how each file is read (the same
+in this process and on a Ray worker). :class:`Progress` holds the live counters a ``progress``
 callback gets; :class:`CountingEmbeddings` counts what is embedded.
 
 Example:
@@ -75,20 +76,34 @@ class CountingEmbeddings(WrappedEmbeddings):
         return self.inner.embed_query(text)
 
 
+@dataclass(frozen=True)
+class FileReads:
+    """How each file of a write job is read: its size limit in bytes (``None``/``0``: none),
+    the size rows of CSV / JSON Lines files are packed to (``None``: one Document per row)
+    and the password and OCR bounds (a :class:`~ragkit.loaders.read_options.ReadOptions`;
+    ``None``: the loaders' defaults)."""
+
+    max_file_size: int | None = None
+    pack_to: int | None = None
+    reading: ReadOptions | None = None
+
+    def load(self, path: str) -> LoadedFile:
+        """The documents of the file at ``path`` (and the problems of its parts)."""
+        size, reading = self.max_file_size or None, self.reading
+        return load_file(path, lambda p: loader_for(p, size, reading), pack_to=self.pack_to)
+
+
 def load_all(
     files: Sequence[FoundFile],
     split_for: SplitFor,
     workers: int,
-    max_file_size: int | None = None,
-    pack_to: int | None = None,
-    reading: ReadOptions | None = None,
+    reads: FileReads = FileReads(),
 ) -> Iterator[tuple[FoundFile, LoadedFile | BaseException]]:
-    """Load and split ``files`` in order, ``workers`` at a time, keeping a bounded window in flight."""
+    """Load (as ``reads`` says) and split ``files`` in order, ``workers`` at a time, keeping a
+    bounded window in flight."""
 
     def job(item: FoundFile) -> LoadedFile:
-        loaded = load_file(
-            item.path, lambda p: loader_for(p, max_file_size or None, reading), pack_to=pack_to
-        )
+        loaded = reads.load(item.path)
         loaded.docs = split_for(item.path)(loaded.docs)
         return loaded
 

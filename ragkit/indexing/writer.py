@@ -56,7 +56,7 @@ from ragkit.documents import Document
 from ragkit.errors import ConfigurationError
 from ragkit.indexing.engine import EngineRun, LoadJob, WrittenFile, engine_from
 from ragkit.indexing.files import FoundFile, unsaveable, walk
-from ragkit.indexing.loading import CountingEmbeddings, Progress, describe
+from ragkit.indexing.loading import CountingEmbeddings, FileReads, Progress, describe
 from ragkit.indexing.options import CLEANUPS, WriteOptions
 from ragkit.indexing.report import IndexReport
 from ragkit.indexing.storage import FileRow, Session
@@ -170,13 +170,11 @@ class Writer:
         job = LoadJob(
             self.target.split_for,
             workers,
-            max_file_size,
-            self.target.settings.chunk_size,
+            FileReads(max_file_size, self.target.settings.chunk_size, options.reading),
             batch_size=batch_size,
             cleanup=not keep_old,
             force=force,
             fingerprint=fingerprint,
-            reading=options.reading,
         )
         # the engine yields each file with its chunks as it is done, in the order given
         loaded = self.run.load(to_load, job) if to_load else iter(())

@@ -370,14 +370,12 @@ class Tool(Runnable[Any, Any]):
                 input,
                 config,
                 run_type="tool",
-                name=self.name,
             )
         return self._call_with_config(
             lambda v, cfg: self._execute(v, cfg, ctx, limit),
             input,
             config,
             run_type="tool",
-            name=self.name,
         )
 
     async def ainvoke(
@@ -401,7 +399,7 @@ class Tool(Runnable[Any, Any]):
                 return self.error_message(value, e)
             return self.result_message(value, result)
 
-        return await self._acall_with_config(run, input, config, run_type="tool", name=self.name)
+        return await self._acall_with_config(run, input, config, run_type="tool")
 
     def _answer(self, call: dict[str, Any], thunk: Callable[[], Any]) -> ToolMessage:
         try:

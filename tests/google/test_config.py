@@ -200,3 +200,17 @@ def test_B7_timeout_none_is_accepted_and_means_no_limit(emulator):
     assert len(emb.embed_query("x")) > 0
     with pytest.raises(ConfigurationError, match="timeout must be a positive number"):
         make_chat(google_api_key=API_KEY, timeout=0)
+
+
+def test_the_client_is_kept_until_a_connection_setting_changes():
+    chat = make_chat(google_api_key=API_KEY, client_options={"api_endpoint": "http://127.0.0.1:9"})
+    first = chat._google_client()
+    assert chat._google_client() is first  # same settings: same client (and its SDK services)
+    assert first.endpoint == "http://127.0.0.1:9" and first.retry.max_retries == 6
+    chat.client_options["api_endpoint"] = "http://127.0.0.1:10"  # edited in place
+    second = chat._google_client()
+    assert second is not first and second.endpoint == "http://127.0.0.1:10"
+    chat.max_retries = 1
+    third = chat._google_client()
+    assert third is not second and third.retry.max_retries == 1
+    assert API_KEY not in repr(third.connection)  # the key stays masked

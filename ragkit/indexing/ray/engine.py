@@ -37,7 +37,7 @@ import json
 import logging
 import socket
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -46,8 +46,8 @@ from ragkit.documents import Document
 from ragkit.embeddings.base import Embeddings, WrappedEmbeddings
 from ragkit.errors import ConfigurationError, IndexingError, LoaderError
 from ragkit.indexing.engine import Engine, EngineRun, Loaded, LoadJob
-from ragkit.indexing.files import FoundFile, LoadedFile, load_file, loader_for
-from ragkit.indexing.loading import describe
+from ragkit.indexing.files import FoundFile, LoadedFile
+from ragkit.indexing.loading import FileReads, describe
 from ragkit.indexing.ray.deaths import (
     ACTOR_RESTARTS,
     Deaths,
@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     from ragkit.indexing.ray.write import RayRunStats
     from ragkit.indexing.splitting import SplitSettings
     from ragkit.indexing.target import WriteTarget
-    from ragkit.loaders.read_options import ReadOptions
 
 _log = logging.getLogger("ragkit.indexing")
 
@@ -215,25 +214,31 @@ class _Received(WrappedEmbeddings):
         return self.fallback.embed_query(text)
 
 
+class ReadTask(Protocol):
+    """A read + split task body for :func:`read_stage`: how many files one input row names
+    (for the retry bound) and whether a row gives many output rows (``flat``) or one."""
+
+    files_per_item: int
+    flat: bool
+
+    def __call__(self, row: dict[str, Any]) -> Any: ...
+
+
 class _ReadSplit:
     """Ray task body: one file in, its rows out (a header row, then one row per chunk)."""
+
+    files_per_item = 1  # each input row names one file ...
+    flat = True  # ... and gives many output rows (read with ``flat_map``)
 
     def __init__(
         self,
         settings: SplitSettings,
-        max_file_size: int | None,
-        pack_to: int | None,
+        reads: FileReads,
         model: Callable[[], Embeddings] | None,
-        reading: ReadOptions | None = None,
         deaths: Deaths | None = None,
     ) -> None:
-        self.settings, self.max_file_size, self.pack_to, self.model = (
-            settings,
-            max_file_size,
-            pack_to,
-            model,
-        )
-        self.reading = reading  # the password (if any) travels to the workers, never shown
+        self.settings, self.model = settings, model
+        self.reads = reads  # the password (if any) travels to the workers, never shown
         self.deaths = deaths  # the run's ledger of reads that killed their worker
         self._split_for: Any = None
 
@@ -244,11 +249,8 @@ class _ReadSplit:
         if self._split_for is None:
             model = self.model if self.settings.name == "semantic" else None
             self._split_for = make_splitter(self.settings, model() if model is not None else None)
-        size, reading = self.max_file_size, self.reading
         with self.deaths.reading(path) if self.deaths is not None else contextlib.nullcontext():
-            loaded = load_file(
-                path, lambda p: loader_for(p, size or None, reading), pack_to=self.pack_to
-            )
+            loaded = self.reads.load(path)
             return self._split_for(path)(loaded.docs), loaded.problems
 
     def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -336,24 +338,17 @@ def actor_pool(ray: Any, engine: RayEngine) -> tuple[dict[str, Any], int]:
     return pool, max(1, int(cpus))
 
 
-def read_stage(
-    ray: Any,
-    engine: RayEngine,
-    items: list[dict[str, Any]],
-    read: Callable[[dict[str, Any]], Any],
-    *,
-    files_per_item: int,
-    flat: bool,
-) -> Any:
+def read_stage(ray: Any, engine: RayEngine, items: list[dict[str, Any]], read: ReadTask) -> Any:
     """The read + split stage: ``items`` in up to 64 blocks, ``read`` over each (``flat_map``
-    when ``flat``), its tasks retried only as often as :func:`task_retries` allows."""
+    when ``read.flat``), its tasks retried only as often as :func:`task_retries` allows for
+    ``read.files_per_item`` files per item."""
     blocks = max(1, min(len(items), 64))
     ds = ray.data.from_items(items, override_num_blocks=blocks)
     # a task's block holds at most ceil(items / blocks) + 1 items
-    retries = task_retries((-(-len(items) // blocks) + 1) * files_per_item)
+    retries = task_retries((-(-len(items) // blocks) + 1) * read.files_per_item)
     # read + split reserve no CPU: with one CPU per actor reserved, tasks asking for CPUs
     # would wait for ever on a cluster the actors fill; at most 2 per actor run at once
-    return (ds.flat_map if flat else ds.map)(
+    return (ds.flat_map if read.flat else ds.map)(
         read,
         compute=ray.data.TaskPoolStrategy(size=2 * engine.actors),
         num_cpus=0,
@@ -428,10 +423,8 @@ class _RayRun(EngineRun):
         cache = getattr(target.cache, "db_url", "") if target.cache is not None else ""
         pool, threads = actor_pool(ray, engine)
         items = [{"i": n, "path": f.path} for n, f in enumerate(files)]
-        read_split = _ReadSplit(
-            target.settings, job.max_file_size, job.pack_to, model, job.reading, self.deaths()
-        )
-        ds = read_stage(ray, engine, items, read_split, files_per_item=1, flat=True)
+        read_split = _ReadSplit(target.settings, job.reads, model, self.deaths())
+        ds = read_stage(ray, engine, items, read_split)
         return ds.map_batches(
             _Embed,
             fn_constructor_kwargs={

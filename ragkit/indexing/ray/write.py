@@ -90,10 +90,14 @@ def batches(files: Sequence[FoundFile], batch_size: int, chunk_size: int) -> lis
 
 
 class _ReadSplitBatch:
-    """Ray task body: one batch of files in, one row out with every file's chunks (or error)."""
+    """Ray task body: one batch of files in (at most ``files_per_item``), one row out with
+    every file's chunks (or error)."""
 
-    def __init__(self, read_split: _ReadSplit) -> None:
+    flat = False
+
+    def __init__(self, read_split: _ReadSplit, files_per_item: int) -> None:
         self.read_split = read_split
+        self.files_per_item = files_per_item
 
     def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
         out = []
@@ -219,10 +223,8 @@ def write_dataset(run: _RayRun, files: Sequence[FoundFile], job: LoadJob, url: s
         }
         for n, group in enumerate(groups)
     ]
-    read_split = _ReadSplitBatch(
-        _ReadSplit(settings, job.max_file_size, job.pack_to, model, job.reading, run.deaths())
-    )
-    ds = read_stage(ray, engine, items, read_split, files_per_item=widest, flat=False)
+    read_split = _ReadSplitBatch(_ReadSplit(settings, job.reads, model, run.deaths()), widest)
+    ds = read_stage(ray, engine, items, read_split)
     pool, threads = actor_pool(ray, engine)
     return ds.map_batches(
         _EmbedWrite,

@@ -23,7 +23,7 @@ from ragkit.stores.mmr import mmr_picks
 from ragkit.stores.pgvector import search_sql as q
 from ragkit.stores.pgvector import write_sql
 from ragkit.stores.pgvector._hybrid import HybridArgs
-from ragkit.stores.pgvector._search_methods import Request, arun_steps
+from ragkit.stores.pgvector._search_methods import KnnSearch, Request, arun_steps
 from ragkit.stores.pgvector._state import PGStoreState
 from ragkit.stores.pgvector.client_async import Statement, afetch_rows
 from ragkit.stores.pgvector.codec import document, scored_documents
@@ -52,7 +52,7 @@ class PGAsyncMixin(PGStoreState):
         **kwargs: Any,
     ) -> list[Hit]:
         vector = self._query_vector(embedding)
-        steps = self._search_steps(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        steps = self._search_steps(vector, KnnSearch.of(k, filter, fetch_k, kwargs))
         hits, _ = await arun_steps(steps, self._afetch)
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
 

@@ -17,7 +17,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -43,6 +44,27 @@ Steps = Generator[Request, list[tuple[Any, ...]], T]
 
 #: Statement texts kept per store (shapes x k); past this many the cache starts afresh.
 SQL_CACHE_SIZE = 256
+
+
+@dataclass(frozen=True)
+class KnnSearch:
+    """One nearest-neighbour search: the ``k`` hits wanted, the metadata ``filter``, how deep
+    to fetch when the filter runs in Python (``fetch_k``, then four times deeper), whether to
+    skip the ANN index (``exact``; ``None``: the store's choice) and whether to return the
+    hits' stored vectors (``with_vectors``, for MMR)."""
+
+    k: int
+    filter: MetadataFilter | None = None
+    fetch_k: int = 20
+    exact: bool | None = None
+    with_vectors: bool = False
+
+    @classmethod
+    def of(
+        cls, k: int, filter: MetadataFilter | None, fetch_k: int, kwargs: Mapping[str, Any]
+    ) -> KnnSearch:
+        """The search a public ``similarity_search*`` call asks for (``exact=`` in its kwargs)."""
+        return cls(k, filter, fetch_k, exact=kwargs.get("exact"))
 
 
 def as_numpy(value: Any) -> np.ndarray:
@@ -125,22 +147,16 @@ class PGSearchMixin(PGStoreState):
         return sql, [query_param(vector), *where.params], filtered, _prepare(filtered)
 
     def _search_steps(
-        self,
-        vector: np.ndarray,
-        k: int,
-        filter: MetadataFilter | None,
-        fetch_k: int,
-        *,
-        exact: bool | None = None,
-        with_vectors: bool = False,
+        self, vector: np.ndarray, search: KnnSearch
     ) -> Steps[tuple[list[Hit], list[np.ndarray]]]:
-        """Top ``k`` hits (and their stored vectors when asked), best first: the statements to
-        run, one at a time, for :func:`run_steps` (sync) or :func:`arun_steps` (async)."""
-        k = check_k(k)
+        """Top ``search.k`` hits (and their stored vectors when asked), best first: the
+        statements to run, one at a time, for :func:`run_steps` (sync) or :func:`arun_steps`
+        (async)."""
+        k, filter, with_vectors = check_k(search.k), search.filter, search.with_vectors
         if self._info is None:
             return [], []
         where = compile_sql(filter)
-        use_exact = self._exact(exact)
+        use_exact = self._exact(search.exact)
         if where is not None:
             rows = yield self._knn(vector, where, k, use_exact, with_vectors)
             if len(rows) < k and filter is not None and not use_exact:
@@ -149,7 +165,7 @@ class PGSearchMixin(PGStoreState):
             return self._hits(rows), [as_numpy(r[5]) for r in rows] if with_vectors else []
         assert filter is not None  # only a filter can fail to compile
         keep = compile_filter(filter)
-        fetched = max(k, fetch_k)
+        fetched = max(k, search.fetch_k)
         while True:
             rows = yield self._knn(vector, no_filter(), fetched, use_exact, with_vectors)
             chosen = [r for r in rows if keep(r[3] or {})][:k]
@@ -165,9 +181,8 @@ class PGSearchMixin(PGStoreState):
         self, embedding: Sequence[float], depth: int, filter: Any, **kwargs: Any
     ) -> Steps[Candidates]:
         vector = self._query_vector(embedding)
-        hits, vectors = yield from self._search_steps(
-            vector, depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True
-        )
+        search = KnnSearch(depth, filter, depth, exact=kwargs.get("exact"), with_vectors=True)
+        hits, vectors = yield from self._search_steps(vector, search)
         return Candidates(vector, hits, np.vstack(vectors) if hits else None, self.metric.normalize)
 
     @staticmethod
@@ -190,7 +205,7 @@ class PGSearchMixin(PGStoreState):
         """Documents nearest ``embedding`` with FaissStore's raw scores; ``exact=True`` skips
         the ANN index for this call."""
         vector = self._query_vector(embedding)
-        steps = self._search_steps(vector, k, filter, fetch_k, exact=kwargs.get("exact"))
+        steps = self._search_steps(vector, KnnSearch.of(k, filter, fetch_k, kwargs))
         hits, _ = run_steps(steps, self._fetch)
         return self._threshold(hits, kwargs.get("score_threshold"), self.metric.higher_is_better)
 
@@ -217,7 +232,7 @@ class PGSearchMixin(PGStoreState):
             return [
                 self._threshold(
                     run_steps(
-                        self._search_steps(v, k, filter, fetch_k, exact=kwargs.get("exact")),
+                        self._search_steps(v, KnnSearch.of(k, filter, fetch_k, kwargs)),
                         self._fetch,
                     )[0],
                     threshold,
