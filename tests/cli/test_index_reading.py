@@ -50,6 +50,7 @@ def _found(idx: Path, words: str) -> list[str]:
     return [Path(r["source"]).name for r in data["results"]]
 
 
+@pytest.mark.slow  # over 5 s on an idle machine (8.6-12 s in a loaded full run)
 def test_a_password_file_opens_encrypted_office_files_and_pdfs(
     locked: Path, tmp_path: Path
 ) -> None:

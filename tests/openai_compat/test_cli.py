@@ -99,6 +99,7 @@ def test_serve_answers_with_the_openai_model(
     assert API_KEY not in log.read_text()
 
 
+@pytest.mark.slow  # over 5 s on an idle machine (8.6-12 s in a loaded full run)
 def test_index_contextualize_with_an_openai_model(tmp_path: Path, emulator: OpenAIEmulator) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

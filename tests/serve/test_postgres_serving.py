@@ -280,6 +280,7 @@ def test_two_servers_share_one_index_while_it_is_reindexed(
     assert not any(secret in text for secret in secrets_of(pg_server.password))
 
 
+@pytest.mark.slow  # over 5 s on an idle machine (8.6-12 s in a loaded full run)
 def test_workers_each_open_their_own_bounded_pool(tmp_path, pg_dsn, pg_collection, pg_server):
     folder = tmp_path / "docs"
     folder.mkdir()

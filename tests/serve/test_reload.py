@@ -18,6 +18,7 @@ pytestmark = pytest.mark.integration
 NEW = "# Waxing a chain\n\nHot paraffin wax keeps a chain clean for months: strip it first.\n"
 
 
+@pytest.mark.slow  # over 5 s on an idle machine (8.6-12 s in a loaded full run)
 def test_workers_reload_a_new_snapshot_and_keep_answering(tmp_path):
     folder, index = build_index(tmp_path, docs=10)
     with cli_server(index, "--workers", "2", "--reload-interval", "0.3") as (url, _):

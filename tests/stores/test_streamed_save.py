@@ -121,6 +121,7 @@ def test_bm25_refuses_unsaveable_metadata_before_writing_anything(tmp_path: Path
     assert not (tmp_path / "bm25").exists()
 
 
+@pytest.mark.slow  # over 5 s on an idle machine (8.6-12 s in a loaded full run)
 def test_store_save_streams_the_docstore(tmp_path: Path) -> None:
     docs = _big_docs()
     store = FaissStore.from_documents(docs, HashEmbeddings(16))
