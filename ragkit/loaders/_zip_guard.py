@@ -38,6 +38,7 @@ from __future__ import annotations
 import codecs
 import os
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -68,6 +69,17 @@ class ZipLimits:
 
 
 DEFAULT_ZIP_LIMITS = ZipLimits()
+
+
+DAMAGED_MEMBER = (
+    zipfile.BadZipFile,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    zlib.error,  # a deflate stream that does not decompress (not a BadZipFile)
+)
+"""What reading a damaged zip member raises."""
 
 
 def check_zip(
@@ -204,7 +216,7 @@ def read_member(zf: zipfile.ZipFile, member: str, name: str, max_size: int | Non
         )
     try:
         return zf.read(info)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
+    except DAMAGED_MEMBER as e:
         raise LoaderError(f"{name}: member {member!r} cannot be read (damaged?): {e}", name) from e
 
 
@@ -235,7 +247,7 @@ def check_xml_prolog(zf: zipfile.ZipFile, member: str, name: str) -> None:
                 if not more:
                     return
                 text += decoder.decode(more)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
+    except DAMAGED_MEMBER as e:
         raise LoaderError(f"{name}: member {member!r} cannot be read (damaged?): {e}", name) from e
     if verdict:
         raise LoaderError(
