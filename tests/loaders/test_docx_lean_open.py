@@ -38,7 +38,8 @@ def write_docx(path: Path) -> Path:
 
 def test_unread_parts_are_neither_decompressed_nor_parsed(tmp_path: Path) -> None:
     path = write_docx(tmp_path / "w.docx")
-    package = open_for_reading(str(path), WORD_READ_TYPES)
+    with zipfile.ZipFile(path) as zf:
+        package = open_for_reading(zf, WORD_READ_TYPES, str(path))
     by_type = {p.content_type: p for p in package.iter_parts()}
     image = by_type["image/png"]
     assert type(image).__name__ == "Part" and image.blob == b""
@@ -97,3 +98,26 @@ def test_a_damaged_picture_no_longer_stops_the_text(tmp_path: Path) -> None:
     damaged_body = _corrupt_member(good, tmp_path / "bad-body.docx", "word/document.xml")
     with pytest.raises(LoaderError, match="bad-body.docx"):
         DocxLoader(damaged_body).load()
+
+
+def test_entity_declarations_are_refused_in_read_parts_only(tmp_path: Path) -> None:
+    """Each XML part read is checked in memory; a part never read is never parsed."""
+    good = write_docx(tmp_path / "good.docx")
+    laughs = b'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa">]><t>&a;</t>'
+
+    def with_member(member: str, data: bytes, out: Path) -> Path:
+        with zipfile.ZipFile(good) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+            for info in src.infolist():
+                dst.writestr(info, data if info.filename == member else src.read(info))
+        return out
+
+    styles = with_member("word/styles.xml", laughs, tmp_path / "styles.docx")
+    with pytest.raises(LoaderError, match=r"word/styles.xml declares XML entities \(a DOCTYPE"):
+        DocxLoader(styles).load()
+    rels = with_member("word/_rels/document.xml.rels", laughs, tmp_path / "rels.docx")
+    with pytest.raises(LoaderError, match="document.xml.rels declares XML entities"):
+        DocxLoader(rels).load()
+    with zipfile.ZipFile(good) as zf:
+        theme = next(n for n in zf.namelist() if n.startswith("word/theme/"))
+    unread = with_member(theme, laughs, tmp_path / "theme.docx")
+    assert DocxLoader(unread).load()[0].page_content == DocxLoader(good).load()[0].page_content
