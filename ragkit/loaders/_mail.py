@@ -3,8 +3,9 @@
 :class:`MailLoader` is the base of :class:`~ragkit.loaders.email_loader.EmailLoader`,
 :class:`~ragkit.loaders.mbox.MboxLoader` and
 :class:`~ragkit.loaders.outlook_msg.OutlookMessageLoader`: the file, whether attachments are
-loaded, their bounds (:class:`~ragkit.loaders._archive_limits.ArchiveLimits`), whether the
-text starts with the header block, and the largest file. :class:`Attachments` collects the
+loaded (``process_attachments``, LangChain's name; ``attachments`` is the same switch), their
+bounds (:class:`~ragkit.loaders._archive_limits.ArchiveLimits`), whether the text starts with
+the header block, and the largest file. :class:`Attachments` collects the
 Documents and failures of one message's attachments, whatever the format that holds them:
 each one is counted against ``max_attachments`` and the shared budget, and a failure is
 recorded while the others still load (a bound of the whole container is raised).
@@ -26,7 +27,7 @@ from typing import Any, ClassVar
 
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE
 from ragkit.documents import Document
-from ragkit.errors import LoaderError
+from ragkit.errors import ConfigurationError, LoaderError
 from ragkit.loaders._archive_limits import (
     ArchiveLimits,
     Nesting,
@@ -45,11 +46,24 @@ class MailLoader(FileLoader):
 
     Args:
         file_path: The file.
-        attachments: Load the attachments as their own Documents.
+        attachments: Load the attachments as their own Documents (the same switch as
+            ``process_attachments``; None: True).
         limits: Bounds on attachments (count, size, nesting), shared by the file's messages.
         headers: Start each message's text with its Subject, From, To, Cc and Date lines
             (None: the loader's default, :attr:`headers_by_default`).
         max_file_size: Largest file, in bytes (None: no limit).
+        process_attachments: LangChain's name for ``attachments`` (None: True). When False,
+            no attachment is read or parsed: the message's Document lists their file names
+            in ``metadata["attachments"]`` and nothing else is done with them.
+
+    Example:
+        >>> from ragkit.loaders import EmailLoader
+        >>> EmailLoader("a.eml", process_attachments=False).process_attachments
+        False
+        >>> EmailLoader("a.eml", attachments=True, process_attachments=False)
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.ConfigurationError: attachments=True and process_attachments=False disagree...
     """
 
     headers_by_default: ClassVar[bool] = True
@@ -57,17 +71,30 @@ class MailLoader(FileLoader):
     def __init__(
         self,
         file_path: str | os.PathLike[str],
-        attachments: bool = True,
+        attachments: bool | None = None,
         limits: ArchiveLimits | None = None,
         *,
         headers: bool | None = None,
         max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+        process_attachments: bool | None = None,
     ) -> None:
         super().__init__(file_path, max_file_size=max_file_size)
-        self.attachments = attachments
+        if attachments is not None and process_attachments is not None:
+            if bool(attachments) != bool(process_attachments):
+                raise ConfigurationError(
+                    f"attachments={attachments} and process_attachments={process_attachments} "
+                    "disagree; pass one of them"
+                )
+        chosen = process_attachments if process_attachments is not None else attachments
+        self.process_attachments = True if chosen is None else bool(chosen)
         self.headers = self.headers_by_default if headers is None else headers
         self.limits = limits or ArchiveLimits()
         self.nesting = Nesting(self.limits)
+
+    @property
+    def attachments(self) -> bool:
+        """The same as :attr:`process_attachments` (ragkit's earlier name)."""
+        return self.process_attachments
 
     def _record_all(self, failures: Iterable[LoadFailure]) -> None:
         for failure in failures:

@@ -124,22 +124,35 @@ def body_text(msg: Message, label: str) -> str:
     return text
 
 
-def attachment_parts(msg: Message) -> Iterator[tuple[str, bytes]]:
-    """``(file name, bytes)`` of each attachment; an attached message is given as ``.eml``."""
+def _attachments(msg: Message) -> Iterator[tuple[str, Message]]:
+    """``(file name, part)`` of each attachment (a name made up when the part has none)."""
     if not isinstance(msg, EmailMessage) or not msg.is_multipart():
         return
     for index, part in enumerate(msg.iter_attachments(), 1):
         ctype = part.get_content_type()
         name = part.get_filename()
-        if ctype == "message/rfc822":
+        if not name and ctype == "message/rfc822":
+            name = f"attachment-{index}.eml"
+        elif not name:
+            ext = mimetypes.guess_extension(ctype) or ".bin"
+            name = f"attachment-{index}{'.txt' if ctype == 'text/plain' else ext}"
+        yield name, part
+
+
+def attachment_names(msg: Message) -> list[str]:
+    """The file names of the message's attachments, none of them decoded."""
+    return [name for name, _part in _attachments(msg)]
+
+
+def attachment_parts(msg: Message) -> Iterator[tuple[str, bytes]]:
+    """``(file name, bytes)`` of each attachment; an attached message is given as ``.eml``."""
+    for name, part in _attachments(msg):
+        if part.get_content_type() == "message/rfc822":
             inner = part.get_payload()
             inner_msg = inner[0] if isinstance(inner, list) and inner else None
             data = inner_msg.as_bytes() if isinstance(inner_msg, Message) else part_bytes(part)
-            yield (name or f"attachment-{index}.eml"), data
+            yield name, data
             continue
-        if not name:
-            ext = mimetypes.guess_extension(ctype) or ".bin"
-            name = f"attachment-{index}{'.txt' if ctype == 'text/plain' else ext}"
         yield name, part_bytes(part)
 
 
@@ -151,11 +164,14 @@ def message_documents(
     ``source`` goes in the message's metadata; ``label`` prefixes the attachments' sources
     (``label/report.csv``); ``loader`` says whether attachments are read (within its
     ``nesting``) and whether the header block (:func:`with_headers`) comes before the body.
+    Attachments not read are listed by name in ``metadata["attachments"]``.
     """
     meta: dict[str, Any] = {"source": source, **(extra or {}), **header_metadata(msg)}
+    if not loader.process_attachments:
+        meta["attachments"] = attachment_names(msg)
     body = body_text(msg, label)
     docs = [Document(with_headers(body, meta) if loader.headers else body, metadata=meta)]
-    if not loader.attachments:
+    if not loader.process_attachments:
         return docs, []
     limits = loader.nesting.limits
     found = Attachments(label, source, meta["message_id"], loader.nesting, limits, docs)

@@ -4,7 +4,9 @@
 :func:`~ragkit.loaders._zip_guard.open_zip` (zip-bomb bounds, encrypted or legacy
 OLE files refused) and :func:`~ragkit.loaders._zip_guard.check_xml_members` (no
 entity declarations) have passed, then hands the path to the format library and
-turns whatever it raises into a :class:`~ragkit.errors.LoaderError` naming the file.
+turns whatever it raises into a :class:`~ragkit.errors.LoaderError` naming the file;
+:func:`load_office_zip` hands the checked, open zip instead (the Word loader reads its parts
+from it and checks each XML part it reads).
 
 :func:`convert_with_soffice` turns a legacy ``.doc``/``.ppt`` into ``.docx``/``.pptx``
 with LibreOffice (``soffice --headless --convert-to``) in a temporary folder, with a
@@ -22,6 +24,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +59,30 @@ def load_office(
             f"{name} is not a readable {kind} file (damaged or truncated?): {type(e).__name__}: {e}",
             name,
         ) from e
+
+
+def load_office_zip(
+    name: str,
+    kind: str,
+    opener: Callable[[zipfile.ZipFile], Any],
+    max_file_size: int | None,
+    limits: ZipLimits,
+) -> Any:
+    """:func:`load_office` for a library read through the zip ragkit opened: ``opener(zf)``
+    after :func:`~ragkit.loaders._zip_guard.open_zip`'s checks. The opener checks each XML
+    member it reads (:func:`~ragkit.loaders._zip_guard.check_xml_bytes`) instead of
+    :func:`~ragkit.loaders._zip_guard.check_xml_members` reading every one first."""
+    with open_zip(name, kind=kind, limits=limits, max_file_size=max_file_size) as zf:
+        try:
+            return opener(zf)
+        except LoaderError:
+            raise
+        except Exception as e:  # as load_office
+            raise LoaderError(
+                f"{name} is not a readable {kind} file (damaged or truncated?): "
+                f"{type(e).__name__}: {e}",
+                name,
+            ) from e
 
 
 SOFFICE_TIMEOUT = 120.0

@@ -38,7 +38,8 @@ from __future__ import annotations
 import codecs
 import os
 import zipfile
-from collections.abc import Iterable
+import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ragkit._io.sizes import DEFAULT_MAX_FILE_SIZE, format_size
@@ -68,6 +69,17 @@ class ZipLimits:
 
 
 DEFAULT_ZIP_LIMITS = ZipLimits()
+
+
+DAMAGED_MEMBER = (
+    zipfile.BadZipFile,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    zlib.error,  # a deflate stream that does not decompress (not a BadZipFile)
+)
+"""What reading a damaged zip member raises."""
 
 
 def check_zip(
@@ -204,7 +216,7 @@ def read_member(zf: zipfile.ZipFile, member: str, name: str, max_size: int | Non
         )
     try:
         return zf.read(info)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
+    except DAMAGED_MEMBER as e:
         raise LoaderError(f"{name}: member {member!r} cannot be read (damaged?): {e}", name) from e
 
 
@@ -220,29 +232,58 @@ def check_xml_prolog(zf: zipfile.ZipFile, member: str, name: str) -> None:
     """
     try:
         with zf.open(member) as f:
-            start = f.read(_PROLOG_FIRST)  # most prologs end well within this
-            decoder: codecs.IncrementalDecoder
-            if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in start[:4]:
-                decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
-            else:  # the markup of the prolog is ASCII in every ASCII-compatible encoding
-                decoder = codecs.getincrementaldecoder("latin-1")()
-            text = decoder.decode(start)
-            while True:
-                verdict = _prolog_verdict(text)
-                if verdict is not None:
-                    break
-                more = f.read(_PROLOG_READ)
-                if not more:
-                    return
-                text += decoder.decode(more)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
+            declares = _declares_entities(f.read(_PROLOG_FIRST), lambda: f.read(_PROLOG_READ))
+    except DAMAGED_MEMBER as e:
         raise LoaderError(f"{name}: member {member!r} cannot be read (damaged?): {e}", name) from e
-    if verdict:
-        raise LoaderError(
-            f"{name}: {member} declares XML entities (a DOCTYPE with an internal subset); "
-            "refused: entity expansion and external entities are an attack (billion laughs, XXE)",
-            name,
-        )
+    if declares:
+        raise _entities_refused(name, member)
+
+
+def check_xml_bytes(data: bytes, member: str, name: str) -> None:
+    """:func:`check_xml_prolog` on a member's bytes already read (``data``).
+
+    Example:
+        >>> check_xml_bytes(b'<?xml version="1.0"?><w:document/>', "word/document.xml", "a.docx")
+        >>> check_xml_bytes(b'<!DOCTYPE d [<!ENTITY x "y">]><d>&x;</d>', "d.xml", "a.docx")
+        Traceback (most recent call last):
+        ...
+        ragkit.errors.LoaderError: a.docx: d.xml declares XML entities (a DOCTYPE with an internal subset); refused: entity expansion and external entities are an attack (billion laughs, XXE)
+    """
+    chunks = iter(range(_PROLOG_FIRST, len(data), _PROLOG_READ))
+
+    def more() -> bytes:
+        start = next(chunks, None)
+        return b"" if start is None else data[start : start + _PROLOG_READ]
+
+    if _declares_entities(data[:_PROLOG_FIRST], more):
+        raise _entities_refused(name, member)
+
+
+def _declares_entities(start: bytes, more: Callable[[], bytes]) -> bool:
+    """Whether the prolog starting with ``start`` (``more()`` gives the next bytes, ``b""`` at
+    the end) has a DOCTYPE with an internal subset."""
+    decoder: codecs.IncrementalDecoder
+    if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in start[:4]:
+        decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+    else:  # the markup of the prolog is ASCII in every ASCII-compatible encoding
+        decoder = codecs.getincrementaldecoder("latin-1")()
+    text = decoder.decode(start)
+    while True:
+        verdict = _prolog_verdict(text)
+        if verdict is not None:
+            return verdict
+        chunk = more()
+        if not chunk:
+            return False
+        text += decoder.decode(chunk)
+
+
+def _entities_refused(name: str, member: str) -> LoaderError:
+    return LoaderError(
+        f"{name}: {member} declares XML entities (a DOCTYPE with an internal subset); "
+        "refused: entity expansion and external entities are an attack (billion laughs, XXE)",
+        name,
+    )
 
 
 def _prolog_verdict(text: str) -> bool | None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import zipfile
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -46,7 +47,7 @@ from ragkit.loaders._markdown import (
     section_path,
 )
 from ragkit.loaders._modes import UnstructuredModes, check_mode
-from ragkit.loaders._office import import_extra, load_office
+from ragkit.loaders._office import import_extra, load_office_zip
 from ragkit.loaders._zip_guard import DEFAULT_ZIP_LIMITS, ZipLimits
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -75,7 +76,14 @@ class DocxLoader(FileLoader):
     def lazy_load(self) -> Iterator[Document]:
         name = os.fspath(self.file_path)
         import_extra("docx", "python-docx")  # a clear error when the extra is missing
-        doc = load_office(name, "Word", _open_word, self.max_file_size, self.zip_limits)
+        headers_footers = self.include_headers_footers
+        doc = load_office_zip(
+            name,
+            "Word",
+            lambda zf: _open_word(zf, name, headers_footers),
+            self.max_file_size,
+            self.zip_limits,
+        )
         with self.reading("Word file"):  # python-docx raises many kinds on damaged parts
             builder = self._convert(doc)
             metadata = {"source": str(self.file_path), **_core_properties(doc)}
@@ -150,17 +158,26 @@ _MACRO_TYPES = (
 )
 
 
-def _open_word(path: str) -> Any:
+def _open_word(zf: zipfile.ZipFile, name: str, headers_footers: bool = False) -> Any:
     """python-docx's Document, also for ``.docm``/``.dotx``/``.dotm`` (python-docx takes only
     ``.docx``'s content type; the macro-enabled and template main parts have the same XML).
-    The macros (``vbaProject.bin``) are never read."""
+    Only the parts the loader reads are decompressed and parsed
+    (:func:`~ragkit.loaders._docx_package.open_for_reading`): the macros
+    (``vbaProject.bin``), images, fonts and the like are never read."""
     from docx.opc.part import PartFactory
-    from docx.package import Package
     from docx.parts.document import DocumentPart
+
+    from ragkit.loaders._docx_package import (
+        HEADER_FOOTER_TYPES,
+        WORD_READ_TYPES,
+        open_for_reading,
+    )
 
     for content_type in _MACRO_TYPES:
         PartFactory.part_type_for.setdefault(content_type, DocumentPart)
-    part = Package.open(path).main_document_part
+    read = WORD_READ_TYPES | set(_MACRO_TYPES)
+    package = open_for_reading(zf, read | HEADER_FOOTER_TYPES if headers_footers else read, name)
+    part = package.main_document_part
     if not isinstance(part, DocumentPart):
         raise ValueError(f"not a Word document: its main part is {part.content_type!r}")
     return part.document

@@ -8,7 +8,9 @@ attached ``.eml`` as a message, a zip as its members) into Documents with
 ``source="mail.eml/report.csv"``, ``parent_source`` (the message's file), ``attachment``
 (its file name) and ``message_id``. Attachments are bounded in count, size and nesting by
 :class:`~ragkit.loaders._archive_limits.ArchiveLimits`; one that fails is recorded on
-``loader.errors`` and the others still load. Every charset is read (see
+``loader.errors`` and the others still load. ``process_attachments=False`` (LangChain's
+name; ``attachments=False`` is the same) reads none of them, not even to decode it: their
+file names are listed in the message's ``metadata["attachments"]``. Every charset is read (see
 :mod:`ragkit.loaders._mime`), UTF-16 and broken declarations included.
 
 :class:`UnstructuredEmailLoader` has LangChain's signature (``mode="single"``,
@@ -56,17 +58,19 @@ def parse_message(data: bytes, name: str) -> Any:
 
 
 class EmailLoader(MailLoader):
-    """Load an ``.eml`` file: the message, then (``attachments=True``) its attachments.
+    """Load an ``.eml`` file: the message, then (``process_attachments=True``) its attachments.
 
     An Outlook ``.msg`` given to it is read by :class:`OutlookMessageLoader`, as LangChain's
     ``UnstructuredEmailLoader`` takes both.
 
     Args:
         file_path: The message (RFC 822 / MIME).
-        attachments: Load the attachments as their own Documents.
+        attachments: Load the attachments as their own Documents (``process_attachments``).
         limits: Bounds on attachments (count, size, nesting).
         headers: Start the text with the Subject, From, To, Cc and Date lines (default True).
         max_file_size: Largest message file, in bytes (None: no limit).
+        process_attachments: LangChain's name for ``attachments`` (default True in ragkit).
+            False reads no attachment: their names are in ``metadata["attachments"]``.
     """
 
     def lazy_load(self) -> Iterator[Document]:
@@ -77,10 +81,10 @@ class EmailLoader(MailLoader):
 
             loader = OutlookMessageLoader(
                 name,
-                self.attachments,
-                self.limits,
+                limits=self.limits,
                 headers=self.headers,
                 max_file_size=self.max_file_size,
+                process_attachments=self.process_attachments,
             )
             loader.nesting = self.nesting
             yield from loader.lazy_load()
@@ -112,11 +116,11 @@ class UnstructuredEmailLoader(EmailLoader):
                 f"UnstructuredEmailLoader: mode={mode!r} is not offered by ragkit; use "
                 "mode='single' (one Document per message, attachments as their own Documents)"
             )
-        attachments = bool(unstructured_kwargs.pop("process_attachments", False))
+        process = bool(unstructured_kwargs.pop("process_attachments", False))
         unstructured_kwargs.pop("attachment_partitioner", None)
         if unstructured_kwargs:
             raise ConfigurationError(
                 f"UnstructuredEmailLoader: unsupported arguments {sorted(unstructured_kwargs)}"
             )
-        super().__init__(file_path, attachments=attachments, headers=False)
+        super().__init__(file_path, headers=False, process_attachments=process)
         self.mode = mode

@@ -69,11 +69,13 @@ class MboxLoader(MailLoader):
 
     Args:
         file_path: The mbox file.
-        attachments: Load the attachments as their own Documents.
+        attachments: Load the attachments as their own Documents (``process_attachments``).
         headers: Start each message's text with its Subject, From, To, Cc and Date lines
             (default True).
         limits: Bounds on attachments (shared by all the messages of the file).
         max_file_size: Largest mbox file, in bytes (None: no limit).
+        process_attachments: LangChain's name for ``attachments`` (default True). False
+            reads no attachment; each message lists their names in ``metadata["attachments"]``.
     """
 
     def lazy_load(self) -> Iterator[Document]:

@@ -9,7 +9,8 @@ the Internet headers ``007D`` (their ``Date`` and ``Message-ID``) and ``1035`` (
 message id); the date otherwise comes from the client-submit time in the
 ``__properties_version1.0`` stream. Attachments are the ``__attach_version1.0_#N``
 storages (``3707`` long file name, ``3701`` data); an attached Outlook message is read
-as a message of its own. Metadata as :class:`~ragkit.loaders.email_loader.EmailLoader`
+as a message of its own. With ``process_attachments=False`` only the name streams are read
+(``metadata["attachments"]``), as LangChain's loader, which skips attachments. Metadata as :class:`~ragkit.loaders.email_loader.EmailLoader`
 (``subject``, ``from``, ``to``, ``cc``, ``date``, ``message_id``) plus LangChain's
 ``sender``. A body kept only as compressed RTF is not read (an empty body).
 
@@ -23,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import struct
 from collections.abc import Callable, Iterator
@@ -62,11 +64,18 @@ class _Message:
         # attached message, 8 for an attachment or a recipient
         self.ole, self.prefix, self.name = ole, prefix, name
         self.header_size = header_size
-        self.fixed = self._fixed_properties()
+
+    @functools.cached_property
+    def fixed(self) -> dict[int, Any]:
+        """Property id -> value of the 8-byte properties (read when first needed)."""
+        return self._fixed_properties()
+
+    @functools.cached_property
+    def codepage(self) -> str | None:
+        """The code page of the 8-bit string properties (read when one is)."""
         cp = next((self.fixed[c] for c in _CODEPAGES if c in self.fixed), None)
-        self.codepage = f"cp{cp & 0xFFFF}" if isinstance(cp, int) and cp & 0xFFFF else None
-        if self.codepage in ("cp65001",):
-            self.codepage = "utf-8"
+        codepage = f"cp{cp & 0xFFFF}" if isinstance(cp, int) and cp & 0xFFFF else None
+        return "utf-8" if codepage == "cp65001" else codepage
 
     def _stream(self, path: list[str]) -> bytes | None:
         full = self.prefix + path
@@ -138,7 +147,7 @@ class _Message:
         }
 
     def attachments(self) -> Iterator[tuple[str, list[str]]]:
-        """``(file name, storage path)`` of each attachment."""
+        """``(storage name, storage path)`` of each attachment."""
         seen = set()
         for entry in self.ole.listdir(streams=False, storages=True):
             if entry[: len(self.prefix)] != self.prefix or len(entry) != len(self.prefix) + 1:
@@ -148,13 +157,20 @@ class _Message:
                 seen.add(storage)
                 yield storage, [*self.prefix, storage]
 
+    def attachment_name(self, count: int) -> str:
+        """This attachment's file name (long, short or display name; made up when none)."""
+        name = self.string(0x3707) or self.string(0x3704) or self.string(0x3001)
+        return name or f"attachment-{count}"
+
 
 class OutlookMessageLoader(MailLoader):
-    """Load an Outlook ``.msg`` file: the message, then (``attachments=True``) its attachments.
+    """Load an Outlook ``.msg`` file: the message, then (``process_attachments=True``, the
+    default) its attachments.
 
     ``OutlookMessageLoader(file_path)`` is LangChain's signature; the arguments are
     :class:`~ragkit.loaders._mail.MailLoader`'s, and the text is the body alone unless
-    ``headers=True``.
+    ``headers=True``. LangChain's loader reads no attachment; ``process_attachments=False``
+    does the same (only their names are read, into ``metadata["attachments"]``).
     """
 
     headers_by_default = False
@@ -186,17 +202,21 @@ class OutlookMessageLoader(MailLoader):
         msg = _Message(ole, prefix, label, 24 if prefix else 32)
         meta = {"source": source, **msg.metadata()}
         meta["sender"] = meta["from"]
+        if not self.process_attachments:  # their names only: no data stream is opened
+            meta["attachments"] = [
+                _Message(ole, path, label, 8).attachment_name(count)
+                for count, (_storage, path) in enumerate(msg.attachments(), 1)
+            ]
         body = msg.body()
         docs = [Document(with_headers(body, meta) if self.headers else body, metadata=meta)]
-        if not self.attachments:
+        if not self.process_attachments:
             return docs, []
         found = Attachments(label, source, meta["message_id"], nesting, self.limits, docs)
         for count, (_storage, path) in enumerate(msg.attachments(), 1):
             if not found.room_for(count):
                 break
             part = _Message(ole, path, label, 8)
-            file_name = part.string(0x3707) or part.string(0x3704) or part.string(0x3001)
-            file_name = file_name or f"attachment-{count}"
+            file_name = part.attachment_name(count)
             if ole.exists("/".join([*path, f"{_SUBSTG}3701000D"])):
                 found.add(file_name, self._attached_message(ole, path, found, file_name))
             else:

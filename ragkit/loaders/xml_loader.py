@@ -36,21 +36,35 @@ from ragkit.loaders._files import read_bytes
 from ragkit.loaders._office import import_extra
 
 
-def _lines(element: Any, out: list[str]) -> None:
-    """One line per element whose children are all leaves; deeper elements are walked."""
+def _chunks(element: Any, out: list[str]) -> None:
+    """The raw text of each line-to-be, in document order: the whole text of an element whose
+    children are all leaves; else the element's own text, then each child's (walked) and its
+    tail. Whitespace is left for :func:`element_text` to fold in one pass."""
     if not any(map(len, element)):
-        text = " ".join("".join(element.itertext()).split())
-        if text:
-            out.append(text)
+        out.append("".join(element.itertext()))
         return
-    own = " ".join((element.text or "").split())
-    if own:
-        out.append(own)
+    out.append(element.text or "")
     for child in element:
-        _lines(child, out)
-        tail = " ".join((child.tail or "").split())
-        if tail:
-            out.append(tail)
+        if len(child):
+            _chunks(child, out)
+        else:  # a leaf: its text is all of its itertext()
+            out.append(child.text or "")
+        out.append(child.tail or "")
+
+
+def element_text(root: Any) -> str:
+    """The text of an ElementTree element, one line per element that holds text directly,
+    each line's whitespace folded to single spaces, blank lines left out.
+
+    Example:
+        >>> import xml.etree.ElementTree as ET
+        >>> element_text(ET.fromstring("<r> a <b>x  y</b>tail<c><d>deep</d> t2 </c></r>"))
+        'a\\nx y\\ntail\\ndeep t2'
+    """
+    out: list[str] = []
+    _chunks(root, out)
+    # str.split() with no argument folds exactly the whitespace the lines used to be split on
+    return "\n".join(filter(None, map(" ".join, map(str.split, filter(None, out)))))
 
 
 # an XML declaration naming its encoding; encodings where b"<!DOCTYPE" shows a DOCTYPE
@@ -106,9 +120,7 @@ class XMLLoader(FileLoader):
                 root = None
         if root is None:
             root = self._defused(ET, data, name)
-        out: list[str] = []
-        _lines(root, out)
-        yield Document("\n".join(out), metadata={"source": self.source})
+        yield Document(element_text(root), metadata={"source": self.source})
 
     def _defused(self, ET: Any, data: bytes, name: str) -> Any:
         try:

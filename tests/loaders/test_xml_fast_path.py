@@ -25,9 +25,7 @@ def _defused_text(path: Path) -> str:
     import defusedxml.ElementTree as ET
 
     root = XMLLoader(path)._defused(ET, path.read_bytes(), str(path))
-    out: list[str] = []
-    xml_loader._lines(root, out)
-    return "\n".join(out)
+    return xml_loader.element_text(root)
 
 
 @pytest.mark.parametrize("kind", sorted(DOCS))
@@ -67,3 +65,15 @@ def test_hostile_and_broken_files_get_the_same_errors(tmp_path: Path) -> None:
     broken.write_text("<r><a></r>")
     with pytest.raises(LoaderError, match="broken.xml is not well-formed XML: mismatched tag"):
         XMLLoader(broken).load()
+
+
+def test_lines_and_whitespace(tmp_path: Path) -> None:
+    """One line per element holding text directly; Unicode spaces folded; blank lines dropped."""
+    path = tmp_path / "w.xml"
+    path.write_text(
+        "<r> a <b>x\u00a0 y</b>tail<c><d>deep</d> t2 </c>\u3000<e/><f><g>one</g><h><i>two"
+        "</i></h>\n\t</f>end</r>",
+        encoding="utf-8",
+    )
+    text = XMLLoader(path).load()[0].page_content
+    assert text == "a\nx y\ntail\ndeep t2\none\ntwo\nend"
