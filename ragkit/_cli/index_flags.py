@@ -9,7 +9,8 @@ index's ``defaults``, else the built-in default (:meth:`IndexFlags.write_options
 (:class:`~ragkit.loaders.ReadOptions`): ``--password-file`` (the password of encrypted PDF and
 Office files; else the ``RAGKIT_DOCUMENT_PASSWORD`` environment variable; never an argument,
 never shown), ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels`` and ``--ocr
-never`` (also ``RAGKIT_OCR=never``: no OCR at all, each image and scanned page listed instead).
+never`` (also ``RAGKIT_OCR=never``: no OCR at all, each image and scanned page listed instead),
+``--no-attachments`` (e-mail attachments not read).
 
 Example:
     >>> flags = IndexFlags(workers=4)
@@ -35,8 +36,14 @@ if TYPE_CHECKING:
 
 
 def reading_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Adds ``--password-file``, ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels``
-    and ``--ocr``."""
+    """Adds ``--password-file``, ``--max-ocr-pages``, ``--ocr-time-limit``, ``--max-image-pixels``,
+    ``--ocr`` and ``--attachments/--no-attachments``."""
+    fn = click.option(
+        "--attachments/--no-attachments",
+        default=None,
+        help="--no-attachments: e-mail attachments are not read (each message lists their "
+        "names in its metadata) [read, as Documents of their own].",
+    )(fn)
     fn = click.option(
         "--ocr",
         type=click.Choice(["auto", "never"], case_sensitive=False),
@@ -102,6 +109,7 @@ class IndexFlags:
     ocr_time_limit: float | None = None
     max_image_pixels: int | None = None
     ocr: str | None = None
+    attachments: bool | None = None
 
     def reading(self) -> ReadOptions | None:
         """The password (read from ``--password-file``, else ``RAGKIT_DOCUMENT_PASSWORD``) and
@@ -119,8 +127,11 @@ class IndexFlags:
         bounds = (self.max_ocr_pages, self.ocr_time_limit, self.max_image_pixels)
         never = (self.ocr or "").lower() == "never"
         if password is None and bounds == (None, None, None) and not never:
-            return None
-        return ReadOptions(password, *bounds, ocr="never" if never else None)
+            if self.attachments is None:
+                return None
+        return ReadOptions(
+            password, *bounds, ocr="never" if never else None, attachments=self.attachments
+        )
 
     def engine_choice(self) -> Any:
         """``"local"``, or a :class:`~ragkit.indexing.RayEngine` made from the Ray flags."""

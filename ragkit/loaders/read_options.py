@@ -16,6 +16,10 @@ chose and returns it with these options:
   instead); ``"auto"`` or ``None`` leaves it to the loaders. ``RAGKIT_OCR=never`` in the
   environment (:data:`~ragkit.loaders.ocr.OCR_VARIABLE`) does the same for every loader of
   the process, archive members and e-mail attachments included, whatever is set here.
+- ``attachments``: ``False`` reads no e-mail attachment (``.eml``, ``.mbox``, ``.msg``: the
+  loaders' ``process_attachments=False``; each message keeps their file names in its
+  ``attachments`` metadata); ``None`` or ``True`` leaves the loaders' default, which reads
+  them as Documents of their own.
 
 ``None`` leaves a loader's own default (100 pages, 600 s, Pillow's 89,478,485 pixels).
 Archive members and e-mail attachments are read with the defaults.
@@ -23,7 +27,7 @@ Archive members and e-mail attachments are read with the defaults.
 Example:
     >>> options = ReadOptions(password="s3cret", max_ocr_pages=5)
     >>> options
-    ReadOptions(password=***, max_ocr_pages=5, ocr_time_limit=None, max_pixels=None, ocr=None)
+    ReadOptions(password=***, max_ocr_pages=5, ocr_time_limit=None, max_pixels=None, ocr=None, attachments=None)
     >>> from ragkit.loaders.pdf import PDFLoader
     >>> loader = options.apply(PDFLoader("scan.pdf"))
     >>> loader.ocr_bounds.max_pages, loader.password == "s3cret"
@@ -60,13 +64,15 @@ def read_password_file(path: str) -> str:
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """A password for encrypted files and the OCR bounds (see the module doc); checked when made."""
+    """A password for encrypted files, the OCR bounds and e-mail attachments (see the module
+    doc); checked when made."""
 
     password: str | None = field(default=None, repr=False)
     max_ocr_pages: int | None = None
     ocr_time_limit: float | None = None
     max_pixels: int | None = None
     ocr: Literal["auto", "never"] | None = None
+    attachments: bool | None = None
 
     def __post_init__(self) -> None:
         if self.ocr is not None:
@@ -81,15 +87,19 @@ class ReadOptions:
         return (
             f"ReadOptions(password={shown}, max_ocr_pages={self.max_ocr_pages}, "
             f"ocr_time_limit={self.ocr_time_limit}, max_pixels={self.max_pixels}, "
-            f"ocr={self.ocr!r})"
+            f"ocr={self.ocr!r}, attachments={self.attachments})"
         )
 
     def apply(self, loader: BaseLoader) -> BaseLoader:
         """``loader`` (made by the registry for one file) with these options."""
+        from ragkit.loaders._mail import MailLoader
         from ragkit.loaders.image import ImageLoader
         from ragkit.loaders.pdf import PDFLoader
 
-        if isinstance(loader, PDFLoader):
+        if isinstance(loader, MailLoader):
+            if self.attachments is False:
+                loader.process_attachments = False
+        elif isinstance(loader, PDFLoader):
             if self.password is not None and loader.password is None:
                 loader.password = self.password
             bounds = loader.ocr_bounds

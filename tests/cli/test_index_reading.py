@@ -131,3 +131,50 @@ def test_ocr_page_and_time_bounds(tmp_path: Path) -> None:
         in (failure["error"])
     )
     assert "ocr_time_limit=1e-06 s" in failure["error"]
+
+
+def test_no_attachments_indexes_the_messages_without_their_attachments(tmp_path: Path) -> None:
+    from email.message import EmailMessage
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    msg = EmailMessage()
+    msg["Subject"] = "Workshop rota"
+    msg["From"] = "ana@example.org"
+    msg.set_content("The rota for the workshop is attached.")
+    msg.add_attachment(
+        b"day,mechanic\nMonday,derailleur specialist\n",
+        maintype="text",
+        subtype="csv",
+        filename="rota.csv",
+    )
+    (folder / "rota.eml").write_bytes(bytes(msg))
+    code, data, _ = _index(folder, tmp_path / "off", "--no-attachments")
+    assert code == 0, data["failures"]
+    assert data["chunks"] == 1 and data["failures"] == []
+    code, data, _ = _index(folder, tmp_path / "on")
+    assert code == 0 and data["chunks"] == 2, data
+    on = ragkit(
+        "query",
+        tmp_path / "on",
+        "derailleur specialist",
+        "-k",
+        "1",
+        "--retriever",
+        "bm25",
+        "--json",
+        check_json=True,
+    ).data["results"]
+    assert "derailleur specialist" in on[0]["text"]
+    off = ragkit(
+        "query",
+        tmp_path / "off",
+        "derailleur specialist",
+        "-k",
+        "1",
+        "--retriever",
+        "bm25",
+        "--json",
+        check_json=True,
+    ).data["results"]
+    assert all("derailleur" not in r["text"] for r in off)

@@ -56,3 +56,27 @@ def test_index_add_reads_encrypted_files_with_the_password(tmp_path: Path) -> No
     assert report.ok and report.files_loaded == 1
     [hit] = idx.retriever("bm25", k=1).invoke("Ada salary")
     assert hit.metadata["source"].endswith("pay.xlsx") and "| Ada | 5100 |" in hit.page_content
+
+
+def test_attachments_off_reaches_every_mail_loader_and_nothing_else(tmp_path: Path) -> None:
+    from email.message import EmailMessage
+
+    from ragkit.loaders import EmailLoader, MboxLoader, OutlookMessageLoader, TextLoader
+
+    msg = EmailMessage()
+    msg["Subject"] = "Wheels"
+    msg.set_content("Truing notes.")
+    msg.add_attachment(b"spoke,tension\n1,110\n", maintype="text", subtype="csv", filename="t.csv")
+    eml = tmp_path / "wheels.eml"
+    eml.write_bytes(bytes(msg))
+    off = ReadOptions(attachments=False)
+    for cls in (EmailLoader, MboxLoader, OutlookMessageLoader):
+        assert off.apply(cls(tmp_path / "x")).process_attachments is False
+        assert ReadOptions().apply(cls(tmp_path / "x")).process_attachments is True
+        assert ReadOptions(attachments=True).apply(cls(tmp_path / "x")).process_attachments
+    text = TextLoader(tmp_path / "note.txt")
+    assert off.apply(text) is text
+    [doc] = off.apply(EmailLoader(eml)).load()
+    assert doc.metadata["attachments"] == ["t.csv"]
+    assert len(ReadOptions().apply(EmailLoader(eml)).load()) == 2
+    assert "attachments=False" in repr(off)
