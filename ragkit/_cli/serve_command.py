@@ -159,6 +159,9 @@ def serve_cmd(index: str, **given: Any) -> None:
       curl -s localhost:8000/query -d '{"query": "reset", "retriever": "bm25", "k": 3}'
     """
     flags = ServeFlags(**given)
+    from ragkit.serve.threads import one_thread_per_search
+
+    one_thread_per_search()  # before Index.open below loads FAISS (see ragkit.serve.threads)
     from ragkit._io.sizes import parse_size
     from ragkit.indexing.index_dir import Index
     from ragkit.serve.server import run
