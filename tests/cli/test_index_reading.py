@@ -154,27 +154,20 @@ def test_no_attachments_indexes_the_messages_without_their_attachments(tmp_path:
     assert data["chunks"] == 1 and data["failures"] == []
     code, data, _ = _index(folder, tmp_path / "on")
     assert code == 0 and data["chunks"] == 2, data
-    on = ragkit(
-        "query",
-        tmp_path / "on",
-        "derailleur specialist",
-        "-k",
-        "1",
-        "--retriever",
-        "bm25",
-        "--json",
-        check_json=True,
-    ).data["results"]
-    assert "derailleur specialist" in on[0]["text"]
-    off = ragkit(
-        "query",
-        tmp_path / "off",
-        "derailleur specialist",
-        "-k",
-        "1",
-        "--retriever",
-        "bm25",
-        "--json",
-        check_json=True,
-    ).data["results"]
-    assert all("derailleur" not in r["text"] for r in off)
+
+    def texts(idx: Path) -> list[str]:
+        found = ragkit(
+            "query",
+            idx,
+            "derailleur specialist",
+            "-k",
+            "1",
+            "--retriever",
+            "bm25",
+            "--json",
+            check_json=True,
+        )
+        return [r["text"] for r in found.data["results"]]
+
+    assert "derailleur specialist" in texts(tmp_path / "on")[0]
+    assert all("derailleur" not in text for text in texts(tmp_path / "off"))
