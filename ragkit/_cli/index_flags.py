@@ -126,9 +126,9 @@ class IndexFlags:
             password = os.environ.get(PASSWORD_VARIABLE) or None
         bounds = (self.max_ocr_pages, self.ocr_time_limit, self.max_image_pixels)
         never = (self.ocr or "").lower() == "never"
-        if password is None and bounds == (None, None, None) and not never:
-            if self.attachments is None:
-                return None
+        given = (password, *bounds, self.attachments)
+        if all(value is None for value in given) and not never:
+            return None
         return ReadOptions(
             password, *bounds, ocr="never" if never else None, attachments=self.attachments
         )

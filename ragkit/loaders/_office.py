@@ -25,7 +25,8 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ragkit.errors import ConfigurationError, LoaderError
@@ -50,15 +51,8 @@ def load_office(
     """``opener(name)`` after the safety checks; any failure is a LoaderError naming ``name``."""
     with open_zip(name, kind=kind, limits=limits, max_file_size=max_file_size) as zf:
         check_xml_members(zf, name)
-    try:
+    with _damage_named(name, kind):
         return opener(name)
-    except LoaderError:
-        raise
-    except Exception as e:  # the libraries raise KeyError, ValueError, lxml errors ... on damage
-        raise LoaderError(
-            f"{name} is not a readable {kind} file (damaged or truncated?): {type(e).__name__}: {e}",
-            name,
-        ) from e
 
 
 def load_office_zip(
@@ -73,16 +67,22 @@ def load_office_zip(
     member it reads (:func:`~ragkit.loaders._zip_guard.check_xml_bytes`) instead of
     :func:`~ragkit.loaders._zip_guard.check_xml_members` reading every one first."""
     with open_zip(name, kind=kind, limits=limits, max_file_size=max_file_size) as zf:
-        try:
+        with _damage_named(name, kind):
             return opener(zf)
-        except LoaderError:
-            raise
-        except Exception as e:  # as load_office
-            raise LoaderError(
-                f"{name} is not a readable {kind} file (damaged or truncated?): "
-                f"{type(e).__name__}: {e}",
-                name,
-            ) from e
+
+
+@contextmanager
+def _damage_named(name: str, kind: str) -> Iterator[None]:
+    """Whatever a format library raises becomes a LoaderError naming ``name`` (ours pass)."""
+    try:
+        yield
+    except LoaderError:
+        raise
+    except Exception as e:  # the libraries raise KeyError, ValueError, lxml errors ... on damage
+        raise LoaderError(
+            f"{name} is not a readable {kind} file (damaged or truncated?): {type(e).__name__}: {e}",
+            name,
+        ) from e
 
 
 SOFFICE_TIMEOUT = 120.0
