@@ -5,7 +5,7 @@ name, characters outside ``[\\w.-]`` replaced), read by the loader
 :func:`~ragkit.loaders.directory.default_loader` picks for that name and content, and the
 folder is removed. The Documents get ``source`` = the given label (``archive.zip/inner/a.txt``)
 and the extra metadata; the loader's own errors come back with the temporary path replaced
-by the label. A container found inside (a zip in a zip, a zip attached to an e-mail) goes one
+by the label (they are not logged here: the container records them). A container found inside (a zip in a zip, a zip attached to an e-mail) goes one
 level deeper in the shared :class:`~ragkit.loaders._archive_limits.Nesting`, and is refused
 past ``max_depth``.
 
@@ -68,6 +68,8 @@ def load_embedded(
         with open(copy, "wb") as f:
             f.write(data)
         loader = default_loader(copy, max_file_size)
+        # Its failures are returned; the container records and logs them under the label.
+        loader.silent_errors = True
         if hasattr(loader, "nesting"):
             inner = nesting.deeper()
             if inner.too_deep():

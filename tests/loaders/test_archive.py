@@ -202,3 +202,27 @@ def test_encrypted_zip_member_is_refused_alone(tmp_path: Path) -> None:
     assert [d.page_content for d in loader.load()] == ["visible"]
     [failure] = loader.errors
     assert failure.path == f"{path}/secret.txt" and "is encrypted" in failure.reason
+
+
+def test_a_failure_inside_a_nested_container_is_logged_once_under_its_label(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    innermost = make_zip(tmp_path / "innermost.zip", {"x.txt": b"too deep"})
+    middle = make_zip(tmp_path / "middle.zip", {"innermost.zip": innermost.read_bytes()})
+    msg = EmailMessage()
+    msg["Subject"] = "Archives"
+    msg.set_content("Attached.")
+    msg.add_attachment(
+        middle.read_bytes(), maintype="application", subtype="zip", filename="middle.zip"
+    )
+    outer = make_zip(tmp_path / "outer.zip", {"m.eml": msg.as_bytes()})
+    with caplog.at_level("WARNING", logger="ragkit"):
+        loader = ArchiveLoader(outer)
+        loader.load()
+    [failure] = loader.errors
+    assert failure.path == f"{outer}/m.eml/middle.zip"
+    assert "nested deeper than max_depth=2" in failure.reason
+    logged = [r.getMessage() for r in caplog.records]
+    assert len(logged) == 1, logged
+    assert failure.path in logged[0]
+    assert "ragkit-member-" not in logged[0]
