@@ -163,8 +163,16 @@ def model_dir() -> Path:
 
 
 # Images thinner than this (pixels) hold no readable line of text; the detector would scale
-# such an image up until its short side is 736 px (a 400 x 1 spacer GIF took 40 s).
+# such an image up until its short side is DETECT_MIN_SIDE px (a 400 x 1 spacer GIF took 40 s
+# at rapidocr's default of 736).
 MIN_TEXT_SIDE = 6
+
+# The detector scales an image up until its short side is at least this many pixels (never
+# down). rapidocr's default, 736, made a 1000 x 200 strip of 36 px text 3680 x 736 (1.8-2.5 s
+# to read, against 0.4 s here, same text); PaddleOCR's own default is 64, which lost the
+# small title text of a 150 x 214 poster that 320 reads (docs/benchmarks.md, "OCR of small
+# images").
+DETECT_MIN_SIDE = 320
 
 
 class OcrEngine:
@@ -205,7 +213,11 @@ class OcrEngine:
                 )
             from rapidocr import RapidOCR
 
-            params: dict[str, Any] = {"Global.log_level": "error"}
+            params: dict[str, Any] = {
+                "Global.log_level": "error",
+                "Det.limit_type": "min",
+                "Det.limit_side_len": DETECT_MIN_SIDE,
+            }
             for stage, path in paths.items():
                 params[f"{stage}.model_path"] = str(path)
             if self.intra_op_num_threads is not None:

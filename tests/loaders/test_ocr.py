@@ -27,7 +27,7 @@ from ragkit.loaders import (
     PDFLoader,
     UnstructuredImageLoader,
 )
-from ragkit.loaders.ocr import MODEL_FILES, model_dir, ocr_available
+from ragkit.loaders.ocr import DETECT_MIN_SIDE, MODEL_FILES, model_dir, ocr_available
 from tests.loaders.conftest import text_image, write_blank_png, write_pdf, write_scanned_pdf
 
 CHAIN = ["Bicycle chains need wax every", "three hundred kilometres of riding"]
@@ -83,6 +83,17 @@ def test_engine_reads_in_order_and_pickles_without_its_sessions(engine: OcrEngin
     assert not copy.loaded and copy.intra_op_num_threads == 2
     with pytest.raises(ConfigurationError, match="intra_op_num_threads"):
         OcrEngine(intra_op_num_threads=0)
+
+
+def test_the_detector_scales_small_images_up_to_320_px_not_736(engine: OcrEngine) -> None:
+    # rapidocr's default (short side scaled up to 736 px) read a 1000 x 200 strip as 3680 x 736,
+    # four to six times the work for the same text (docs/benchmarks.md, "OCR of small images").
+    strip = text_image(CHAIN)
+    assert min(strip.size) < DETECT_MIN_SIDE == 320
+    text, _ = engine.read_text(strip)
+    assert recall(CHAIN, text) >= 0.9, text
+    detector = engine._engine().cfg.Det
+    assert (detector.limit_type, detector.limit_side_len) == ("min", DETECT_MIN_SIDE)
 
 
 @pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".gif", ".webp", ".tiff"])
