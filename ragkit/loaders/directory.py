@@ -268,6 +268,7 @@ class DirectoryLoader(BaseLoader):
                 plain = self._read_plain(path)
                 if isinstance(plain, list):
                     return plain
+                plain.silent_errors = True  # recorded (and logged) below, once
                 docs = plain.load()
                 for failure in plain.errors:
                     self._fail(failure.path, failure.reason, failure.exception)
@@ -277,6 +278,8 @@ class DirectoryLoader(BaseLoader):
                 if self.loader_cls
                 else default_loader(path, self.max_file_size)
             )
+            if hasattr(loader, "silent_errors"):  # what it records is recorded (and logged) below
+                loader.silent_errors = True
             docs = loader.load()
             for failure in getattr(loader, "errors", ()):
                 self._fail(failure.path, failure.reason, failure.exception)

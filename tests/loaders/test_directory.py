@@ -209,3 +209,28 @@ def test_custom_loader_errors_propagate_to_directory(folder: Path) -> None:
     loader = DirectoryLoader(folder, glob="a.txt", loader_cls=Partial, silent_errors=True)
     assert [d.page_content for d in loader.load()] == ["alpha text"]
     assert [f.reason for f in loader.errors] == ["page 2 unreadable"]
+
+
+def test_a_failure_a_files_loader_records_is_logged_once_or_not_at_all(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["Subject"] = "Settings"
+    msg.set_content("The settings are attached.")
+    msg.add_attachment(b"{nope", maintype="application", subtype="json", filename="bad.json")
+    (tmp_path / "mail.eml").write_bytes(msg.as_bytes())
+    with caplog.at_level(logging.WARNING, logger="ragkit"):
+        loader = DirectoryLoader(tmp_path)
+        assert [d.page_content.strip() for d in loader.load()][-1].endswith("attached.")
+    [failure] = loader.errors
+    assert failure.path == str(tmp_path / "mail.eml" / "bad.json")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Could not load {failure.path}: {failure.reason}"
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="ragkit"):
+        quiet = DirectoryLoader(tmp_path, silent_errors=True)
+        quiet.load()
+    assert len(quiet.errors) == 1 and not caplog.records
