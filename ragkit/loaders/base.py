@@ -30,17 +30,25 @@ from typing import Any
 from ragkit.core.base import StreamingRunnable, iterate_in_executor, run_in_executor
 from ragkit.core.config import RunnableConfig
 from ragkit.documents import Document
+from ragkit.loaders._held import release_held_data
 
 logger = logging.getLogger("ragkit.loaders")
 
 
 @dataclass(frozen=True)
 class LoadFailure:
-    """One source that could not be loaded: where, why, and the exception."""
+    """One source that could not be loaded: where, why, and the exception.
+
+    The exception keeps its message, type, causes and traceback (lines and functions), but
+    not what the failed read held: see :func:`~ragkit.loaders._held.release_held_data`.
+    """
 
     path: str
     reason: str
     exception: BaseException | None = None
+
+    def __post_init__(self) -> None:
+        release_held_data(self.exception)
 
 
 class BaseLoader(StreamingRunnable[Any, Any], ABC):

@@ -234,3 +234,25 @@ def test_a_failure_a_files_loader_records_is_logged_once_or_not_at_all(
         quiet = DirectoryLoader(tmp_path, silent_errors=True)
         quiet.load()
     assert len(quiet.errors) == 1 and not caplog.records
+
+
+def test_kept_failures_do_not_keep_what_the_failed_read_held(tmp_path: Path) -> None:
+    import tracemalloc
+
+    for i in range(2):  # 2 MB each; each read fails after holding the whole text
+        (tmp_path / f"broken{i}.json").write_text("{" + "x" * 2_000_000, encoding="utf-8")
+        # a field over the csv module's limit: the text is held by the loader's frame
+        (tmp_path / f"broken{i}.csv").write_text('a\n"' + "x" * 2_000_000 + '"\n', "utf-8")
+    tracemalloc.start()
+    try:
+        loader = DirectoryLoader(tmp_path)
+        before = tracemalloc.get_traced_memory()[0]
+        assert loader.load() == []
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert sorted(os.path.basename(f.path) for f in loader.errors) == [
+        "broken0.csv", "broken0.json", "broken1.csv", "broken1.json"
+    ]  # fmt: skip
+    assert all(f.exception is not None and f.exception.__traceback__ for f in loader.errors)
+    assert kept < 1_000_000, f"{kept:,} bytes kept by 4 failures"
