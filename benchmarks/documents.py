@@ -7,9 +7,10 @@ Run alone on the machine:
 
 For each tool and format: files read with readable text (the coverage test's rule, see
 tests/loaders/mixed_folder.py), throughput in files/s and MB/s (time spent reading the
-files, one after another, imports and start-up excluded), and over the whole folder the
-peak memory: each tool runs in a fresh subprocess and the peak RSS of that process
-(``ru_maxrss``, imports included) is reported. OCR is off in the main table: every worker
+files, imports and start-up excluded; each file's time is the least of its reads in
+``--repeat`` whole passes, 5), and over the whole folder the peak memory: each tool runs in
+a fresh subprocess and the peak RSS of that process after the first pass (``ru_maxrss``,
+imports included) is reported. OCR is off in the main table: every worker
 runs with ``RAGKIT_OCR=never`` (so ragkit reads no image, attachment or archive member and
 no PDF page without a text layer by OCR, and says so per file), and the ``image`` format is
 left out of it (``--ocr-formats``); a separate line gives ragkit's OCR pages/s over those
@@ -22,12 +23,12 @@ NotebookLoader (ipynb), TextLoader (plain-text kinds). The Unstructured loaders 
 xlsx, epub, odt, eml) are not measured: ``unstructured``'s extras pull spaCy and numba
 and fetch NLTK data at run time. A format without a LangChain loader shows "—".
 
-The main table runs every loader with its defaults: ragkit's e-mail loaders read each
-attachment as Documents of its own (a ``.msg`` of the folder carries a 376-page PDF), which
-LangChain's OutlookMessageLoader does not. Below it, a like-for-like table (``--like-for-like``,
-on by default) gives the e-mail formats again with ragkit's loaders built directly with
-``process_attachments=False`` (attachments not read, their names in metadata), beside
-ragkit's default and LangChain's loader, in a worker of its own.
+The main table reads every file as ``ragkit index`` does (the loader chosen from the name
+and the first bytes; e-mail attachments read as Documents of their own: a ``.msg`` of the
+folder carries a 376-page PDF, which LangChain's OutlookMessageLoader does not read). Below
+it, a like-for-like table (``--like-for-like``, on by default; benchmarks/documents_like.py)
+reads each format again with ragkit's loader of the same name as LangChain's, built directly
+(e-mail with ``process_attachments=False``), in a worker of its own.
 """
 
 from __future__ import annotations
@@ -50,9 +51,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 warnings.filterwarnings("ignore")
 
+from benchmarks.documents_like import (  # noqa: E402 (after the path insert)
+    PLAIN,
+    SAME_LOADER,
+    SAME_LOADER_TOOL,
+    like_for_like_table,
+    same_loader_reader,
+)
+
 TOOLS = ("ragkit", "markitdown", "langchain")
-NO_ATTACHMENTS = "ragkit-no-attachments"
-PLAIN = {"txt", "md", "rst", "org", "py", "yaml", "toml", "tex", "xml"}
 LANGCHAIN = {
     "pdf": "PyPDFLoader",
     "docx": "Docx2txtLoader",
@@ -70,21 +77,6 @@ def _ragkit_reader(folder: Path) -> Callable[[str, str], str]:
 
     def read(name: str, fmt: str) -> str:
         return load_with_ragkit(folder, name, fmt).text
-
-    return read
-
-
-MAIL_LOADERS = {"eml": "EmailLoader", "mbox": "MboxLoader", "msg": "OutlookMessageLoader"}
-
-
-def _ragkit_no_attachments_reader(folder: Path) -> Callable[[str, str], str]:
-    """ragkit's e-mail loaders, built directly, reading no attachment (LangChain's choice)."""
-    from ragkit import loaders
-
-    def read(name: str, fmt: str) -> str:
-        cls = getattr(loaders, MAIL_LOADERS[fmt])
-        docs = cls(str(folder / name), process_attachments=False).load()
-        return "\n".join(d.page_content for d in docs)
 
     return read
 
@@ -117,19 +109,22 @@ def _langchain_reader(folder: Path) -> Callable[[str, str], str]:
     return read
 
 
-def worker(tool: str, folder: Path, files: list[tuple[str, str]]) -> dict[str, Any]:
-    """Read ``files`` with ``tool``; per file: seconds, text or the error."""
+def worker(
+    tool: str, folder: Path, files: list[tuple[str, str]], repeat: int = 1
+) -> dict[str, Any]:
+    """Read ``files`` with ``tool`` in ``repeat`` whole passes; per file: seconds (the least of
+    its reads), text or the error (of the first pass); the peak RSS after the first pass."""
     from tests.loaders.mixed_folder import readable
 
     read = {
         "ragkit": _ragkit_reader,
         "markitdown": _markitdown_reader,
-        NO_ATTACHMENTS: _ragkit_no_attachments_reader,
+        SAME_LOADER_TOOL: same_loader_reader,
     }.get(tool, _langchain_reader)(folder)
     if tool == "langchain":
         files = [(name, fmt) for name, fmt in files if fmt in LANGCHAIN]
-    if tool == NO_ATTACHMENTS:
-        files = [(name, fmt) for name, fmt in files if fmt in MAIL_LOADERS]
+    if tool == SAME_LOADER_TOOL:
+        files = [(name, fmt) for name, fmt in files if fmt in SAME_LOADER]
     warm: dict[str, str] = {}
     for name, fmt in files:  # one file of each format first, untimed: imports happen here
         warm.setdefault(fmt, name)
@@ -138,35 +133,41 @@ def worker(tool: str, folder: Path, files: list[tuple[str, str]]) -> dict[str, A
             read(name, fmt)
         except Exception:
             pass
-    results = []
-    for name, fmt in files:
-        start = time.perf_counter()
-        try:
-            text, error = read(name, fmt), ""
-        except Exception as e:  # a failure is a result here
-            text, error = "", f"{type(e).__name__}: {str(e)[:200]}"
-        seconds = time.perf_counter() - start
-        results.append(
-            {
-                "name": name,
-                "format": fmt,
-                "seconds": seconds,
-                "text": readable(text),
-                "error": error,
-            }
-        )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    results: list[dict[str, Any]] = []
+    peak = 0.0
+    for round_ in range(max(1, repeat)):  # whole passes: a file is not read twice in a row
+        for i, (name, fmt) in enumerate(files):
+            start = time.perf_counter()
+            try:
+                text, error = read(name, fmt), ""
+            except Exception as e:  # a failure is a result here
+                text, error = "", f"{type(e).__name__}: {str(e)[:200]}"
+            seconds = time.perf_counter() - start
+            if round_:
+                results[i]["seconds"] = min(results[i]["seconds"], seconds)
+                continue
+            results.append(
+                {
+                    "name": name,
+                    "format": fmt,
+                    "seconds": seconds,
+                    "text": readable(text),
+                    "error": error,
+                }
+            )
+        if not round_:  # one pass's peak: later passes add the allocator's retained pages
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     return {"tool": tool, "files": results, "peak_rss_mb": peak}
 
 
 # -- the parent: one subprocess per tool, then the table ---------------------------------
 def run_tool(
-    tool: str, folder: Path, files: list[tuple[str, str]], ocr: bool = False
+    tool: str, folder: Path, files: list[tuple[str, str]], ocr: bool = False, repeat: int = 1
 ) -> dict[str, Any]:
     """``worker(tool, ...)`` in a fresh subprocess; OCR off (``RAGKIT_OCR=never``) unless ``ocr``."""
     env = {**os.environ, "RAGKIT_OCR": "auto" if ocr else "never"}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"folder": str(folder), "files": files}, f)
+        json.dump({"folder": str(folder), "files": files, "repeat": repeat}, f)
     try:
         out = subprocess.run(
             [sys.executable, __file__, "--worker", tool, "--input", f.name],
@@ -228,42 +229,14 @@ def table(
 
 
 def like_for_like(
-    runs: dict[str, dict[str, Any]],
-    folder: Path,
-    files: list[tuple[str, str]],
+    runs: dict[str, dict[str, Any]], folder: Path, files: list[tuple[str, str]], repeat: int
 ) -> str:
-    """The e-mail formats with ragkit's loaders reading no attachment, beside the main runs."""
-    mail = [(name, fmt) for name, fmt in files if fmt in MAIL_LOADERS]
-    if not mail:
+    """Each format again with ragkit's loader of LangChain's name (benchmarks/documents_like.py)."""
+    same = [(name, fmt) for name, fmt in files if fmt in SAME_LOADER]
+    if not same:
         return ""
-    compared = {NO_ATTACHMENTS: run_tool(NO_ATTACHMENTS, folder, mail)}
-    compared.update({t: runs[t] for t in ("ragkit", "langchain") if t in runs})
-    labels = {
-        NO_ATTACHMENTS: "ragkit process_attachments=False",
-        "ragkit": "ragkit default (attachments read)",
-        "langchain": "LangChain",
-    }
-    head = ["format", "files", "LangChain loader"]
-    head += [f"{labels[t]} {unit}" for t in compared for unit in ("text", "files/s")]
-    lines = [
-        "Like for like, e-mail without attachments (ragkit's loaders built directly; "
-        "LangChain's loaders skip attachments):",
-        "",
-        "| " + " | ".join(head) + " |",
-        "| --- | ---: | --- |" + " ---: |" * (len(head) - 3),
-    ]
-    for fmt in sorted({fmt for _, fmt in mail}):
-        names = {name for name, f in mail if f == fmt}
-        cells = [fmt, str(len(names)), LANGCHAIN.get(fmt, "—")]
-        for run in compared.values():
-            done = [r for r in run["files"] if r["name"] in names]
-            secs = sum(r["seconds"] for r in done)
-            text = f"{sum(r['text'] for r in done)}/{len(done)}" if done else "—"
-            cells += [text, _rate(len(done), secs) if done else "—"]
-        lines.append("| " + " | ".join(cells) + " |")
-    peak = compared[NO_ATTACHMENTS]["peak_rss_mb"]
-    lines += ["", f"Peak RSS of the process_attachments=False worker: {peak:.0f} MB."]
-    return "\n".join(lines)
+    same_run = run_tool(SAME_LOADER_TOOL, folder, same, repeat=repeat)
+    return like_for_like_table(same_run, runs, files, LANGCHAIN)
 
 
 def ocr_line(folder: Path, files: list[tuple[str, str]]) -> str:
@@ -303,10 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="", help="also write the Markdown here")
     parser.add_argument("--errors", action="store_true", help="list each tool's misses")
     parser.add_argument(
+        "--repeat", type=int, default=5, help="reads of each file; its time is the least"
+    )
+    parser.add_argument(
         "--like-for-like",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="the e-mail formats again with process_attachments=False",
+        help="each format again with ragkit's loader of LangChain's name, built directly",
     )
     parser.add_argument("--worker", default="", help=argparse.SUPPRESS)
     parser.add_argument("--input", default="", help=argparse.SUPPRESS)
@@ -314,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         job = json.loads(Path(args.input).read_text())
         files = [tuple(f) for f in job["files"]]
-        print(json.dumps(worker(args.worker, Path(job["folder"]), files)))  # type: ignore[arg-type]
+        result = worker(args.worker, Path(job["folder"]), files, job["repeat"])  # type: ignore[arg-type]
+        print(json.dumps(result))
         return 0
 
     from tests.loaders.mixed_folder import fetch_folder
@@ -333,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         per_format[fmt] = per_format.get(fmt, 0) + 1
         (ocr_files if fmt in ocr_kinds else files).append((name, fmt))
     sizes = {name: (folder / name).stat().st_size for name in kinds}
-    runs = {t: run_tool(t, folder, files) for t in args.tools.split(",") if t}
+    runs = {t: run_tool(t, folder, files, repeat=args.repeat) for t in args.tools.split(",") if t}
     versions = []
     for dist in ("markitdown", "langchain-community"):
         try:
@@ -346,11 +323,12 @@ def main(argv: list[str] | None = None) -> int:
         [
             f"# Documents in: {len(files)} files of the mixed folder (OCR off)",
             "",
-            f"Python {platform.python_version()}, {os.cpu_count()} CPUs; {', '.join(versions)}.",
+            f"Python {platform.python_version()}, {os.cpu_count()} CPUs; {', '.join(versions)}; "
+            f"each file's time is the least of {args.repeat} reads.",
             "",
             table(runs, sizes, files),
             "",
-            like_for_like(runs, folder, files) if args.like_for_like else "",
+            like_for_like(runs, folder, files, args.repeat) if args.like_for_like else "",
             "",
             ocr_line(folder, ocr_files),
             "",
