@@ -5,9 +5,9 @@ name, characters outside ``[\\w.-]`` replaced), read by the loader
 :func:`~ragkit.loaders.directory.default_loader` picks for that name and content, and the
 folder is removed. The Documents get ``source`` = the given label (``archive.zip/inner/a.txt``)
 and the extra metadata; the loader's own errors come back with the temporary path replaced
-by the label (they are not logged here: the container records them). A container found inside (a zip in a zip, a zip attached to an e-mail) goes one
-level deeper in the shared :class:`~ragkit.loaders._archive_limits.Nesting`, and is refused
-past ``max_depth``.
+by the label (they are not logged here: the container records them). A container found
+inside (a zip in a zip, a zip attached to an e-mail) goes one level deeper in the shared
+:class:`~ragkit.loaders._archive_limits.Nesting`, and is refused past ``max_depth``.
 
 Example:
     >>> from ragkit.loaders._archive_limits import Nesting
