@@ -12,11 +12,19 @@ takes ``device=`` and ``providers=``:
 - ``providers=[...]``: onnxruntime's provider names (or ``(name, options)`` pairs), passed
   through as they are; each must be available in this onnxruntime build.
 
+A session runs on ``threads=`` intra-op threads; without it, on the number in the
+``RAGKIT_ONNX_THREADS`` environment variable (:func:`default_threads`), else on
+onnxruntime's default of one per core. Set the variable to 1 when several processes share
+the cores (pytest-xdist workers, a pool of indexing processes): each session using every
+core makes them compete.
+
 :class:`OnnxModel` holds what those classes share: the settings above, the session made on
 first use (one per object, thread-safe), and the padded token inputs of a batch
 (:func:`token_feeds`).
 
 Example:
+    >>> default_threads({"RAGKIT_ONNX_THREADS": "1"}), default_threads({})
+    (1, None)
     >>> choose_providers(None, "cpu")
     ['CPUExecutionProvider']
     >>> runtime_info()["available_providers"][-1]
@@ -30,7 +38,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +50,7 @@ from ragkit.errors import ConfigurationError
 CPU = "CPUExecutionProvider"
 CUDA = "CUDAExecutionProvider"
 Provider = str | tuple[str, dict[str, Any]]
+THREADS_VARIABLE = "RAGKIT_ONNX_THREADS"
 
 
 def _ort() -> Any:
@@ -53,6 +62,18 @@ def _ort() -> Any:
             "(or onnxruntime-gpu for CUDA)"
         ) from err
     return onnxruntime
+
+
+def default_threads(environ: Mapping[str, str] | None = None) -> int | None:
+    """The intra-op threads of a session made without ``threads=``: the positive integer in
+    ``RAGKIT_ONNX_THREADS`` (of ``environ``, default this process's), or None (onnxruntime's
+    default, one per core) when it is unset or empty."""
+    value = (os.environ if environ is None else environ).get(THREADS_VARIABLE, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigurationError(f"{THREADS_VARIABLE} must be a whole number >= 1, got {value!r}")
+    return int(value)
 
 
 def available_providers() -> list[str]:
@@ -112,7 +133,7 @@ def create_session(
     ort = _ort()
     chosen = choose_providers(providers, device)
     options = ort.SessionOptions()
-    options.intra_op_num_threads = threads or 0
+    options.intra_op_num_threads = threads or default_threads() or 0
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     try:
@@ -257,5 +278,5 @@ def runtime_info() -> dict[str, Any]:
         "auto": "cuda if a GPU answers, else cpu"
         if CUDA in ort.get_available_providers()
         else "cpu",
-        "threads": os.cpu_count(),
+        "threads": default_threads() or os.cpu_count(),
     }

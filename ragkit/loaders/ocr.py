@@ -14,7 +14,9 @@ sessions; they are made again on the other side.
 
 Thread safety: :meth:`OcrEngine.read` may be called from several threads; calls
 on one engine run one at a time (a lock), each using ``intra_op_num_threads``
-onnxruntime threads (``None``: onnxruntime's default, one per core). For more
+onnxruntime threads (``None``: ``RAGKIT_ONNX_THREADS`` when set, see
+:func:`~ragkit.embeddings.onnx_runtime.default_threads`, else onnxruntime's default,
+one per core). For more
 throughput, use processes, one engine each, with ``intra_op_num_threads=1``.
 
 **Switching OCR off for a whole process.** ``RAGKIT_OCR=never`` (:data:`OCR_VARIABLE`) turns OCR off
@@ -43,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragkit.embeddings.onnx_runtime import default_threads
 from ragkit.errors import ConfigurationError
 from ragkit.loaders._modes import check_at_least
 
@@ -220,8 +223,9 @@ class OcrEngine:
             }
             for stage, path in paths.items():
                 params[f"{stage}.model_path"] = str(path)
-            if self.intra_op_num_threads is not None:
-                params["EngineConfig.onnxruntime.intra_op_num_threads"] = self.intra_op_num_threads
+            threads = self.intra_op_num_threads or default_threads()
+            if threads is not None:
+                params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
                 params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
             self._ocr = RapidOCR(params=params)
         return self._ocr
