@@ -42,11 +42,12 @@ LONG_FIRST = (
 # No test may reach a model hub: huggingface_hub stays offline (it reads this when imported).
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-# Under pytest-xdist the workers share the cores: each ONNX session (the local model, OCR) of a
-# worker, and of the processes it starts, runs on one thread instead of one per core, so the
-# workers do not compete (three runs of a fifth of the suite, two workers: 2-12% less time).
+# Under pytest-xdist the workers share the cores: each ONNX session (the local model, OCR) and
+# each FAISS search (OpenMP) of a worker, and of the processes it starts, runs on one thread
+# instead of one per core, so the workers do not compete.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("RAGKIT_ONNX_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(scope="session")

@@ -11,13 +11,24 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def env(**extra: str) -> dict[str, str]:
-    base = {
+# RAGKIT_* settings a command run by a test keeps: they change how fast, never what it does
+# (tests/conftest.py sets RAGKIT_ONNX_THREADS=1 in each pytest-xdist worker)
+SPEED_ONLY = ("RAGKIT_ONNX_THREADS",)
+
+
+def without_settings(drop: tuple[str, ...]) -> dict[str, str]:
+    """This process's environment without the ``RAGKIT_*`` settings (but SPEED_ONLY) and
+    without the variables in ``drop``."""
+    return {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("RAGKIT_")
-        and k
-        not in (
+        if (not k.startswith("RAGKIT_") or k in SPEED_ONLY) and k not in drop
+    }
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = without_settings(
+        (
             "GOOGLE_API_KEY",
             "GEMINI_API_KEY",
             "GOOGLE_GEMINI_BASE_URL",
@@ -25,7 +36,7 @@ def env(**extra: str) -> dict[str, str]:
             "OPENAI_API_BASE",
             "OPENAI_BASE_URL",
         )
-    }
+    )
     base["PYTHONPATH"] = str(REPO) + os.pathsep + base.get("PYTHONPATH", "")
     return {**base, **extra}
 

@@ -3,7 +3,8 @@
 A ``python`` block runs with the page's earlier runnable blocks (one namespace per page);
 a ``sh`` block runs under ``bash -e`` with the ``ragkit`` command on the PATH. Each page
 runs in its own empty folder holding a copy of ``datasets/bicycle-care``, with no
-``GOOGLE_API_KEY`` and no ``RAGKIT_*`` settings, so the examples run offline.
+``GOOGLE_API_KEY`` and no ``RAGKIT_*`` settings (but the speed-only ones,
+``tests.cli.helpers.SPEED_ONLY``), so the examples run offline.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli.helpers import without_settings
 
 REPO = Path(__file__).resolve().parents[2]
 MARK = "<!-- runnable -->"
@@ -50,11 +53,7 @@ def run_page(page: Path, workdir: Path) -> str:
     )
     program = workdir / "page_examples.py"
     program.write_text(prelude + "\n".join(script) + "\n", encoding="utf-8")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("RAGKIT_") and k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY")
-    }
+    env = without_settings(("GOOGLE_API_KEY", "GEMINI_API_KEY"))
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env["PYTHONPATH"] = str(REPO)
     proc = subprocess.run(

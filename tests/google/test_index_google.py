@@ -15,6 +15,7 @@ import pytest
 
 from ragkit.embeddings import GoogleGenerativeAIEmbeddings
 from ragkit.indexing.index_dir import Index
+from tests.cli.helpers import without_settings
 from tests.google.gemini_testing import API_KEY
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,12 +45,7 @@ def test_index_create_with_google_embeddings(tmp_path, google_kwargs, emulator):
 
 
 def command(*args: object, **extra: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL")
-        and not k.startswith("RAGKIT_")
-    }
+    env = without_settings(("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"))
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", "ragkit", *map(str, args)],
