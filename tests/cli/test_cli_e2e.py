@@ -151,6 +151,7 @@ def test_filters_and_config_precedence(tmp_path, folder):
     assert count() == 2
 
 
+@pytest.mark.slow
 def test_usage_errors_exit_2(tmp_path, folder):
     root, _ = folder
     missing = ragkit("index", tmp_path / "nope", "--index", tmp_path / "idx")
@@ -182,6 +183,7 @@ def test_usage_errors_exit_2(tmp_path, folder):
     assert ragkit("query", tmp_path / "idx", "   ").returncode == 2
 
 
+@pytest.mark.slow
 def test_second_concurrent_index_fails_clearly_and_harms_nothing(tmp_path, folder):
     root, _ = folder
     idx = tmp_path / "idx"
@@ -196,6 +198,7 @@ def test_second_concurrent_index_fails_clearly_and_harms_nothing(tmp_path, folde
     assert after["chunks"] == before["chunks"] and after["snapshot"] == before["snapshot"]
 
 
+@pytest.mark.slow
 def test_corrupted_index_is_reported_with_the_file_and_the_fix(tmp_path, folder):
     root, _ = folder
     idx = tmp_path / "idx"

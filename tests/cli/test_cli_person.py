@@ -243,6 +243,7 @@ def test_ask_with_another_model_and_endpoint(bikes_index, emulator):
     assert "how do I fix a flat tyre?" in sent and "Fixing a flat tyre" in sent
 
 
+@pytest.mark.slow
 def test_ask_model_and_endpoint_from_the_index_defaults(tmp_path, emulator):
     idx = tmp_path / "idx"
     ragkit("index", BIKES / "docs", "--index", idx, "--embedding", "hash", "--quiet")
@@ -276,6 +277,7 @@ def mirrored(tmp_path):
     return idx
 
 
+@pytest.mark.slow
 def test_dedupe_folds_copies_of_a_page(mirrored):
     args = (
         "query",

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.integration
 BIKES = REPO / "datasets" / "bicycle-care"
 
 
+@pytest.mark.slow
 def test_ask_on_a_postgres_index(pg_dsn, pg_collection, pg_server):
     url = f"{pg_dsn}?collection={pg_collection}"
     built = ragkit("index", BIKES / "docs", "--index", url, "--embedding", "hash", "--quiet")

@@ -118,6 +118,7 @@ def test_bad_questions_and_specs_are_named(bikes):
     assert out.returncode != 0 and "--answers needs --index" in out.stderr
 
 
+@pytest.mark.slow
 def test_generate_writes_a_testset_that_eval_answers_reads(bikes):
     out_file = bikes / "generated.jsonl"
     args = (

@@ -64,6 +64,7 @@ def test_a_password_file_opens_encrypted_office_files_and_pdfs(
         assert _found(tmp_path / "idx", words) == [name], name
 
 
+@pytest.mark.slow
 def test_the_password_from_the_environment_and_a_wrong_one(locked: Path, tmp_path: Path) -> None:
     code, data, _ = _index(locked, tmp_path / "idx", RAGKIT_DOCUMENT_PASSWORD=PASSWORD)
     assert code == 0 and data["files_loaded"] == 5, data["failures"]
@@ -133,6 +134,7 @@ def test_ocr_page_and_time_bounds(tmp_path: Path) -> None:
     assert "ocr_time_limit=1e-06 s" in failure["error"]
 
 
+@pytest.mark.slow
 def test_no_attachments_indexes_the_messages_without_their_attachments(tmp_path: Path) -> None:
     from email.message import EmailMessage
 

@@ -55,6 +55,7 @@ def index(models, tmp_path_factory) -> Path:
     return where / "idx"
 
 
+@pytest.mark.slow
 def test_index_records_the_model_and_query_reopens_it(models, index, tmp_path):
     info = ragkit_in(tmp_path, "info", index, "--json")
     assert info.returncode == 0, info.stderr
@@ -74,6 +75,7 @@ def test_index_records_the_model_and_query_reopens_it(models, index, tmp_path):
     assert got == [d.id for d in expected]
 
 
+@pytest.mark.slow
 def test_query_reranks_with_a_cross_encoder(models, index):
     question = "chain wear and lubrication"
     proc = ragkit("query", index, question, "--rerank", models["ce"], "-k", "4", "--json")

@@ -28,6 +28,7 @@ def test_without_ray_the_error_names_the_extra(monkeypatch, tmp_path):
     assert not (tmp_path / "idx" / "CURRENT").exists()
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_load_the_model_fails_the_run_with_its_error(ray_cluster, tmp_path):
     (tmp_path / "docs").mkdir()
     for i in range(3):

@@ -83,6 +83,7 @@ PARAMS = [pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW else []) fo
 
 @pytest.mark.integration
 @pytest.mark.parametrize("page", PARAMS, ids=[str(p.relative_to(REPO)) for p in RUNNABLE])
+@pytest.mark.slow
 def test_runnable_examples(page: Path, tmp_path: Path) -> None:
     out = run_page(page, tmp_path)
     if page.name == "README.md":

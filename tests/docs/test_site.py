@@ -71,6 +71,7 @@ def test_the_site_fetches_nothing(site: Path) -> None:
         assert not remote.search(text), (page, remote.search(text))
 
 
+@pytest.mark.slow
 def test_a_page_missing_from_nav_fails_the_build(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -33,6 +33,7 @@ def vectors(emb: LocalEmbeddings) -> np.ndarray:
     return emb.embed_documents_array(SENTENCES)
 
 
+@pytest.mark.slow
 def test_int8_model_agrees_with_fp32_reference(vectors: np.ndarray) -> None:
     reference = np.load(DATA / "fp32_reference.npy")
     assert reference.shape == (len(SENTENCES), 384)

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ragkit import Index
 from ragkit.indexing.postgres.index import PGIndex
@@ -149,6 +150,7 @@ idx.add([docs], batch_size=6)
 """
 
 
+@pytest.mark.slow
 def test_a_rerun_after_a_killed_driver_embeds_only_what_was_not_cached(
     tmp_path, pg_dsn, pg_collection, pg_client
 ):

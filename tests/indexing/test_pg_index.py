@@ -149,6 +149,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_index_query_info_on_a_postgres_index(tmp_path, pg_dsn, pg_collection, pg_server):
     url = _url(pg_dsn, pg_collection)
     docs = _docs(tmp_path / "docs", 4)

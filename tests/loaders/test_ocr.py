@@ -275,6 +275,7 @@ def test_a_loader_with_ocr_pickles_for_a_worker_process(tmp_path: Path) -> None:
     assert recall(BRAKES, first[0].page_content) >= 0.9
 
 
+@pytest.mark.slow
 def test_ocr_always_reads_pages_that_have_text_too(tmp_path: Path, engine: OcrEngine) -> None:
     path = write_pdf(tmp_path / "typed.pdf", ["Typed page about saddles and seat posts"])
     [doc] = PDFLoader(path, ocr="always", ocr_engine=engine, ocr_dpi=150).load()

@@ -156,6 +156,7 @@ def test_scanned_pages_read_by_ocr_within_bounds(tmp_path: Path) -> None:
     assert [d.page_content for d in clone.load()][0] == "Typed page about saddles"
 
 
+@pytest.mark.slow
 def test_a_damaged_page_is_recorded_as_pdfloader_records_it(tmp_path: Path) -> None:
     from tests.indexing.corpus import minimal_pdf
 

@@ -147,6 +147,7 @@ def test_forced_encoding(site: Site) -> None:
     assert doc.page_content == "naïve déjà vu".encode().decode("latin-1")
 
 
+@pytest.mark.slow
 def test_each_failure_is_a_per_url_error_and_the_rest_load(
     site: Site, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -26,6 +26,7 @@ def _key_file(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_ask_with_a_key_file(index: Path, tmp_path: Path, emulator: OpenAIEmulator) -> None:
     key_file = _key_file(tmp_path)
     out = ragkit(

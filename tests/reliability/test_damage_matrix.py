@@ -48,6 +48,7 @@ def matrix(tmp_path_factory):
     return rows
 
 
+@pytest.mark.slow
 def test_every_case_ran(matrix):
     assert len(matrix) == len(FILES) * len(MUTATIONS) * 2
 

@@ -88,6 +88,7 @@ def test_a_full_disk_keeps_the_previous_index_and_says_so(small_disk, tmp_path, 
     assert report.ok and len(Index.open(index_dir).sources()) == 4 + 40
 
 
+@pytest.mark.slow
 def test_the_command_reports_a_full_disk_without_a_traceback(small_disk, tmp_path):
     docs = write_docs(tmp_path / "docs")
     index_dir = small_disk / "idx"

@@ -107,6 +107,7 @@ def commit(index_dir, docs):
     assert out.data["committed"]
 
 
+@pytest.mark.slow
 def test_a_reader_keeps_its_snapshot_across_commits_by_other_processes(tmp_path):
     docs = write_docs(tmp_path / "docs")
     index_dir = tmp_path / "idx"
@@ -132,6 +133,7 @@ def test_a_reader_keeps_its_snapshot_across_commits_by_other_processes(tmp_path)
         reader.stop()
 
 
+@pytest.mark.slow
 def test_the_last_reader_to_close_prunes_and_a_commit_prunes_unread_snapshots(tmp_path):
     docs = write_docs(tmp_path / "docs")
     index_dir = tmp_path / "idx"

@@ -177,6 +177,7 @@ def check_no_leak(shape, source, call, failure, emulator, monkeypatch, caplog) -
 
 @pytest.mark.parametrize("shape", sorted(CLEANED))
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.slow
 def test_each_key_shape_from_each_source_is_cleaned_and_never_leaks(
     shape, source, emulator, monkeypatch, caplog
 ):
@@ -245,6 +246,7 @@ def small_index(tmp_path_factory):
 @pytest.mark.parametrize("variable", ["GOOGLE_API_KEY", "GEMINI_API_KEY"])
 @pytest.mark.parametrize("shape", ["trailing-crlf", "embedded-crlf"])
 @pytest.mark.parametrize("failure", ["ok", "echo-400", "echo-403"])
+@pytest.mark.slow
 def test_ragkit_ask_never_prints_the_key(variable, shape, failure, small_index, emulator):
     given = {**CLEANED, **REFUSED}[shape]
     if failure != "ok":

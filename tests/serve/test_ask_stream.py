@@ -97,6 +97,7 @@ def test_a_client_leaving_mid_stream_stops_the_answer(bike):
         assert short.status_code == 200 and short.json()["answer"].startswith("word")
 
 
+@pytest.mark.slow
 def test_a_stream_over_the_time_limit_ends_with_an_error_event(bike):
     model = FakeChatModel(["slow slow slow"], sleep=2.0)  # 2 s before the reply (and each chunk)
     settings = ServeSettings(request_timeout=1.0)
@@ -109,6 +110,7 @@ def test_a_stream_over_the_time_limit_ends_with_an_error_event(bike):
     assert as_json.status_code == 504 and as_json.json()["error"]["code"] == "timeout"
 
 
+@pytest.mark.slow
 def test_requests_over_the_concurrency_limit_get_429(bike):
     model = FakeChatModel(["busy"], sleep=4.0)  # each answer takes 4 s
     settings = ServeSettings(max_concurrency=2)

@@ -161,6 +161,7 @@ def _closed_while_trickling(sock: socket.socket, limit: float = 20.0) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_slow_loris_clients_are_disconnected_and_others_are_served(server):
     slow = []
     for _ in range(5):

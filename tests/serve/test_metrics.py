@@ -91,6 +91,7 @@ def test_requests_latency_statuses_and_snapshot_age(bike, key_file):
     assert 0 <= age and abs(age - (time.time() - indexed)) < 60
 
 
+@pytest.mark.slow
 def test_metrics_public_and_no_metrics(bike, key_file):
     with cli_server(bike[1], "--api-key-file", key_file, "--metrics-public") as (url, _):
         assert "ragkit_requests_total" in scrape(url)  # no key needed for /metrics...

@@ -69,6 +69,7 @@ def shoot(page: Any, name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_search_stream_an_answer_and_follow_a_citation(browser, bike):
     model = FakeChatModel([ANSWER], sleep=0.02)
     with ServerThread(create_app(bike[1], llm=model)) as server:
@@ -113,6 +114,7 @@ def test_search_stream_an_answer_and_follow_a_citation(browser, bike):
         page.close()
 
 
+@pytest.mark.slow
 def test_streaming_shows_tokens_before_the_end(browser, bike):
     model = FakeChatModel([" ".join(f"w{i}" for i in range(60))], sleep=0.1)
     with ServerThread(create_app(bike[1], llm=model)) as server:

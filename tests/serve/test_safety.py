@@ -74,6 +74,7 @@ def test_keys_guard_the_data_routes_and_never_reach_the_log(bike, key_file, tmp_
     assert "API key required" in text  # the start-up line says so, without the key
 
 
+@pytest.mark.slow
 def test_workers_get_no_key_in_their_log_environment_or_command_line(bike, key_file, tmp_path):
     log = tmp_path / "workers.log"
     args = [bike[1], "--workers", "2", "--api-key-file", key_file, "--log-level", "debug"]
@@ -101,6 +102,7 @@ def test_workers_get_no_key_in_their_log_environment_or_command_line(bike, key_f
         assert secret not in text
 
 
+@pytest.mark.slow
 def test_cors_is_off_by_default_and_on_for_named_origins(bike):
     preflight = {
         "origin": "http://example.test",

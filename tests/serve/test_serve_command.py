@@ -62,6 +62,7 @@ def tree(root: Path) -> dict[str, tuple[int, int, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_several_workers_serve_one_index(bike, tmp_path):
     import shutil
 

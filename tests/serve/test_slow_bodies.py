@@ -77,6 +77,7 @@ class Trickler(threading.Thread):
             self.sock.close()
 
 
+@pytest.mark.slow
 def test_clients_trickling_bodies_hold_no_slot(server):
     body = b'{"query": "' + b"b" * 200 + b'"}'  # 212 bytes at 0.1 s: never done in time
     slow = [Trickler(server, body, 0.1) for _ in range(TRICKLERS)]

@@ -132,6 +132,7 @@ def wait_for(receiver: Receiver, request_id: str, *, with_model: bool) -> dict[s
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_serve_exports_request_spans_parenting_retriever_and_model_spans(
     bike: tuple[Path, Path], tmp_path: Path, receiver: Receiver
 ) -> None:

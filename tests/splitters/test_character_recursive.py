@@ -56,6 +56,7 @@ def _same_documents(ours: list[Document], theirs: list[LCDocument]) -> None:
 
 
 @pytest.mark.parametrize("params", PARAMS)
+@pytest.mark.slow
 def test_recursive_matches_langchain_on_corpus(params: dict) -> None:
     ours, theirs = RecursiveCharacterTextSplitter(**params), LCRecursive(**params)
     for text in ALL_TEXTS:

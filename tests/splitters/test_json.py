@@ -27,6 +27,7 @@ JSON = st.recursive(
     size=st.integers(10, 300),
     convert=st.booleans(),
 )
+@pytest.mark.slow
 def test_matches_langchain_hypothesis(data: dict, size: int, convert: bool) -> None:
     ours, theirs = RecursiveJsonSplitter(max_chunk_size=size), LCJson(max_chunk_size=size)
     before = json.dumps(data)

@@ -175,6 +175,7 @@ def test_dropped_connection_is_retried_once(pg_dsn: str, unit_rows) -> None:
         store.close()
 
 
+@pytest.mark.slow
 def test_a_second_loss_raises_a_clear_error_and_the_pool_recovers(unit_rows) -> None:
     server = TestServer.start(max_connections=20)
     try:

@@ -40,6 +40,7 @@ json_values = st.recursive(
     rows=st.lists(json_values, max_size=30),
     piece=st.integers(1, 40),
 )
+@pytest.mark.slow
 def test_pieces_are_the_bytes_json_dumps_gives(head: dict, rows: list, piece: int) -> None:
     obj = {**head, "rows": JSONArray(iter(rows))}
     data = b"".join(json_pieces(obj, piece=piece))

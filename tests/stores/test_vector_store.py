@@ -239,6 +239,7 @@ def test_async_twins(kind, corpus: list[str]) -> None:
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.slow
 def test_batched_search_equals_one_query_at_a_time(kind, strategy: str, unit_rows) -> None:
     vecs = unit_rows(3000, 32, 20) * np.random.default_rng(2).uniform(0.5, 2, (3000, 1)).astype(
         np.float32
