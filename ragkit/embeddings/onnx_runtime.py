@@ -71,7 +71,7 @@ def default_threads(environ: Mapping[str, str] | None = None) -> int | None:
     value = (os.environ if environ is None else environ).get(THREADS_VARIABLE, "").strip()
     if not value:
         return None
-    if not value.isdigit() or int(value) < 1:
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:  # "²".isdigit() is True
         raise ConfigurationError(f"{THREADS_VARIABLE} must be a whole number >= 1, got {value!r}")
     return int(value)
 

@@ -40,7 +40,7 @@ def test_the_ocr_engine_reads_it_when_its_models_load(monkeypatch: pytest.Monkey
     )
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "\u00b2"])
 def test_a_bad_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv(THREADS_VARIABLE, value)
     with pytest.raises(ConfigurationError, match=f"{THREADS_VARIABLE} must be .* got {value!r}"):
