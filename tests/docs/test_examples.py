@@ -69,13 +69,18 @@ def run_page(page: Path, workdir: Path) -> str:
 
 
 RUNNABLE = [p for p in PAGES if MARK in p.read_text(encoding="utf-8")]
-# Pages whose examples build indexes with the local model or run evaluations (over ~5 s each).
+# Pages whose examples took over ~2 s in a `make test` run (they build indexes with the local
+# model, run evaluations or start servers); the others stay in `make test-fast`.
 SLOW = {
     "README.md",
     "getting-started.md",
-    "indexing.md",
     "evaluation.md",
+    "indexing.md",
     "loading.md",
+    "openai-compatible.md",
+    "postgres.md",
+    "retrievers.md",
+    "serving.md",
     "stores.md",
 }
 PARAMS = [pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in RUNNABLE]
@@ -83,7 +88,6 @@ PARAMS = [pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW else []) fo
 
 @pytest.mark.integration
 @pytest.mark.parametrize("page", PARAMS, ids=[str(p.relative_to(REPO)) for p in RUNNABLE])
-@pytest.mark.slow
 def test_runnable_examples(page: Path, tmp_path: Path) -> None:
     out = run_page(page, tmp_path)
     if page.name == "README.md":
